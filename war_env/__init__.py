@@ -1,0 +1,16 @@
+"""war-env: War, the two-player card game, as a Gymnasium environment whose only action is timing.
+
+``import war_env`` registers ``War-v0`` and nothing else happens: no pygame, torch or Ray import.
+"""
+
+from gymnasium.envs.registration import register, registry
+
+from war_env.bots import Bot, make_bot
+from war_env.env import WarEnv
+from war_env.rules import WarConfig
+
+__all__ = ["Bot", "WarConfig", "WarEnv", "make_bot"]
+__version__ = "0.1.0"
+
+if "War-v0" not in registry:
+    register(id="War-v0", entry_point="war_env.env:WarEnv")

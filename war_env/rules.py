@@ -1,0 +1,106 @@
+"""The one configuration object: rules of the card game, the turn timer and the reward weights.
+
+``WarConfig`` is frozen and validated on construction, so an env, a vector env, a benchmark run and a
+training run that share a config share exactly the same game. Every keyword argument of
+``gym.make("War-v0", ...)`` that is not about the opponent or rendering is a field here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+PICKUP_ORDERS = ("in_order", "shuffled")
+
+
+@dataclass(frozen=True)
+class WarConfig:
+    """Rules, timer and reward weights of War-v0. The defaults are the project's reading of its two
+    source documents (see the README, "Rules")."""
+
+    # --- the card game ---
+    war_face_down: int = 1
+    """Cards each player lays face down in a war before the new face-up card (English guide: one)."""
+    target_points: int | None = 50
+    """A round ends when the winner of a trick reaches this many points; ``None`` switches it off."""
+    max_battles: int | None = 500
+    """A round is a draw after this many battles (wars included, each battle counts once); ``None``
+    switches it off."""
+    pickup: str = "in_order"
+    """How the winner takes the pot under their pile: ``"in_order"`` (the order the cards were laid,
+    starter's card first) or ``"shuffled"`` (shuffled first)."""
+
+    # --- time ---
+    tick_seconds: float = 0.1
+    """Game time of one env step."""
+    turn_seconds: float = 3.0
+    """The turn timer; must be a whole number of ticks."""
+
+    # --- rewards (seat-relative) ---
+    reward_win: float = 1.0
+    reward_loss: float = -1.0
+    reward_draw: float = 0.0
+    reward_takeover: float = -1.0
+    """Added once, on the tick the seat is taken over by the bot."""
+    reward_false_start: float = -0.1
+    """Per draw pressed while the seat's turn is not open."""
+    reward_idle_tick: float = -0.001
+    """Per tick in which the seat's own turn is open and it does not draw."""
+
+    def __post_init__(self) -> None:
+        _check_int("war_face_down", self.war_face_down, minimum=0)
+        _check_int("target_points", self.target_points, minimum=1, optional=True)
+        _check_int("max_battles", self.max_battles, minimum=1, optional=True)
+        if self.target_points is None and self.max_battles is None:
+            raise ValueError(
+                "target_points and max_battles cannot both be None: with in-order pickup a round of War "
+                "can cycle forever, and one of the two is what guarantees that every round ends"
+            )
+        if self.pickup not in PICKUP_ORDERS:
+            raise ValueError(f"pickup must be one of {PICKUP_ORDERS}, got {self.pickup!r}")
+        for name in ("tick_seconds", "turn_seconds"):
+            value = getattr(self, name)
+            if not _is_real(value) or not math.isfinite(value) or value <= 0:
+                raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+        ratio = self.turn_seconds / self.tick_seconds
+        if ratio < 1 - 1e-9 or abs(ratio - round(ratio)) > 1e-6:
+            raise ValueError(
+                f"turn_seconds ({self.turn_seconds}) must be a whole number (>= 1) of ticks of "
+                f"tick_seconds ({self.tick_seconds})"
+            )
+        for field in dataclasses.fields(self):
+            if field.name.startswith("reward_"):
+                value = getattr(self, field.name)
+                if not _is_real(value) or not math.isfinite(value):
+                    raise ValueError(f"{field.name} must be a finite number, got {value!r}")
+
+    @property
+    def turn_ticks(self) -> int:
+        """Steps a player has to draw once their turn is open."""
+        return round(self.turn_seconds / self.tick_seconds)
+
+    @property
+    def cards_for_war(self) -> int:
+        """Cards a player must hold when a war starts, or lose the round (the shortage rule)."""
+        return self.war_face_down + 1
+
+    @classmethod
+    def field_names(cls) -> frozenset[str]:
+        return frozenset(field.name for field in dataclasses.fields(cls))
+
+    def replace(self, **changes) -> WarConfig:
+        return dataclasses.replace(self, **changes)
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def _check_int(name: str, value, *, minimum: int, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        allowed = f"an integer >= {minimum}" + (" or None" if optional else "")
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")

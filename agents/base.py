@@ -1,0 +1,54 @@
+"""The one policy interface every seat player satisfies: scripted baselines, trained models, and
+the opponent bots (through an adapter).
+
+An ``Agent`` sees the observation of its seat on every tick and answers 0 (wait) or 1 (draw). It is
+told when a round starts (``reset(seed)``), so agents with memory or randomness can start afresh
+and stay reproducible. ``predict`` is Stable-Baselines3's protocol on top, so that
+``stable_baselines3.common.evaluation.evaluate_policy`` measures a scripted agent exactly as it
+measures a model.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+
+class Agent:
+    """Base class: override ``act`` (and ``reset`` when the agent keeps per-round state)."""
+
+    name = "agent"
+
+    def reset(self, seed: int | None = None) -> None:
+        """A new round starts; ``seed`` makes any randomness of the agent reproducible."""
+
+    def act(self, observation: np.ndarray) -> int:
+        raise NotImplementedError
+
+    def spec(self) -> str:
+        """The spec string that builds this agent again (see ``agents.make_agent``)."""
+        return self.name
+
+    def predict(self, observation, state=None, episode_start=None, deterministic: bool = True):
+        """SB3's ``predict``: one observation -> ``(action, state)``; a batch of shape (n_envs, obs)
+        -> ``(actions, state)``, with one independent copy of the agent per env, reset wherever
+        ``episode_start`` is true."""
+        observation = np.asarray(observation)
+        if observation.ndim == 1:
+            return np.asarray(self.act(observation)), state
+        copies = self._copies_for(len(observation), episode_start)
+        actions = np.array([agent.act(row) for agent, row in zip(copies, observation)])
+        return actions, state
+
+    def _copies_for(self, n_envs: int, episode_start) -> list[Agent]:
+        copies = self.__dict__.get("_batch_copies")
+        if copies is None or len(copies) != n_envs:
+            copies = [copy.deepcopy(self) for _ in range(n_envs)]
+            for index, agent in enumerate(copies):
+                agent.reset(seed=index)
+            self.__dict__["_batch_copies"] = copies
+        elif episode_start is not None:
+            for index in np.flatnonzero(np.asarray(episode_start)):
+                copies[index].reset(seed=None)
+        return copies

@@ -127,13 +127,13 @@ class Human(Bot):
         if not (isinstance(self.miss, (int, float)) and 0 <= self.miss <= 1):
             raise ValueError(f"human bot miss must be a probability in [0, 1], got {self.miss!r}")
 
-    def reaction_probabilities(self, config):
-        def reacted_before(seconds: float) -> float:  # log-normal CDF
-            z = (math.log(seconds) - math.log(self.median)) / self.sigma
-            return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+    def _lognormal_cdf(self, seconds: float) -> float:
+        z = (math.log(seconds) - math.log(self.median)) / self.sigma
+        return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
 
+    def reaction_probabilities(self, config):
         dt = config.tick_seconds
-        edges = [0.0] + [reacted_before((k + 1) * dt) for k in range(config.turn_ticks)]
+        edges = [0.0] + [self._lognormal_cdf((k + 1) * dt) for k in range(config.turn_ticks)]
         return [(1.0 - self.miss) * (edges[k + 1] - edges[k]) for k in range(config.turn_ticks)]
 
     def spec(self):

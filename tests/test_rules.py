@@ -1,0 +1,51 @@
+import pytest
+
+from war_env.rules import WarConfig
+
+
+def test_defaults_are_the_projects_reading_of_the_sources():
+    config = WarConfig()
+    assert (config.war_face_down, config.target_points, config.max_battles) == (1, 50, 500)
+    assert config.pickup == "in_order"
+    assert config.turn_ticks == 30 and config.cards_for_war == 2
+    assert (config.reward_win, config.reward_loss, config.reward_draw) == (1.0, -1.0, 0.0)
+    assert (config.reward_takeover, config.reward_false_start, config.reward_idle_tick) == (-1.0, -0.1, -0.001)
+
+
+def test_the_config_is_frozen():
+    with pytest.raises(AttributeError):
+        WarConfig().target_points = 3
+
+
+def test_turn_ticks_follow_the_timer_and_the_tick():
+    assert WarConfig(tick_seconds=0.05, turn_seconds=1.0).turn_ticks == 20
+    assert WarConfig(tick_seconds=0.1, turn_seconds=0.1).turn_ticks == 1
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"war_face_down": -1}, "war_face_down"),
+        ({"war_face_down": 1.5}, "war_face_down"),
+        ({"war_face_down": True}, "war_face_down"),
+        ({"target_points": 0}, "target_points"),
+        ({"max_battles": "500"}, "max_battles"),
+        ({"pickup": "random"}, "pickup"),
+        ({"tick_seconds": 0}, "tick_seconds"),
+        ({"tick_seconds": float("nan")}, "tick_seconds"),
+        ({"turn_seconds": -3}, "turn_seconds"),
+        ({"turn_seconds": 0.25}, "whole number"),
+        ({"turn_seconds": 0.05}, "whole number"),
+        ({"reward_win": float("inf")}, "reward_win"),
+        ({"reward_idle_tick": "x"}, "reward_idle_tick"),
+        ({"target_points": None, "max_battles": None}, "cycle forever"),
+    ],
+)
+def test_each_invalid_value_gets_an_error_that_names_it(changes, field):
+    with pytest.raises(ValueError, match=field):
+        WarConfig(**changes)
+
+
+def test_either_end_may_be_switched_off_alone():
+    assert WarConfig(target_points=None).max_battles == 500
+    assert WarConfig(max_battles=None).target_points == 50

@@ -237,9 +237,7 @@ class WarEnv(gym.Env):
             timed.tick(False, self._opponent_press())
 
     def _outcome_reward(self, winner: int | None) -> float:
-        if winner is None:
-            return self.config.reward_draw
-        return self.config.reward_win if winner == 0 else self.config.reward_loss
+        return self.config.outcome_reward(winner, seat=0)
 
 
 def make_config(config: WarConfig | None, rules: dict) -> WarConfig:

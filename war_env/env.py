@@ -206,22 +206,7 @@ class WarEnv(gym.Env):
 
     def round_info(self) -> dict:
         """The ``info["round"]`` dict of the current (ended or running) round."""
-        timed = self.round
-        game = timed.game
-        result = game.result
-        return {
-            "winner": result.winner if result else None,
-            "reason": result.reason if result else None,
-            "battles": game.battles,
-            "wars": game.wars,
-            "points": tuple(game.points),
-            "cards": (len(game.piles[0]), len(game.piles[1])),
-            "takeover": tuple(timed.taken_over),
-            "false_starts": tuple(timed.false_starts),
-            "reaction_ticks": (list(timed.reaction_ticks[0]), list(timed.reaction_ticks[1])),
-            "steps": self._steps,
-            "ticks": timed.tick_count,
-        }
+        return describe_round(self.round, self._steps)
 
     # --- helpers -------------------------------------------------------------------------
     def _opponent_press(self) -> bool:
@@ -238,6 +223,25 @@ class WarEnv(gym.Env):
 
     def _outcome_reward(self, winner: int | None) -> float:
         return self.config.outcome_reward(winner, seat=0)
+
+
+def describe_round(timed: TimedRound, steps: int) -> dict:
+    """The ``info["round"]`` dict of a (ended or running) round; ``steps`` is the env steps taken."""
+    game = timed.game
+    result = game.result
+    return {
+        "winner": result.winner if result else None,
+        "reason": result.reason if result else None,
+        "battles": game.battles,
+        "wars": game.wars,
+        "points": tuple(game.points),
+        "cards": (len(game.piles[0]), len(game.piles[1])),
+        "takeover": tuple(timed.taken_over),
+        "false_starts": tuple(timed.false_starts),
+        "reaction_ticks": (list(timed.reaction_ticks[0]), list(timed.reaction_ticks[1])),
+        "steps": steps,
+        "ticks": timed.tick_count,
+    }
 
 
 def make_config(config: WarConfig | None, rules: dict) -> WarConfig:

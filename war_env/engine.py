@@ -58,6 +58,9 @@ class Game:
         self.drawn = [False, False]
         self.visible: list[int | None] = [None, None]
         """The last revealed card of each seat: the only face-up cards anyone can see."""
+        self.under_visible = [0, 0]
+        """Face-down war cards lying under each seat's visible card at the last reveal; like
+        ``visible`` it stays after the trick is taken, so a viewer sees the war that decided it."""
         self.at_war = False
         """A tie is pending: the current step is a war step (the "War!" bubble is shown)."""
         self.points = [0, 0]
@@ -109,6 +112,7 @@ class Game:
     def _reveal(self) -> None:
         first, second = self.face_up
         self.visible = [first, second]
+        self.under_visible = list(self.face_down)
         self.face_up = [None, None]
         self.drawn = [False, False]
         if rank_of(first) == rank_of(second):

@@ -1,54 +1,66 @@
-"""The text renderer: one frame of the table as a string."""
+"""The text painter: one frame of the table (a ``war_env.scene.Scene``) as a string."""
 
 from __future__ import annotations
 
-from war_env.cards import card_code
 from war_env.clock import TimedRound
+from war_env.scene import SEAT_NAMES, Scene, SeatView, build_scene
 from war_env.scoreboard import Scoreboard
 
-SEAT_NAMES = ("You", "Bot")
+TIMER_WIDTH = 10
 
 
-def render_ansi(timed: TimedRound, scoreboard: Scoreboard) -> str:
+def render_ansi(timed: TimedRound | None, scoreboard: Scoreboard, names: tuple[str, str] = SEAT_NAMES) -> str:
+    """The text frame of a round under its clock (what ``render_mode="ansi"`` returns)."""
     if timed is None:
         return "(no round yet: call reset())\n"
-    game = timed.game
-    lines = [f"tick {timed.tick_count}  battle {game.battles}  pot {len(game.pot)}"]
-    for seat in (0, 1):
-        lines.append(_seat_line(timed, seat))
+    return paint_ansi(build_scene(timed, scoreboard, names))
+
+
+def paint_ansi(scene: Scene) -> str:
+    lines = [f"tick {scene.tick}  battle {scene.battle}  pot {scene.pot}"]
+    lines.extend(_seat_line(view) for view in scene.seats)
+    board = scene.scoreboard
     lines.append(
-        f"Rounds won  {SEAT_NAMES[0]}: {scoreboard.rounds_won[0]}  {SEAT_NAMES[1]}: {scoreboard.rounds_won[1]}"
-        f"  draws: {scoreboard.draws}"
+        f"Rounds won  {scene.names[0]}: {board.rounds_won[0]}  {scene.names[1]}: {board.rounds_won[1]}"
+        f"  draws: {board.draws}"
     )
-    if game.result is not None:
-        lines.extend(_result_box(game.result, scoreboard))
+    if scene.popup is not None:
+        lines.extend(_result_box(scene))
     return "\n".join(lines) + "\n"
 
 
-def _seat_line(timed: TimedRound, seat: int) -> str:
-    game = timed.game
-    card = game.visible[seat]
-    shown = f"[{card_code(card):>3}]" if card is not None else "[   ]"
-    laid = " [##]" if game.drawn[seat] else ""
-    bubble = "  (War!)" if game.at_war else ""
-    left = timed.ticks_left(seat)
-    timer = "#" * round(10 * left / timed.config.turn_ticks)
-    timer_text = f"  timer |{timer:<10}| {left * timed.config.tick_seconds:.1f}s" if left else ""
-    badge = "  [BOT]" if timed.taken_over[seat] else ""
-    starter = "*" if game.starter == seat else " "
+def _seat_line(view: SeatView) -> str:
+    shown = f"[{view.face_up:>3}]" if view.face_up is not None else "[   ]"
+    under = f"+{view.backs_under}[##]" if view.backs_under else ""
+    laid = " " + "[##]" * view.laid if view.laid else ""
+    bubble = "  (War!)" if view.war_bubble else ""
+    timer = "#" * round(TIMER_WIDTH * view.timer_share)
+    timer_text = f"  timer |{timer:<{TIMER_WIDTH}}| {view.seconds_left:.1f}s" if view.turn else ""
+    badge = "  [BOT]" if view.taken_over else ""
+    starter = "*" if view.starter else " "
     return (
-        f"{starter}{SEAT_NAMES[seat]:<4} pile {len(game.piles[seat]):>2}  points {game.points[seat]:>2}  "
-        f"{shown}{laid}{bubble}{timer_text}{badge}"
+        f"{starter}{view.name:<4} pile {view.pile:>2}  points {view.points:>2}  "
+        f"{shown}{under}{laid}{bubble}{timer_text}{badge}"
     )
 
 
-def _result_box(result, scoreboard: Scoreboard) -> list[str]:
-    winner = "draw" if result.winner is None else f"{SEAT_NAMES[result.winner]} won"
+def _result_box(scene: Scene) -> list[str]:
+    popup = scene.popup
+    board = scene.scoreboard
+    winner = "draw" if popup.winner is None else f"{scene.names[popup.winner]} won"
     body = [
-        f"Round {scoreboard.rounds}: {winner} ({result.reason})",
-        f"Points {result.points[0]}-{result.points[1]}, battles {result.battles}, wars {result.wars}",
-        f"Rounds so far: {SEAT_NAMES[0]} {scoreboard.rounds_won[0]}, {SEAT_NAMES[1]} {scoreboard.rounds_won[1]}, "
-        f"draws {scoreboard.draws}",
+        f"Round {popup.round_number}: {winner} ({popup.reason}): {popup.reason_text}",
+        popup.details.replace(" · ", ", "),
     ]
+    if popup.takeover_note:
+        body.append(popup.takeover_note)
+    if popup.earlier_rounds:
+        body.append(f"  ... {popup.earlier_rounds} earlier rounds")
+    for row in popup.rows:
+        body.append(f"  {row.number:>3}. {row.winner_name:<5} {row.reason_text}")
+    body.append(
+        f"Rounds so far: {scene.names[0]} {board.rounds_won[0]}, {scene.names[1]} {board.rounds_won[1]}, "
+        f"draws {board.draws}"
+    )
     width = max(len(line) for line in body)
     return ["+" + "-" * (width + 2) + "+", *(f"| {line:<{width}} |" for line in body), "+" + "-" * (width + 2) + "+"]

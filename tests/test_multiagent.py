@@ -139,6 +139,7 @@ def player_0_trajectory(seed, action_seed, draw_probability, player_1_policy):
     par = WarParallelEnv()
     actions_rng = np.random.default_rng(action_seed)
     observations, infos = par.reset(seed=seed)
+    player_1_policy.reset(seed=infos["player_1"]["policy_seed"])  # what War-v0 does for its opponent
     steps = [(observations["player_0"], 0.0, False, infos["player_0"])]
     while "player_0" in par.agents:
         actions = {"player_0": int(actions_rng.random() < draw_probability)}
@@ -164,6 +165,7 @@ def assert_player_0_matches_war_v0(single, multi):
             continue
         assert np.array_equal(obs_a, obs_b["observation"]), f"step {index}"
         assert np.array_equal(info_a["action_mask"], obs_b["action_mask"].astype(bool)), f"step {index}"
+        assert index == 0 or set(info_a) - {"action_mask"} == set(info_b) - {"foreseen_result"}, f"step {index}"
     if not taken_over_before_the_end:
         assert data_equivalence(single[-1][3]["round"], multi[-1][3]["round"])
         assert data_equivalence(single[-1][3]["scoreboard"], multi[-1][3]["scoreboard"])
@@ -187,6 +189,28 @@ def test_player_0_sees_exactly_war_v0_when_player_1_is_a_deterministic_bot(ticks
             assert_player_0_matches_war_v0(single, multi)
             endings["player_0 taken over" if par.round.taken_over[0] else "played to the end"] += 1
     assert all(endings.values()), endings  # both kinds of ending were compared
+
+
+class SeedRecorder(Agent):
+    def __init__(self):
+        self.seeds = []
+
+    def reset(self, seed=None):
+        self.seeds.append(seed)
+
+    def act(self, observation) -> int:
+        return 0
+
+
+def test_player_1s_policy_seed_is_the_one_war_v0_gives_its_opponent_policy():
+    recorder = SeedRecorder()
+    war, par = WarEnv(opponent=recorder), WarParallelEnv()
+    for seed in range(5):
+        war.reset(seed=seed)
+        _, infos = par.reset(seed=seed)
+        assert infos["player_1"]["policy_seed"] == recorder.seeds[-1]
+        assert infos["player_0"]["policy_seed"] != infos["player_1"]["policy_seed"]
+    assert len(set(recorder.seeds)) == 5
 
 
 # --- takeover and false starts --------------------------------------------------------------------

@@ -30,14 +30,16 @@ except ImportError as error:  # pragma: no cover - depends on the installed extr
 from war_env.cards import DECK_SIZE, deal_from_permutation, parse_piles
 from war_env.clock import TimedRound
 from war_env.engine import Game, RoundResult
-from war_env.env import RESET_OPTIONS, _parse_action, describe_round, make_config
+from war_env.env import RESET_OPTIONS, STREAM_POLICY_SEED, _parse_action, describe_round, make_config
 from war_env.observation import OBSERVATION_SIZE, action_mask, observe
-from war_env.randomness import draw_round_key
+from war_env.randomness import draw_round_key, hash64
 from war_env.rules import WarConfig
 from war_env.scoreboard import Scoreboard
 
 AGENTS = ("player_0", "player_1")
 SEATS = {agent: seat for seat, agent in enumerate(AGENTS)}
+POLICY_SEED_COUNTER = {1: 0, 0: 1}
+"""Counter of each seat's policy seed on War-v0's stream: seat 1 gets War-v0's opponent seed."""
 
 
 class WarParallelEnv(ParallelEnv):
@@ -93,7 +95,10 @@ class WarParallelEnv(ParallelEnv):
     raises ``RuntimeError`` until ``reset()``.
 
     ## Information
-    ``infos[agent]`` is ``{}`` except on the agent's last step: ``round`` (War-v0's round dict: winner,
+    At reset, ``infos[agent]["policy_seed"]``: a seed for the policy playing the seat this round
+    (a hash of the round key; player_1's is the seed War-v0 gives its opponent policy, so a random
+    bot policy reset with it plays the same in both envs). On later steps ``infos[agent]`` is ``{}``
+    except on the agent's last step: ``round`` (War-v0's round dict: winner,
     reason, battles, wars, points, cards, takeover, false_starts, reaction_ticks, steps, ticks; winner
     and reason are ``None`` while the round still runs) and, at the round's end, ``scoreboard``; a seat
     that leaves by takeover before the end also gets ``foreseen_result`` (the round's result as a dict).
@@ -164,7 +169,8 @@ class WarParallelEnv(ParallelEnv):
         self.agents = list(AGENTS)
         self._steps = 0
         self._result = None
-        return {agent: self._observe(agent) for agent in self.agents}, {agent: {} for agent in self.agents}
+        observations = {agent: self._observe(agent) for agent in self.agents}
+        return observations, {agent: {"policy_seed": policy_seed(round_key, SEATS[agent])} for agent in self.agents}
 
     def step(self, actions: Mapping):
         if not self.agents:
@@ -262,6 +268,11 @@ def foreseen_result(game: Game) -> RoundResult:
     while rest.result is None:
         rest.draw(rest.next_to_draw())
     return rest.result
+
+
+def policy_seed(round_key: int, seat: int) -> int:
+    """The reset seed for the policy at ``seat`` in the round of ``round_key`` (31 bits, as War-v0's)."""
+    return hash64(round_key, STREAM_POLICY_SEED, POLICY_SEED_COUNTER[seat]) >> 33
 
 
 def parallel_env(**kwargs) -> WarParallelEnv:

@@ -118,15 +118,20 @@ class WarEnv(gym.Env):
       ``reward_draw``, ``reward_takeover``, ``reward_false_start``, ``reward_idle_tick``.
 
     ## Rendering
-    ``render_mode="ansi"`` returns a text frame: both pile counts, the (at most two) visible cards,
-    cards laid but not revealed as ``[##]``, the War bubble, both timers, takeover badges, the
-    scoreboard, and a result box at the end of a round.
+    Every mode paints the same scene (``war_env.scene``): both pile counts, the (at most two) visible
+    cards, cards laid but not revealed face down, the face-down war cards, the War bubbles, the turn
+    timers, BOT badges on seats taken over, the scoreboard, and a result popup at the end of a round.
+    ``render_mode="ansi"`` returns it as text; ``"rgb_array"`` as a ``uint8`` array of shape
+    ``(640, 960, 3)`` drawn off-screen (headless works; ``gymnasium.wrappers.RecordVideo`` records
+    it); ``"human"`` shows it in a window after every ``reset``/``step`` at ``render_fps``. The pixel
+    modes need pygame-ce: ``pip install "war-env[render]"``.
 
     ## Version History
     * v0: first release.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 10}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 10}
+    _screen = None  # the pixel painter (and window), made by the first render() in a pixel mode
 
     def __init__(
         self,
@@ -168,6 +173,8 @@ class WarEnv(gym.Env):
             self.opponent_policy.reset(seed=hash64(round_key, STREAM_POLICY_SEED, 0) >> 33)
         self._steps = 0
         self._ended = False
+        if self.render_mode == "human":
+            self.render()
         return observe(self.round, 0), {"action_mask": action_mask(self.round, 0)}
 
     def step(self, action):
@@ -187,15 +194,29 @@ class WarEnv(gym.Env):
             self.scoreboard.record(timed.game.result)
             info["round"] = self.round_info()
             info["scoreboard"] = self.scoreboard.as_dict()
+        if self.render_mode == "human":
+            self.render()
         return observe(timed, 0), float(reward), terminated, False, info
 
     def render(self):
         if self.render_mode is None:
             gym.logger.warn('render() called without a render_mode; use gym.make("War-v0", render_mode="ansi")')
             return None
-        from war_env.ansi import render_ansi
+        if self.render_mode == "ansi":
+            from war_env.ansi import render_ansi
 
-        return render_ansi(self.round, self.scoreboard)
+            return render_ansi(self.round, self.scoreboard)
+        if self._screen is None:
+            from war_env.render.window import EnvScreen  # imports pygame (the `render` extra)
+
+            self._screen = EnvScreen(self.render_mode, self.metadata["render_fps"])
+        return self._screen.render(self.round, self.scoreboard)
+
+    def close(self):
+        if self._screen is not None:
+            self._screen.close()
+            self._screen = None
+        super().close()
 
     # --- extras --------------------------------------------------------------------------
     def action_masks(self) -> np.ndarray:

@@ -1,0 +1,117 @@
+"""One played round as a small, frozen, JSON-serialisable record: what the benchmark aggregates.
+
+``play_round(env, agent, seed)`` plays a round tick by tick through a War-v0 env and returns its
+``RoundRecord``. Any other way of producing rounds (a batched fast path, a Ray task) must return
+records equal to these, field by field, so the benchmark does not care where a record came from.
+The JSON form (``to_json`` / ``from_json``) is one line of ``rounds.jsonl``; its keys are the field
+names, tuples become lists.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+
+from war_env.randomness import hash64
+
+STREAM_AGENT_SEED = 8
+"""Counter-hash stream that seeds the agent at each round (the env seeds a policy opponent with
+stream 7), so all randomness of a round follows from its seed."""
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """One round of ``agent`` (seat 0) against ``opponent`` (seat 1). Pairs are (agent, opponent)."""
+
+    round: int
+    """Index of the round in its pairing; round i of every pairing is played with the same seed."""
+    seed: int
+    """``env.reset(seed=seed)`` of this round."""
+    agent: str
+    opponent: str
+    winner: int | None
+    """0 = the agent, 1 = the opponent, None = a draw."""
+    reason: str
+    battles: int
+    wars: int
+    points: tuple[int, int]
+    cards: tuple[int, int]
+    takeover: tuple[bool, bool]
+    false_starts: tuple[int, int]
+    reaction_ticks: tuple[int, ...]
+    """The agent's own draws: ticks after its turn opened (takeover draws are not listed)."""
+    steps: int
+    """Env steps the agent took."""
+    ticks: int
+    """Game ticks of the round, including a played-out rest after a takeover."""
+    episode_return: float
+    """The agent's summed reward over the round."""
+
+    def to_dict(self) -> dict:
+        data = dataclasses.asdict(self)
+        for key, value in data.items():
+            if isinstance(value, tuple):
+                data[key] = list(value)
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RoundRecord:
+        names = {field.name for field in dataclasses.fields(cls)}
+        if set(data) != names:
+            raise ValueError(f"a round record needs exactly the keys {sorted(names)}, got {sorted(data)}")
+        return cls(**{key: tuple(value) if isinstance(value, list) else value for key, value in data.items()})
+
+    @classmethod
+    def from_json(cls, line: str) -> RoundRecord:
+        return cls.from_dict(json.loads(line))
+
+
+def agent_seed(round_key: int) -> int:
+    """The seed an agent gets for the round with this key (31 bits, like the opponent policy's)."""
+    return hash64(round_key, STREAM_AGENT_SEED, 0) >> 33
+
+
+def play_round(env, agent, seed: int, *, index: int = 0, agent_spec: str | None = None,
+               opponent_spec: str | None = None) -> RoundRecord:
+    """Reset ``env`` with ``seed``, let ``agent`` play seat 0 tick by tick to the end of the round.
+
+    ``agent_spec`` / ``opponent_spec`` name the players in the record (default: their ``spec()``).
+    A round cut short by a ``TimeLimit`` wrapper is recorded with reason ``"truncated"``.
+    """
+    observation, _ = env.reset(seed=seed)
+    base = env.unwrapped
+    agent.reset(seed=agent_seed(base.round.round_key))
+    total = 0.0
+    terminated = truncated = False
+    while not (terminated or truncated):
+        observation, reward, terminated, truncated, info = env.step(agent.act(observation))
+        total += reward
+    summary = info["round"] if terminated else base.round_info()
+    return RoundRecord(
+        round=index,
+        seed=seed,
+        agent=agent_spec if agent_spec is not None else agent.spec(),
+        opponent=opponent_spec if opponent_spec is not None else _opponent_spec(base),
+        winner=summary["winner"],
+        reason=summary["reason"] if terminated else "truncated",
+        battles=summary["battles"],
+        wars=summary["wars"],
+        points=tuple(summary["points"]),
+        cards=tuple(summary["cards"]),
+        takeover=tuple(summary["takeover"]),
+        false_starts=tuple(summary["false_starts"]),
+        reaction_ticks=tuple(summary["reaction_ticks"][0]),
+        steps=summary["steps"],
+        ticks=summary["ticks"],
+        episode_return=total,
+    )
+
+
+def _opponent_spec(env) -> str:
+    player = env.opponent_bot if env.opponent_bot is not None else env.opponent_policy
+    spec = getattr(player, "spec", None)
+    return spec() if callable(spec) else type(player).__name__

@@ -1,0 +1,61 @@
+"""Self-play: a tiny run refreshes the frozen opponent on schedule and keeps every snapshot; a match in
+the two-seat env swaps seats over the same deals."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("pettingzoo")
+
+from agents import make_agent  # noqa: E402
+from agents.sb3_model import load_sb3_agent, read_metadata  # noqa: E402
+from scripts import selfplay  # noqa: E402
+
+TINY = {"n_steps": 64, "batch_size": 64}
+
+
+def test_a_tiny_self_play_run_refreshes_the_opponent_every_n_steps_and_keeps_each_copy(tmp_path):
+    result = selfplay.main(timesteps=256, refresh_every=128, n_envs=2, run_dir=tmp_path, eval_deals=1,
+                           hyperparameters=TINY, seed=3)
+    assert result.timesteps == 256 and result.refreshes == 2
+    # the untrained learner, then a copy at 128 and at 256 learner steps
+    assert [read_metadata(path)["num_timesteps"] for path in result.snapshots] == [0, 128, 256]
+    assert result.opponent_ticks > 0  # the frozen copies really played seat 1
+    first, last = (load_sb3_agent("ppo", path).model.policy.state_dict() for path in (result.snapshots[0], result.snapshots[-1]))
+    assert any(not np.array_equal(first[key].numpy(), last[key].numpy()) for key in first)  # it learned between copies
+    final = load_sb3_agent("ppo", result.model_path)
+    assert final.act(np.zeros(16, np.float32)) in (0, 1)
+    saved = json.loads((tmp_path / "selfplay.json").read_text())
+    assert saved["snapshots"] == result.snapshots and set(saved["evaluation"]) == set(result.evaluation)
+    for match in result.evaluation.values():
+        (a, b) = match["agents"].values()
+        assert a["rounds"] == b["rounds"] == 2  # one deal, both seatings
+        assert a["wins"] == b["losses"] and a["losses"] == b["wins"]
+
+
+def test_a_match_plays_every_deal_from_both_seats():
+    match = selfplay.play_match((make_agent("prompt"), make_agent("never")), deals=3, seed=0)
+    prompt, never = (record.summary() for record in match.records)
+    assert prompt["rounds"] == never["rounds"] == 6
+    # the cards decide who wins: over swapped seatings each side wins exactly the other's losses
+    assert prompt["wins"] == never["losses"] and prompt["losses"] == never["wins"]
+    assert prompt["wins"] + prompt["losses"] >= 4 and prompt["wins"] == prompt["losses"]
+    assert prompt["takeover_rate"] == 0 and prompt["false_starts_per_round"] == 0 and prompt["mean_reaction_ticks"] == 0
+    assert never["takeover_rate"] == 1 and never["mean_reaction_ticks"] is None
+    assert prompt["mean_return"] - never["mean_return"] == pytest.approx(1.0 + 30 * 0.001, abs=1e-9)  # taken over: 30 idle ticks and -1
+
+
+def test_bad_input_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="distinct"):
+        agent = make_agent("prompt")
+        selfplay.play_match((agent, agent), deals=1)
+    with pytest.raises(ValueError, match="deals"):
+        selfplay.play_match((make_agent("prompt"), make_agent("never")), deals=0)
+    with pytest.raises(ValueError, match="refresh_every"):
+        selfplay.main(timesteps=10, refresh_every=0, run_dir=tmp_path)
+    with pytest.raises(ValueError, match="self-play supports"):
+        selfplay.main(algo="dqn", run_dir=tmp_path)

@@ -258,8 +258,9 @@ def reason_text(result: RoundResult, names: tuple[str, str] = SEAT_NAMES) -> str
     """Why the round ended, in words a player reads in the popup."""
     winner = result.winner
     loser = names[1 - winner] if winner is not None else None
+    has = "have" if loser == "You" else "has"
     if result.reason == ALL_CARDS:
-        return f"{loser} has no cards left"
+        return f"{loser} {has} no cards left"
     if result.reason == POINTS:
         return f"{names[winner]} reached {result.points[winner]} points"
     if result.reason == BATTLE_LIMIT:

@@ -137,13 +137,13 @@ class TablePainter:
 
     def _draw_bubble(self, surface, seat: int) -> None:
         bx, by, bw, bh = L.bubble_rect(seat)
-        tip = (L.SPOT_X + L.CARD_W + 62, L.row_y(seat) - 4)
-        tail = [(bx + 16, by + bh - 8), (bx + 44, by + bh - 4), tip]
-        pygame.draw.polygon(surface, (255, 255, 255), tail)
-        pygame.draw.lines(surface, (40, 40, 40), False, [tail[0], tip, tail[1]], 2)
+        outline = (40, 40, 40)
         pygame.draw.rect(surface, (255, 255, 255), (bx, by, bw, bh), border_radius=24)
-        pygame.draw.rect(surface, (40, 40, 40), (bx, by, bw, bh), 2, border_radius=24)
-        pygame.draw.polygon(surface, (255, 255, 255), [(bx + 18, by + bh - 4), (bx + 42, by + bh - 4), (bx + 30, by + bh + 2)])
+        pygame.draw.rect(surface, outline, (bx, by, bw, bh), 2, border_radius=24)
+        base_left, base_right, tip = (bx + 22, by + bh - 2), (bx + 48, by + bh - 2), (bx - 6, by + bh + 22)
+        pygame.draw.polygon(surface, (255, 255, 255), [base_left, base_right, tip])
+        pygame.draw.line(surface, outline, base_left, tip, 2)
+        pygame.draw.line(surface, outline, base_right, tip, 2)
         self._text(surface, "War!", 44, RED_SUIT, center=(bx + bw // 2, by + bh // 2 + 2))
 
     # --- panels ------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import pytest
 pettingzoo_test = pytest.importorskip("pettingzoo.test")
 from gymnasium.utils.env_checker import data_equivalence  # noqa: E402
 
+from agents import make_agent  # noqa: E402
 from agents.base import Agent  # noqa: E402
 from war_env.env import WarEnv  # noqa: E402
 from war_env.multiagent import AGENTS, WarParallelEnv, env, foreseen_result, parallel_env  # noqa: E402
@@ -211,6 +212,17 @@ def test_player_1s_policy_seed_is_the_one_war_v0_gives_its_opponent_policy():
         assert infos["player_1"]["policy_seed"] == recorder.seeds[-1]
         assert infos["player_0"]["policy_seed"] != infos["player_1"]["policy_seed"]
     assert len(set(recorder.seeds)) == 5
+
+
+@pytest.mark.parametrize("spec", ["prompt", "bot:fixed:ticks=7", "human", "random:p=0.3"])
+def test_the_equivalence_holds_for_the_project_agents_at_player_1_random_ones_too(spec):
+    """The same with ``agents.make_agent`` policies: a random agent reset with the seed War-v0
+    gives its opponent (``infos["player_1"]["policy_seed"]``) presses the same in both envs."""
+    for draw_probability in (0.4, 0.05):
+        for seed in range(3):
+            single = single_agent_trajectory(seed, seed + 7, draw_probability, make_agent(spec))
+            multi, _ = player_0_trajectory(seed, seed + 7, draw_probability, make_agent(spec))
+            assert_player_0_matches_war_v0(single, multi)
 
 
 # --- takeover and false starts --------------------------------------------------------------------

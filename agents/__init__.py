@@ -45,6 +45,8 @@ def make_agent(spec: str | Agent, *, config: WarConfig | None = None) -> Agent:
     """
     if isinstance(spec, Agent):
         return spec
+    if config is not None and not isinstance(config, WarConfig):
+        raise TypeError(f"config must be a WarConfig, got {type(config).__name__}")
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec must be a non-empty string like 'prompt' or 'random:p=0.2', got {spec!r}")
     name, _, rest = spec.strip().partition(":")

@@ -1,0 +1,316 @@
+"""Stable-Baselines3 models as agents, loaded without running code from the model file.
+
+An SB3 ``.zip`` holds ``data`` (a JSON file whose non-JSON entries, such as the policy class, the
+spaces, ``policy_kwargs`` and the learning-rate schedule, are *cloudpickled* and unpickled by
+``PPO.load``: unpickling runs whatever code the file's author put there) and ``.pth`` files with the
+weights (``policy.pth``, ``policy.optimizer.pth``, ``pytorch_variables.pth``).
+
+``load_sb3_agent`` never reads ``data``. It builds the model from the project's own code: the
+algorithm named by the caller, War-v0's spaces and the network architecture from the file's
+``war_env_model.json`` (plain JSON that ``save_model`` adds next to SB3's entries; SB3 ignores it)
+or, without one, SB3's default architecture for the algorithm. Then it loads only the weights with
+``model.set_parameters(path)``, which reads the ``.pth`` files with ``torch.load(weights_only=True)``
+(tensors and plain containers, no code). A file that does not fit gets a ``ValueError`` that says
+why. ``trust_model_file=True`` opts in to SB3's full ``load`` (which does unpickle ``data``).
+
+torch and stable-baselines3 are imported inside the functions, so ``import agents`` stays light.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent
+from war_env.observation import INDEX, OBSERVATION_SIZE
+
+METADATA_NAME = "war_env_model.json"
+"""The plain-JSON entry ``save_model`` adds to an SB3 zip: how to rebuild the model safely."""
+METADATA_FORMAT = "war-env-sb3/1"
+
+ALGORITHMS = {
+    "ppo": ("stable_baselines3", "PPO"),
+    "a2c": ("stable_baselines3", "A2C"),
+    "dqn": ("stable_baselines3", "DQN"),
+    "maskable_ppo": ("sb3_contrib", "MaskablePPO"),
+}
+"""Algorithm name (as in spec strings ``ppo:PATH`` and ``war-train --algo``) -> (module, class)."""
+
+ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "elu": "ELU", "leaky_relu": "LeakyReLU"}
+"""JSON names of activation functions -> ``torch.nn`` classes (nothing else is accepted)."""
+
+DEFAULT_POLICY_KWARGS = {
+    "ppo": {"net_arch": {"pi": [64, 64], "vf": [64, 64]}, "activation_fn": "tanh"},
+    "a2c": {"net_arch": {"pi": [64, 64], "vf": [64, 64]}, "activation_fn": "tanh"},
+    "maskable_ppo": {"net_arch": {"pi": [64, 64], "vf": [64, 64]}, "activation_fn": "tanh"},
+    "dqn": {"net_arch": [64, 64], "activation_fn": "relu"},
+}
+"""SB3's own MlpPolicy defaults, used for a model file without ``war_env_model.json``."""
+
+CAN_DRAW = INDEX["can_draw"]
+
+
+# --- algorithms and policy arguments ------------------------------------------------------------
+def check_algorithm(algo: str) -> str:
+    """The canonical algorithm name, or a ``ValueError`` listing the known ones."""
+    if not isinstance(algo, str):
+        raise TypeError(f"algorithm must be a string such as 'ppo', got {algo!r}")
+    name = algo.strip().lower().replace("-", "_")
+    if name == "maskableppo":
+        name = "maskable_ppo"
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algo!r}; known: {', '.join(sorted(ALGORITHMS))}")
+    return name
+
+
+def algorithm_class(algo: str) -> type:
+    """The SB3 (or sb3-contrib) class of ``algo``, imported on demand."""
+    import importlib
+
+    module_name, class_name = ALGORITHMS[check_algorithm(algo)]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        extra = "sb3-contrib" if module_name == "sb3_contrib" else "the 'train' extra"
+        raise ImportError(f"algorithm {algo!r} needs {module_name} ({extra}): {error}") from error
+    return getattr(module, class_name)
+
+
+def check_policy_kwargs(algo: str, policy_kwargs: dict) -> dict:
+    """Validate the JSON form of ``policy_kwargs``: ``net_arch`` and ``activation_fn`` only."""
+    algo = check_algorithm(algo)
+    if not isinstance(policy_kwargs, dict):
+        raise ValueError(f"policy_kwargs must be a JSON object, got {policy_kwargs!r}")
+    unknown = set(policy_kwargs) - {"net_arch", "activation_fn"}
+    if unknown:
+        raise ValueError(f"unknown policy_kwargs key(s) {sorted(unknown)}; known: ['activation_fn', 'net_arch']")
+    checked = dict(DEFAULT_POLICY_KWARGS[algo])
+    checked.update(policy_kwargs)
+    activation = checked["activation_fn"]
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation_fn must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+    net_arch = checked["net_arch"]
+    if algo == "dqn" or isinstance(net_arch, list):
+        _check_layers("net_arch", net_arch)
+    elif isinstance(net_arch, dict) and set(net_arch) == {"pi", "vf"}:
+        _check_layers("net_arch.pi", net_arch["pi"])
+        _check_layers("net_arch.vf", net_arch["vf"])
+    else:
+        raise ValueError(f"net_arch must be a list of layer sizes or {{'pi': [...], 'vf': [...]}}, got {net_arch!r}")
+    return checked
+
+
+def _check_layers(name: str, layers) -> None:
+    if not isinstance(layers, list) or not all(
+        isinstance(size, int) and not isinstance(size, bool) and size >= 1 for size in layers
+    ):
+        raise ValueError(f"{name} must be a list of positive integers (layer sizes), got {layers!r}")
+
+
+def torch_policy_kwargs(policy_kwargs: dict) -> dict:
+    """The JSON form turned into what SB3 takes (the activation name becomes a ``torch.nn`` class)."""
+    import torch
+
+    return {
+        "net_arch": policy_kwargs["net_arch"],
+        "activation_fn": getattr(torch.nn, ACTIVATIONS[policy_kwargs["activation_fn"]]),
+    }
+
+
+def build_model(algo: str, env, policy_kwargs: dict | None = None, hyperparameters: dict | None = None, **extra):
+    """A fresh SB3 model of ``algo`` on ``env`` (a War-v0 env or VecEnv), built from the project's
+    own code only. ``extra`` goes to the algorithm (``seed``, ``tensorboard_log``, ``verbose``)."""
+    algo = check_algorithm(algo)
+    kwargs = check_policy_kwargs(algo, policy_kwargs or {})
+    cls = algorithm_class(algo)
+    return cls(
+        "MlpPolicy",
+        env,
+        policy_kwargs=torch_policy_kwargs(kwargs),
+        device="cpu",
+        **dict(hyperparameters or {}),
+        **extra,
+    )
+
+
+# --- saving with the safe-loading metadata ------------------------------------------------------
+def save_model(model, path: str | os.PathLike, algo: str, policy_kwargs: dict, **metadata) -> Path:
+    """Save ``model`` to ``path`` atomically (a temporary file in the same folder, then a rename), as
+    SB3's own zip plus the plain-JSON ``war_env_model.json`` that ``load_sb3_agent`` reads.
+
+    ``metadata`` adds JSON fields (e.g. ``num_timesteps``); a crash never leaves a half-written zip.
+    """
+    path = Path(path)
+    buffer = io.BytesIO()
+    model.save(buffer)
+    record = {
+        "format": METADATA_FORMAT,
+        "algorithm": check_algorithm(algo),
+        "policy": "MlpPolicy",
+        "policy_kwargs": check_policy_kwargs(algo, policy_kwargs),
+        "observation_size": OBSERVATION_SIZE,
+        "num_timesteps": int(model.num_timesteps),
+        **metadata,
+    }
+    with zipfile.ZipFile(buffer, mode="a") as archive:
+        archive.writestr(METADATA_NAME, json.dumps(record, indent=2, sort_keys=True))
+    write_bytes_atomically(path, buffer.getvalue())
+    return path
+
+
+def write_bytes_atomically(path: str | os.PathLike, payload: bytes) -> None:
+    """Write ``payload`` to a temporary file next to ``path``, flush it to disk, then rename it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(payload)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def read_metadata(path: str | os.PathLike) -> dict | None:
+    """The ``war_env_model.json`` entry of a model zip (plain ``json.loads``, nothing unpickled), or
+    ``None`` when the file has none (e.g. a model saved by plain SB3 or the RL Zoo)."""
+    path = _existing_file(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if METADATA_NAME not in archive.namelist():
+                return None
+            text = archive.read(METADATA_NAME).decode("utf-8")
+    except zipfile.BadZipFile:
+        raise ValueError(f"model file {str(path)!r} is not a zip file (an SB3 model is a .zip)") from None
+    try:
+        record = json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"model file {str(path)!r} has an unreadable {METADATA_NAME}: {error}") from None
+    if not isinstance(record, dict) or record.get("format") != METADATA_FORMAT:
+        raise ValueError(f"model file {str(path)!r}: {METADATA_NAME} is not in format {METADATA_FORMAT!r}")
+    return record
+
+
+def _existing_file(path) -> Path:
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"model path must be a string or path, got {path!r}")
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"model file {str(path)!r} does not exist")
+    return path
+
+
+# --- loading --------------------------------------------------------------------------------------
+def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = False, env=None):
+    """The SB3 model in ``path``, built as ``algo``; weights only unless ``trust_model_file``.
+
+    ``env`` (optional) is attached to the model, e.g. to continue training.
+    """
+    algo = check_algorithm(algo)
+    path = _existing_file(path)
+    metadata = read_metadata(path)
+    if metadata is not None and metadata.get("algorithm") != algo:
+        raise ValueError(
+            f"model file {str(path)!r} holds a {metadata.get('algorithm')!r} model, not {algo!r}: "
+            f"use the spec {metadata.get('algorithm')}:{path}"
+        )
+    if trust_model_file:
+        return _load_trusted(algo, path, env)
+    policy_kwargs = metadata["policy_kwargs"] if metadata else DEFAULT_POLICY_KWARGS[algo]
+    if env is None:
+        import gymnasium as gym
+
+        import war_env  # noqa: F401  (registers War-v0)
+
+        env = gym.make("War-v0")
+    hyperparameters = {"buffer_size": 1, "learning_starts": 0} if algo == "dqn" else {}
+    model = build_model(algo, env, policy_kwargs, hyperparameters)
+    try:
+        model.set_parameters(str(path), exact_match=True, device="cpu")
+    except Exception as error:  # torch's UnpicklingError, load_state_dict's RuntimeError, SB3's ValueError
+        source = f"its {METADATA_NAME}" if metadata else f"SB3's default MlpPolicy for {algo} (the file has no {METADATA_NAME})"
+        raise ValueError(
+            f"model file {str(path)!r} does not fit a {algo} War-v0 policy built from {source}: "
+            f"{type(error).__name__}: {error}. Only weights are loaded (no code from the file runs); "
+            "pass trust_model_file=True (--trust-model-file) to let SB3 unpickle the whole file if you trust it."
+        ) from None
+    if metadata is not None:
+        model.num_timesteps = int(metadata.get("num_timesteps", 0))
+    return model
+
+
+def _load_trusted(algo: str, path: Path, env):
+    """SB3's full ``load``: unpickles the file's ``data`` (runs code from it). Opt-in only."""
+    model = algorithm_class(algo).load(str(path), env=env, device="cpu")
+    shape = getattr(model.observation_space, "shape", None)
+    actions = getattr(model.action_space, "n", None)
+    if shape != (OBSERVATION_SIZE,) or actions != 2:
+        raise ValueError(
+            f"model file {str(path)!r} was trained on observations {shape} and {actions} actions; "
+            f"War-v0 has ({OBSERVATION_SIZE},) and 2"
+        )
+    return model
+
+
+def load_sb3_agent(
+    algo: str, path: str, trust_model_file: bool = False, deterministic: bool = True
+) -> "SB3Agent":
+    """An ``Agent`` that plays with the SB3 model in ``path`` (see the module docstring for safety)."""
+    return SB3Agent(load_model(algo, path, trust_model_file), check_algorithm(algo), str(path), deterministic)
+
+
+class SB3Agent(Agent):
+    """A trained SB3 policy behind the ``Agent`` interface.
+
+    ``act`` runs the policy network directly (no SB3 ``predict`` bookkeeping), which matters at one
+    call per tick. MaskablePPO gets its action mask from the observation: ``can_draw`` (index 0) is
+    exactly ``action_masks()[1]``.
+    """
+
+    def __init__(self, model, algo: str, path: str, deterministic: bool = True):
+        import torch
+
+        self.model = model
+        self.algo = algo
+        self.path = path
+        self.deterministic = bool(deterministic)
+        self.name = algo
+        self._torch = torch
+        self._masked = algo == "maskable_ppo"
+        model.policy.set_training_mode(False)
+
+    def spec(self) -> str:
+        return f"{self.algo}:{self.path}"
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None and not self.deterministic:
+            self._torch.manual_seed(seed)
+
+    def act(self, observation) -> int:
+        return int(self._actions(np.asarray(observation, dtype=np.float32).reshape(1, -1))[0])
+
+    def predict(self, observation, state=None, episode_start=None, deterministic: bool = True):
+        observation = np.asarray(observation, dtype=np.float32)
+        if observation.ndim == 1:
+            return np.asarray(self._actions(observation.reshape(1, -1))[0]), state
+        return self._actions(observation), state
+
+    def _actions(self, observations: np.ndarray) -> np.ndarray:
+        torch = self._torch
+        with torch.no_grad():
+            tensor = torch.as_tensor(observations)
+            if self._masked:
+                masks = np.stack([np.ones(len(observations), bool), observations[:, CAN_DRAW] > 0.5], axis=1)
+                actions = self.model.policy._predict(tensor, deterministic=self.deterministic, action_masks=masks)
+            else:
+                actions = self.model.policy._predict(tensor, deterministic=self.deterministic)
+        return actions.numpy().reshape(-1)

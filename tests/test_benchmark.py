@@ -1,0 +1,233 @@
+"""The benchmark league end to end: files, schema, numbers that agree with the rounds, the baselines'
+signature behaviour, worker-count independence, and a killed run resumed to the same results."""
+
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pytest
+
+from agents import BASELINES
+from scripts.benchmark import (DEFAULT_OPPONENTS, SCHEMA_PATH, League, Shard, card_outcome, cli, main, play_shard,
+                               read_rounds)
+from war_env.records import RoundRecord
+
+ROOT = Path(__file__).resolve().parent.parent
+ROUNDS = 6
+
+
+@pytest.fixture(scope="module")
+def league_run(tmp_path_factory):
+    """The default league (every baseline against every default opponent) on a few rounds."""
+    run = main(rounds=ROUNDS, seed=100, out=tmp_path_factory.mktemp("league") / "run", progress=False)
+    records = read_rounds(run.run_dir / "rounds.jsonl")
+    return run, records
+
+
+def pairing(results, agent, opponent):
+    (found,) = [p for p in results["pairings"] if p["agent"] == agent and p["opponent"] == opponent]
+    return found
+
+
+# --- the files ------------------------------------------------------------------------------------------
+def test_a_run_leaves_every_file_of_the_report(league_run):
+    run, _ = league_run
+    for name in ("config.json", "rounds.jsonl", "results.json", "run.json", "report.md",
+                 "return.png", "reaction_ticks.png", "round_length.png"):
+        assert (run.run_dir / name).is_file(), name
+    for name in ("return.png", "reaction_ticks.png", "round_length.png"):
+        assert (run.run_dir / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not list(run.run_dir.glob("*.tmp"))  # atomic writes leave no temporary files behind
+
+
+def test_results_json_follows_its_schema_and_the_schema_bites(league_run):
+    run, _ = league_run
+    results = json.loads((run.run_dir / "results.json").read_text())
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.validate(results, schema)
+    broken = json.loads(json.dumps(results))
+    broken["pairings"][0]["win"]["method"] = "guess"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
+    del broken["pairings"][0]["return"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
+
+
+def test_the_report_states_configuration_provenance_speed_and_methods(league_run):
+    run, _ = league_run
+    report = (run.run_dir / "report.md").read_text()
+    results = run.results
+    assert results["config_hash"] in report
+    provenance = json.loads((run.run_dir / "run.json").read_text())["provenance"]
+    assert provenance["git_commit"] and provenance["git_commit"] in report
+    assert "rounds/s" in report and "gymnasium" in report and "Wilson" in report and "bootstrap" in report
+    for agent in BASELINES:
+        assert f"`{agent}`" in report
+
+
+# --- the numbers agree with the rounds -------------------------------------------------------------------
+def test_every_pairing_has_its_rounds_once_with_the_paired_seeds(league_run):
+    _, records = league_run
+    keys = Counter((r.agent, r.opponent, r.round) for r in records)
+    assert set(keys.values()) == {1}
+    assert len(keys) == len(BASELINES) * len(DEFAULT_OPPONENTS) * ROUNDS
+    assert all(r.seed == 100 + r.round for r in records)
+
+
+def test_results_agree_with_rounds_jsonl(league_run):
+    run, records = league_run
+    for agent in BASELINES:
+        for opponent in DEFAULT_OPPONENTS:
+            mine = [r for r in records if r.agent == agent and r.opponent == opponent]
+            stats = pairing(run.results, agent, opponent)
+            assert stats["rounds"] == len(mine) == ROUNDS
+            assert stats["return"]["value"] == pytest.approx(np.mean([r.episode_return for r in mine]))
+            assert stats["win"]["count"] == sum(r.winner == 0 for r in mine)
+            assert stats["loss"]["count"] == sum(r.winner == 1 for r in mine)
+            assert stats["agent_takeover"]["count"] == sum(r.takeover[0] for r in mine)
+            assert stats["opponent_takeover"]["count"] == sum(r.takeover[1] for r in mine)
+            assert stats["false_starts_per_round"]["value"] == pytest.approx(np.mean([r.false_starts[0] for r in mine]))
+            draws = [t for r in mine for t in r.reaction_ticks]
+            assert stats["reaction"]["draws"] == len(draws)
+            if draws:
+                assert stats["reaction"]["mean_ticks"]["value"] == pytest.approx(np.mean(draws))
+            reasons = Counter(r.reason for r in mine)
+            assert {k: v["count"] for k, v in stats["reasons"].items() if v["count"]} == dict(reasons)
+            for key in ("return", "win", "false_starts_per_round"):
+                entry = stats[key]
+                assert entry["low"] <= entry["value"] <= entry["high"]
+
+
+def test_round_i_has_the_same_card_outcome_in_every_pairing(league_run):
+    run, records = league_run
+    by_round = {}
+    for record in records:
+        by_round.setdefault(record.round, set()).add(card_outcome(record))
+    assert all(len(outcomes) == 1 for outcomes in by_round.values())
+    assert run.results["paired_card_outcomes_identical"] is True
+
+
+# --- the baselines' signatures ------------------------------------------------------------------------------
+def test_prompt_has_no_takeover_and_no_false_start_against_every_opponent(league_run):
+    run, _ = league_run
+    for opponent in DEFAULT_OPPONENTS:
+        stats = pairing(run.results, "prompt", opponent)
+        assert stats["agent_takeover"]["count"] == 0
+        assert stats["false_starts_per_round"]["value"] == 0
+
+
+def test_never_is_taken_over_in_every_round(league_run):
+    run, _ = league_run
+    for opponent in DEFAULT_OPPONENTS:
+        assert pairing(run.results, "never", opponent)["agent_takeover"]["count"] == ROUNDS
+
+
+def test_eager_false_starts(league_run):
+    run, _ = league_run
+    for opponent in DEFAULT_OPPONENTS:
+        assert pairing(run.results, "eager", opponent)["false_starts_per_round"]["value"] > 1
+
+
+def test_prompt_has_the_highest_mean_return_of_the_baselines(league_run):
+    run, _ = league_run
+    for opponent in DEFAULT_OPPONENTS:
+        returns = {agent: pairing(run.results, agent, opponent)["return"]["value"] for agent in BASELINES}
+        assert max(returns, key=returns.get) == "prompt", returns
+        for agent in BASELINES[1:]:  # and on every single paired round, never worse
+            assert pairing(run.results, agent, opponent)["return_minus_reference"]["high"] <= 0
+    overall = {entry["agent"]: entry["return"]["value"] for entry in run.results["agents"]}
+    assert max(overall, key=overall.get) == "prompt"
+
+
+# --- determinism, workers, resume -----------------------------------------------------------------------------
+SMALL = dict(agents=["prompt", "human", "random:p=0.2"], opponents=["human", "prompt"], rounds=8, seed=3)
+
+
+def test_one_and_two_workers_give_the_same_results(tmp_path):
+    one = main(**SMALL, out=tmp_path / "one", workers=1, shard_rounds=3, progress=False)
+    two = main(**SMALL, out=tmp_path / "two", workers=2, shard_rounds=3, progress=False)
+    assert (one.run_dir / "results.json").read_bytes() == (two.run_dir / "results.json").read_bytes()
+    assert sorted(read_rounds(one.run_dir / "rounds.jsonl"), key=repr) == \
+        sorted(read_rounds(two.run_dir / "rounds.jsonl"), key=repr)
+
+
+def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_one(tmp_path):
+    league = ["--agents", "prompt", "last_moment", "--opponents", "human", "--rounds", "60", "--seed", "9"]
+    killed = tmp_path / "killed"
+    command = [sys.executable, "-m", "scripts.benchmark", *league, "--out", str(killed), "--quiet", "--shard-rounds", "7"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = killed / "rounds.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        if log.exists() and log.read_bytes().count(b"\n") >= 30:
+            break
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    assert process.wait(timeout=10) == -signal.SIGKILL
+    finished = log.read_bytes().count(b"\n")
+    assert 30 <= finished < 120 and not (killed / "results.json").exists()
+    with open(log, "ab") as file:  # as if the crash had cut the last line in the middle
+        file.write(b'{"round": 41, "seed": 5')
+
+    resumed = main(resume=killed, progress=False)
+    assert resumed.rounds_played == 120 - finished
+    whole = main(agents=["prompt", "last_moment"], opponents=["human"], rounds=60, seed=9, out=tmp_path / "whole",
+                 progress=False)
+    assert (killed / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
+    assert len(log.read_text().splitlines()) == 120
+
+
+def test_reading_rounds_tolerates_a_cut_off_last_line_but_not_a_corrupt_one(tmp_path):
+    record = play_shard(Shard("prompt", "instant", (), ((0, 1),)))[0]
+    log = tmp_path / "rounds.jsonl"
+    log.write_text(record.to_json() + "\n" + record.to_json()[:20])
+    assert read_rounds(log) == [record]
+    read_rounds(log, repair=True)
+    assert log.read_text() == record.to_json() + "\n"
+    log.write_text("not json\n" + record.to_json() + "\n")
+    with pytest.raises(ValueError, match="rounds.jsonl:1"):
+        read_rounds(log)
+
+
+def test_resume_refuses_new_league_options_and_a_finished_folder_is_not_overwritten(tmp_path):
+    run = main(agents=["prompt"], opponents=["instant"], rounds=2, out=tmp_path / "run", progress=False)
+    with pytest.raises(ValueError, match="takes its league from"):
+        main(resume=run.run_dir, rounds=5)
+    with pytest.raises(ValueError, match="already holds a run"):
+        main(agents=["prompt"], opponents=["instant"], rounds=2, out=run.run_dir, progress=False)
+    again = main(resume=run.run_dir, progress=False)  # nothing left to play: the same results
+    assert again.rounds_played == 0 and again.results == run.results
+
+
+def test_a_bad_spec_fails_before_anything_is_played(tmp_path):
+    with pytest.raises(ValueError, match="unknown agent 'promt'"):
+        main(agents=["promt"], rounds=2, out=tmp_path / "bad", progress=False)
+    assert not (tmp_path / "bad").exists()
+    with pytest.raises(ValueError, match="rounds must be"):
+        League(("prompt",), ("human",), 0, 0)
+    with pytest.raises(SystemExit):
+        cli(["--agents", "prompt", "--rounds", "2", "--env", "turn_seconds=-1", "--out", str(tmp_path / "x")])
+
+
+def test_the_cli_passes_rules_to_the_env_and_to_the_agents(tmp_path):
+    run = cli(["--agents", "last_moment", "--opponents", "instant", "--rounds", "2", "--env", "turn_seconds=1.0",
+               "--out", str(tmp_path / "cli"), "--quiet"])
+    assert run.results["rules"]["turn_seconds"] == 1.0
+    assert pairing(run.results, "last_moment", "instant")["reaction"]["p95_ticks"]["value"] == 9
+
+
+def test_a_shard_is_a_picklable_pure_description_of_its_rounds():
+    shard = Shard("random:p=0.2", "human", (("turn_seconds", 2.0),), ((0, 7), (1, 8)))
+    assert pickle.loads(pickle.dumps(shard)) == shard
+    first, again = play_shard(shard), play_shard(pickle.loads(pickle.dumps(shard)))
+    assert first == again and [r.round for r in first] == [0, 1]
+    assert all(isinstance(r, RoundRecord) and RoundRecord.from_json(r.to_json()) == r for r in first)

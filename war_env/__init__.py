@@ -13,4 +13,4 @@ __all__ = ["Bot", "WarConfig", "WarEnv", "make_bot"]
 __version__ = "0.1.0"
 
 if "War-v0" not in registry:
-    register(id="War-v0", entry_point="war_env.env:WarEnv")
+    register(id="War-v0", entry_point="war_env.env:WarEnv", vector_entry_point="war_env.vector:WarVectorEnv")

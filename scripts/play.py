@@ -248,7 +248,7 @@ class TerminalView:
     def __init__(self, out=None):
         self.out = out if out is not None else sys.stdout
         self._last = None
-        self._clear = "\x1b[H\x1b[2J" if getattr(self.out, "isatty", lambda: False)() else "\n"
+        self._tty = getattr(self.out, "isatty", lambda: False)()
 
     def show(self, session: PlaySession) -> None:
         text = paint_ansi(session.scene())
@@ -258,9 +258,13 @@ class TerminalView:
             text += f"The bot plays for you until battle {session.autoplay_target} is done.\n"
         text += self.KEYS_LINE + "\n"
         if text != self._last:
-            self.out.write(self._clear + text)
-            self.out.flush()
             self._last = text
+            if self._tty:  # overwrite in place (home, clear each line's rest, then the screen's) - no flicker
+                text = "\x1b[H" + text.replace("\n", "\x1b[K\n") + "\x1b[J"
+            else:
+                text = "\n" + text
+            self.out.write(text)
+            self.out.flush()
 
     def close(self) -> None:
         pass

@@ -8,6 +8,11 @@ replaced by a fresh copy every ``refresh_every`` steps. Each copy is a snapshot 
 folder keeps, in order, every opponent the learner met: ``opponent_000.zip`` (the untrained
 learner), ``opponent_001.zip``, ... and the final ``model.zip``.
 
+Hyperparameters, network, number of envs and the training-time reward weights come from the same
+config file as ``war-train`` (``configs/<algo>.json``, read by ``scripts.train.load_config``): in
+particular the training envs pay no win/loss reward, because a round's outcome does not depend on
+timing (it is noise for the learner); the evaluation plays the game as given.
+
 The frozen copies play deterministically (the most likely action): a sampling copy would reseed
 torch's global generator at every round, which the learner's own sampling uses too.
 
@@ -34,12 +39,8 @@ from agents.base import Agent
 from war_env.rules import WarConfig
 
 SNAPSHOT_NAME = "opponent_{:03d}.zip"
-DEFAULT_HYPERPARAMETERS = {
-    "ppo": {"n_steps": 1024, "batch_size": 256, "learning_rate": 3e-4, "gamma": 0.999, "ent_coef": 0.01},
-    "a2c": {"n_steps": 32, "gamma": 0.999},
-    "maskable_ppo": {"n_steps": 1024, "batch_size": 256, "learning_rate": 3e-4, "gamma": 0.999, "ent_coef": 0.01},
-}
-"""Per algorithm. DQN is left out: its replay buffer mixes transitions played against older opponents."""
+SELF_PLAY_ALGORITHMS = ("ppo", "a2c", "maskable_ppo")
+"""On-policy only: DQN's replay buffer would mix transitions played against older opponents."""
 
 
 # --- results --------------------------------------------------------------------------------------
@@ -173,14 +174,17 @@ def main(
     refresh_every: int = 20_000,
     algo: str = "ppo",
     seed: int = 0,
-    n_envs: int = 4,
+    n_envs: int | None = None,
     run_dir: str | Path | None = None,
     eval_deals: int = 50,
     config: WarConfig | None = None,
     hyperparameters: dict | None = None,
-    policy_kwargs: dict | None = None,
+    train_config: str | Path | None = None,
 ) -> SelfPlayResult:
-    """Train one policy for both seats by self-play (see the module docstring) and evaluate it."""
+    """Train one policy for both seats by self-play (see the module docstring) and evaluate it.
+
+    ``train_config`` is a ``war-train`` config file (default ``configs/<algo>.json``);
+    ``hyperparameters`` override its hyperparameters, ``n_envs`` its number of envs."""
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.env_util import make_vec_env
@@ -188,21 +192,27 @@ def main(
 
     from agents import make_agent
     from agents.sb3_model import build_model, check_algorithm, load_sb3_agent, save_model
+    from scripts.train import default_config_path, load_config
     from war_env.env import WarEnv
 
     torch.set_num_threads(1)
     algo = check_algorithm(algo)
-    if algo not in DEFAULT_HYPERPARAMETERS:
-        raise ValueError(f"self-play supports {sorted(DEFAULT_HYPERPARAMETERS)}, got {algo!r} (an off-policy replay "
+    if algo not in SELF_PLAY_ALGORITHMS:
+        raise ValueError(f"self-play supports {list(SELF_PLAY_ALGORITHMS)}, got {algo!r} (an off-policy replay "
                          "buffer would mix transitions against older opponents)")
+    settings = load_config(train_config or default_config_path(algo), overrides=hyperparameters)
+    if settings.algorithm != algo:
+        raise ValueError(f"config file {str(train_config)!r} is for {settings.algorithm!r}, not {algo!r}")
+    n_envs = settings.n_envs if n_envs is None else n_envs
     for name, value, minimum in (("timesteps", timesteps, 1), ("refresh_every", refresh_every, 1),
                                  ("n_envs", n_envs, 1), ("eval_deals", eval_deals, 1), ("seed", seed, 0)):
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
     config = config or WarConfig()
+    train_game = config.replace(**settings.train_env)
     run_dir = Path(run_dir or f"runs/selfplay/{algo}-seed{seed}-{time.strftime('%Y%m%d-%H%M%S')}")
     run_dir.mkdir(parents=True, exist_ok=True)
-    policy_kwargs = dict(policy_kwargs or {})
+    policy_kwargs = settings.policy_kwargs
     started = time.perf_counter()
 
     snapshots: list[str] = []
@@ -215,9 +225,8 @@ def main(
 
     opponent = FrozenOpponent(make_agent("never"))  # replaced by the untrained learner before any step
     vec_env = make_vec_env(WarEnv, n_envs=n_envs, seed=seed, vec_env_cls=DummyVecEnv,
-                           env_kwargs={"opponent": opponent, "config": config})
-    model = build_model(algo, vec_env, policy_kwargs, {**DEFAULT_HYPERPARAMETERS[algo], **(hyperparameters or {})},
-                        seed=seed, verbose=0)
+                           env_kwargs={"opponent": opponent, "config": train_game})
+    model = build_model(algo, vec_env, policy_kwargs, settings.hyperparameters, seed=seed, verbose=0)
     opponent.swap(snapshot(model))
 
     class RefreshOpponent(BaseCallback):
@@ -262,16 +271,17 @@ def cli(argv: list[str] | None = None) -> SelfPlayResult:
     parser = argparse.ArgumentParser(description="Train one SB3 policy for both seats of War by self-play.")
     parser.add_argument("--timesteps", type=int, default=200_000, help="learner steps in total")
     parser.add_argument("--refresh-every", type=int, default=20_000, help="learner steps between opponent refreshes")
-    parser.add_argument("--algo", default="ppo", choices=sorted(DEFAULT_HYPERPARAMETERS))
+    parser.add_argument("--algo", default="ppo", choices=SELF_PLAY_ALGORITHMS)
+    parser.add_argument("--config", default=None, help="war-train config file (default: configs/ALGO.json)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--n-envs", type=int, default=4)
+    parser.add_argument("--n-envs", type=int, default=None, help="default: the config file's n_envs")
     parser.add_argument("--run-dir", default=None, help="default: runs/selfplay/ALGO-seedN-TIME")
     parser.add_argument("--eval-deals", type=int, default=50, help="deals per evaluation match (each played twice)")
     parser.add_argument("--turn-seconds", type=float, default=None, help="the turn timer (WarConfig.turn_seconds)")
     args = parser.parse_args(argv)
     config = WarConfig(turn_seconds=args.turn_seconds) if args.turn_seconds is not None else WarConfig()
     result = main(args.timesteps, args.refresh_every, args.algo, args.seed, args.n_envs, args.run_dir,
-                  args.eval_deals, config)
+                  args.eval_deals, config, train_config=args.config)
     print(f"run: {result.run_dir}  model: {result.model_path}  timesteps: {result.timesteps}  "
           f"refreshes: {result.refreshes}  seconds: {result.seconds:.0f}")
     for label, match in result.evaluation.items():

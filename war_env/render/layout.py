@@ -22,7 +22,7 @@ PILE_X = 214
 """Left edge of each seat's face-down pile."""
 SPOT_X = 436
 """Left edge of each seat's face-up card (the play spot)."""
-UNDER_STEP = 14
+UNDER_STEP = 20
 """How far each face-down war card under the face-up card peeks out to the left."""
 LAID_STEP = (26, 10)
 """Offset of each card laid face down (not revealed yet) on top of the play spot."""

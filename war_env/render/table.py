@@ -1,8 +1,8 @@
 """The pixel painter: a ``Scene`` becomes a pygame ``Surface`` (and an ``H x W x 3`` uint8 frame).
 
 It decides nothing about what is visible (``war_env.scene`` did); it only places the scene's
-elements where ``layout`` says. Frames are deterministic: no clock, no randomness (the felt's grain
-is a fixed pattern), fonts are pygame's default font, so the same scene gives the same pixels.
+elements where ``layout`` says. Frames are deterministic: no clock, no randomness, and pygame's
+default font, so the same scene gives the same pixels.
 Cards are drawn at 3x and scaled down once (cached), which gives them smooth corners and suits.
 """
 
@@ -98,7 +98,7 @@ class TablePainter:
             self._text(surface, "BOT", 20, (255, 255, 255), center=badge.center)
         base = cy + L.RING_RADIUS + 14
         self._text(surface, view.name, 26, TEXT, center=(cx, base))
-        self._text(surface, f"{view.points} pts", 20, TEXT_DIM, center=(cx, base + 22))
+        self._text(surface, f"{view.points} {'pt' if view.points == 1 else 'pts'}", 20, TEXT_DIM, center=(cx, base + 22))
         if view.turn:
             label = "YOUR TURN" if view.name == "You" else f"{view.name.upper()}'S TURN"
             pill = pygame.Rect(0, 0, 150, 24)
@@ -270,7 +270,7 @@ def surface_to_array(surface) -> np.ndarray:
 
 # --- pictures drawn once -------------------------------------------------------------------------
 def _felt_background():
-    """Dark frame, a wooden rim and a green felt with a radial light and a fixed fine grain."""
+    """Dark frame, a wooden rim and a green felt lit from the middle."""
     ys, xs = np.mgrid[0 : L.HEIGHT, 0 : L.WIDTH].astype(np.float64) + 0.5
     x0, y0, w, h = L.TABLE
     radius = 30.0
@@ -280,8 +280,6 @@ def _felt_background():
     cx, cy = x0 + w * 0.42, y0 + h * 0.5
     light = np.clip(np.hypot((xs - cx) / (w * 0.62), (ys - cy) / (h * 0.62)), 0.0, 1.0) ** 1.6
     felt = (1 - light)[..., None] * np.array(FELT_CENTER) + light[..., None] * np.array(FELT_EDGE)
-    grain = np.random.default_rng(20240).normal(0.0, 2.2, (L.HEIGHT, L.WIDTH, 1))
-    felt = felt + grain
     felt_share = np.clip(0.5 - outside, 0.0, 1.0)[..., None]
     rim_share = np.clip(9.5 - outside, 0.0, 1.0)[..., None] - felt_share
     rim_shade = np.clip(1.0 - outside / 14.0, 0.6, 1.0)[..., None]

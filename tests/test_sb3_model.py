@@ -1,0 +1,204 @@
+"""Loading SB3 model files without running code from them (agents/sb3_model.py).
+
+An SB3 zip's ``data`` entry holds cloudpickled objects that ``PPO.load`` unpickles. The tests plant
+a payload whose unpickling creates a marker file, prove that SB3's full load really runs it (so the
+payload is live), and then that ``load_sb3_agent`` loads the same file without running it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import pathlib
+import pickle
+import zipfile
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+import war_env  # noqa: F401
+from agents.sb3_model import (
+    METADATA_NAME,
+    build_model,
+    check_algorithm,
+    load_sb3_agent,
+    read_metadata,
+    save_model,
+)
+from war_env.observation import INDEX
+
+torch.set_num_threads(1)
+
+
+class TouchOnUnpickle:
+    """Unpickling this object creates ``marker``: what a hostile model file could do."""
+
+    def __init__(self, marker: pathlib.Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (pathlib.Path.touch, (pathlib.Path(self.marker),))
+
+
+def _small_model(algo: str):
+    hyperparameters = {"dqn": {"buffer_size": 100, "learning_starts": 0}}.get(algo, {"n_steps": 16, "batch_size": 16})
+    if algo == "maskable_ppo":
+        hyperparameters = {"n_steps": 16, "batch_size": 16}
+    return build_model(algo, gym.make("War-v0"), {"net_arch": [8, 8]} if algo == "dqn" else
+                       {"net_arch": {"pi": [8], "vf": [8]}}, hyperparameters, seed=0)
+
+
+@pytest.fixture(scope="module")
+def saved_ppo(tmp_path_factory):
+    model = _small_model("ppo")
+    path = tmp_path_factory.mktemp("models") / "ppo.zip"
+    save_model(model, path, "ppo", {"net_arch": {"pi": [8], "vf": [8]}})
+    return model, path
+
+
+def _rewrite_zip(source: pathlib.Path, target: pathlib.Path, replace: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for name in old.namelist():
+            new.writestr(name, replace.get(name, old.read(name)))
+        for name, payload in replace.items():
+            if name not in old.namelist():
+                new.writestr(name, payload)
+
+
+def _plant_in_data(source: pathlib.Path, target: pathlib.Path, marker: pathlib.Path) -> None:
+    with zipfile.ZipFile(source) as archive:
+        data = json.loads(archive.read("data"))
+    data["planted"] = {":type:": "<class 'object'>",
+                       ":serialized:": base64.b64encode(pickle.dumps(TouchOnUnpickle(marker))).decode()}
+    _rewrite_zip(source, target, {"data": json.dumps(data).encode()})
+
+
+def test_a_saved_model_records_how_to_rebuild_it_in_plain_json(saved_ppo):
+    model, path = saved_ppo
+    metadata = read_metadata(path)
+    assert metadata["algorithm"] == "ppo"
+    assert metadata["policy_kwargs"] == {"net_arch": {"pi": [8], "vf": [8]}, "activation_fn": "tanh"}
+    assert metadata["observation_size"] == len(INDEX)
+
+
+def test_the_loaded_agent_acts_exactly_like_the_saved_model(saved_ppo):
+    model, path = saved_ppo
+    agent = load_sb3_agent("ppo", str(path))
+    observations = np.random.default_rng(0).random((50, len(INDEX)), dtype=np.float32)
+    expected, _ = model.predict(observations, deterministic=True)
+    actions, _ = agent.predict(observations)
+    assert np.array_equal(actions, expected)
+    assert [agent.act(row) for row in observations[:5]] == list(expected[:5])
+    assert agent.spec() == f"ppo:{path}"
+
+
+def test_a_payload_in_data_runs_under_sb3_load_but_not_under_load_sb3_agent(saved_ppo, tmp_path):
+    from stable_baselines3 import PPO
+
+    _, path = saved_ppo
+    planted, marker = tmp_path / "planted.zip", tmp_path / "marker"
+    _plant_in_data(path, planted, marker)
+
+    load_sb3_agent("ppo", str(planted))  # weights only: the file's data is never unpickled
+    assert not marker.exists()
+
+    PPO.load(str(planted), device="cpu")  # the control: SB3's full load runs the payload
+    assert marker.exists()
+
+
+def test_trust_model_file_opts_in_to_the_full_sb3_load(saved_ppo, tmp_path):
+    _, path = saved_ppo
+    planted, marker = tmp_path / "planted.zip", tmp_path / "marker"
+    _plant_in_data(path, planted, marker)
+    agent = load_sb3_agent("ppo", str(planted), trust_model_file=True)
+    assert marker.exists()
+    assert agent.act(np.zeros(len(INDEX), np.float32)) in (0, 1)
+
+
+def test_a_payload_in_the_weights_is_refused_without_running_it(saved_ppo, tmp_path):
+    _, path = saved_ppo
+    planted, marker = tmp_path / "planted.zip", tmp_path / "marker"
+    _rewrite_zip(path, planted, {"policy.pth": pickle.dumps(TouchOnUnpickle(marker))})
+    with pytest.raises(ValueError, match="does not fit"):
+        load_sb3_agent("ppo", str(planted))
+    assert not marker.exists()
+
+
+def test_an_unexpected_weights_entry_is_refused(saved_ppo, tmp_path):
+    _, path = saved_ppo
+    planted = tmp_path / "extra.zip"
+    buffer = __import__("io").BytesIO()
+    torch.save({"x": torch.zeros(1)}, buffer)
+    _rewrite_zip(path, planted, {"exploit.pth": buffer.getvalue()})
+    with pytest.raises(ValueError, match="does not fit"):
+        load_sb3_agent("ppo", str(planted))
+
+
+def test_a_model_of_another_algorithm_gets_a_clear_error(saved_ppo):
+    _, path = saved_ppo
+    with pytest.raises(ValueError, match="holds a 'ppo' model, not 'dqn'"):
+        load_sb3_agent("dqn", str(path))
+
+
+def test_a_plain_sb3_file_with_another_architecture_does_not_fit(tmp_path):
+    model = _small_model("ppo")  # 8-unit layers; without our metadata the loader expects SB3's 64x64
+    path = tmp_path / "plain.zip"
+    model.save(path)
+    with pytest.raises(ValueError, match="does not fit a ppo War-v0 policy built from SB3's default"):
+        load_sb3_agent("ppo", str(path))
+
+
+def test_a_plain_sb3_file_with_the_default_architecture_loads(tmp_path):
+    model = build_model("ppo", gym.make("War-v0"), {}, {"n_steps": 16, "batch_size": 16})
+    path = tmp_path / "plain.zip"
+    model.save(path)
+    assert read_metadata(path) is None
+    agent = load_sb3_agent("ppo", str(path))
+    observations = np.random.default_rng(1).random((20, len(INDEX)), dtype=np.float32)
+    assert np.array_equal(agent.predict(observations)[0], model.predict(observations, deterministic=True)[0])
+
+
+def test_bad_files_and_names_get_clear_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_sb3_agent("ppo", str(tmp_path / "missing.zip"))
+    text = tmp_path / "model.zip"
+    text.write_text("not a zip")
+    with pytest.raises(ValueError, match="not a zip file"):
+        load_sb3_agent("ppo", str(text))
+    with pytest.raises(ValueError, match="unknown algorithm 'sac'"):
+        load_sb3_agent("sac", str(text))
+    assert check_algorithm("MaskablePPO") == "maskable_ppo"
+
+
+def test_unreadable_metadata_is_refused(saved_ppo, tmp_path):
+    _, path = saved_ppo
+    broken = tmp_path / "broken.zip"
+    _rewrite_zip(path, broken, {METADATA_NAME: b"{not json"})
+    with pytest.raises(ValueError, match="unreadable"):
+        load_sb3_agent("ppo", str(broken))
+
+
+@pytest.mark.parametrize("algo", ["a2c", "dqn", "maskable_ppo"])
+def test_every_algorithm_round_trips(algo, tmp_path):
+    model = _small_model(algo)
+    kwargs = {"net_arch": [8, 8]} if algo == "dqn" else {"net_arch": {"pi": [8], "vf": [8]}}
+    path = save_model(model, tmp_path / f"{algo}.zip", algo, kwargs)
+    agent = load_sb3_agent(algo, str(path))
+    observations = np.random.default_rng(2).random((30, len(INDEX)), dtype=np.float32)
+    if algo == "maskable_ppo":
+        masks = np.stack([np.ones(30, bool), observations[:, INDEX["can_draw"]] > 0.5], axis=1)
+        expected, _ = model.predict(observations, deterministic=True, action_masks=masks)
+    else:
+        expected, _ = model.predict(observations, deterministic=True)
+    assert np.array_equal(agent.predict(observations)[0], expected)
+
+
+def test_maskable_agent_never_draws_out_of_turn(tmp_path):
+    model = _small_model("maskable_ppo")
+    path = save_model(model, tmp_path / "m.zip", "maskable_ppo", {"net_arch": {"pi": [8], "vf": [8]}})
+    agent = load_sb3_agent("maskable_ppo", str(path))
+    observations = np.random.default_rng(3).random((200, len(INDEX)), dtype=np.float32)
+    observations[:, INDEX["can_draw"]] = 0.0
+    assert not agent.predict(observations)[0].any()

@@ -1,0 +1,240 @@
+"""scripts/train.py: config validation, a smoke run per algorithm, resume, paired evaluation, RL Zoo.
+
+Tiny budgets (a few hundred steps) keep this module at about a minute on a free core; the one
+test that trains to the bar is marked ``slow``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import war_env  # noqa: F401
+from agents.sb3_model import load_sb3_agent, read_metadata
+from scripts.train import (
+    CONFIG_DIR,
+    RoundStats,
+    compare_with_baseline,
+    load_config,
+    main,
+    parse_assignments,
+    parse_config,
+    play_rounds,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+ALGORITHMS = ("ppo", "a2c", "dqn", "maskable_ppo")
+TINY = {
+    "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+    "maskable_ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+    "a2c": {"n_steps": 8},
+    "dqn": {"buffer_size": 1000, "learning_starts": 64, "batch_size": 32, "target_update_interval": 64},
+}
+
+
+def tiny_config(tmp_path: Path, algo: str) -> Path:
+    """The shipped config with a tiny network and frequent evaluations and checkpoints."""
+    raw = json.loads((CONFIG_DIR / f"{algo}.json").read_text())
+    raw["hyperparameters"].update(TINY[algo])
+    raw["policy_kwargs"]["net_arch"] = [16] if algo == "dqn" else {"pi": [16], "vf": [16]}
+    raw["evaluation"] = {"every_timesteps": 128, "rounds": 1, "seed": 1_000_000}
+    raw["checkpoint_every_timesteps"] = 128
+    path = tmp_path / f"{algo}.json"
+    path.write_text(json.dumps(raw))
+    return path
+
+
+def play_one_round(agent, seed: int = 5) -> dict:
+    env = gym.make("War-v0", opponent="human")
+    observation, _ = env.reset(seed=seed)
+    while True:
+        observation, _, terminated, truncated, info = env.step(agent.act(observation))
+        if terminated or truncated:
+            return info["round"]
+
+
+# --- the configuration files ----------------------------------------------------------------------
+@pytest.mark.parametrize("algo", ALGORITHMS)
+def test_every_shipped_config_is_valid(algo):
+    config = load_config(CONFIG_DIR / f"{algo}.json")
+    assert config.algorithm == algo
+    assert config.timesteps == 100_000
+
+
+def _ppo_raw() -> dict:
+    return json.loads((CONFIG_DIR / "ppo.json").read_text())
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda c: c.update(learning_rat=0.1), r"unknown key\(s\) \['learning_rat'\]"),
+        (lambda c: c["hyperparameters"].update(n_step=64), r"unknown ppo hyperparameter\(s\) \['n_step'\]"),
+        (lambda c: c["hyperparameters"].update(gamma=1.5), r"gamma must be in \[0, 1\], got 1.5"),
+        (lambda c: c["hyperparameters"].update(n_steps=64.5), r"n_steps must be an integer, got 64.5"),
+        (lambda c: c["hyperparameters"].update(n_steps=0), r"n_steps must be > 0, got 0"),
+        (lambda c: c["hyperparameters"].update(learning_rate="fast"), r"learning_rate must be a finite number"),
+        (lambda c: c["hyperparameters"].update(normalize_advantage="yes"), r"must be true or false"),
+        (lambda c: c["hyperparameters"].update(env="War-v0"), r"unknown ppo hyperparameter\(s\) \['env'\]"),
+        (lambda c: c["train_env"].update(turn_seconds=1.0), r"train_env takes only reward fields"),
+        (lambda c: c["train_env"].update(reward_win="big"), r"reward_win must be a finite number"),
+        (lambda c: c["policy_kwargs"].update(activation_fn="sigmoid"), r"activation_fn must be one of"),
+        (lambda c: c["policy_kwargs"].update(net_arch=[64, -1]), r"net_arch must be"),
+        (lambda c: c["evaluation"].update(every=5), r"unknown evaluation key\(s\) \['every'\]"),
+        (lambda c: c.update(n_envs=0), r"n_envs must be a positive integer, got 0"),
+        (lambda c: c.update(version=2), r"version must be 1, got 2"),
+        (lambda c: c.update(algorithm="sac"), r"unknown algorithm 'sac'"),
+    ],
+)
+def test_bad_configs_get_clear_errors(change, message):
+    raw = _ppo_raw()
+    change(raw)
+    with pytest.raises(ValueError, match=message):
+        parse_config(raw)
+
+
+def test_a_config_file_error_names_the_file(tmp_path):
+    path = tmp_path / "ppo.json"
+    path.write_text("{ not json")
+    with pytest.raises(ValueError, match="ppo.json.*not valid JSON"):
+        load_config(path)
+    path.write_text(json.dumps({**_ppo_raw(), "extra": 1}))
+    with pytest.raises(ValueError, match=r"ppo.json.*unknown key\(s\) \['extra'\]"):
+        load_config(path)
+
+
+def test_command_line_assignments_are_typed():
+    assert parse_assignments(["gamma=0.95", "n_steps=128", "pickup=shuffled", "target_points=None"], "--set") == {
+        "gamma": 0.95, "n_steps": 128, "pickup": "shuffled", "target_points": None}
+    with pytest.raises(ValueError, match="expected KEY=VALUE"):
+        parse_assignments(["gamma"], "--set")
+
+
+def test_bad_env_arguments_fail_before_a_run_folder_is_made(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown War-v0 argument\(s\) \['turn_second'\]"):
+        main("ppo", env_args={"turn_second": 2}, run_dir=tmp_path / "run")
+    with pytest.raises(ValueError, match="turn_seconds"):
+        main("ppo", env_args={"turn_seconds": 0.05}, run_dir=tmp_path / "run")
+    with pytest.raises(ValueError, match="is for 'ppo', not 'a2c'"):
+        main("a2c", config_path=CONFIG_DIR / "ppo.json", run_dir=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+# --- a smoke run per algorithm -----------------------------------------------------------------
+@pytest.mark.parametrize("algo", ALGORITHMS)
+def test_each_algorithm_trains_saves_reloads_and_plays(algo, tmp_path):
+    result = main(algo, config_path=tiny_config(tmp_path, algo), timesteps=256, n_envs=2, seed=3,
+                  run_dir=tmp_path / "run", bench_rounds=2)
+    run = result.run_dir
+    assert result.timesteps >= 256
+    for name in ("config.json", "final.zip", "best.zip", "model_card.json", "eval/evaluations.npz"):
+        assert (run / name).is_file(), name
+    assert sorted(p.name for p in (run / "checkpoints").glob("ckpt_*.zip"))
+    assert any((run / "tb").rglob("events.out.tfevents*"))
+    card = json.loads((run / "model_card.json").read_text())
+    assert card["algorithm"] == algo and card["seed"] == 3 and card["timesteps"] == result.timesteps
+    assert card["versions"]["stable-baselines3"] and card["versions"]["torch"].startswith("2.13.0")
+    assert card["benchmark"]["model"]["rounds"] == 2
+    recorded = json.loads((run / "config.json").read_text())
+    assert recorded["settings"]["timesteps"] == 256 and recorded["config"]["algorithm"] == algo
+
+    agent = load_sb3_agent(algo, str(result.best_model))
+    round_info = play_one_round(agent)
+    assert round_info["reason"] is not None
+    if algo == "maskable_ppo":  # the mask keeps the policy from pressing out of turn
+        assert round_info["false_starts"][0] == 0
+
+
+def test_a_run_folder_is_never_overwritten(tmp_path):
+    config = tiny_config(tmp_path, "ppo")
+    main("ppo", config_path=config, timesteps=64, n_envs=1, run_dir=tmp_path / "run", bench_rounds=0)
+    with pytest.raises(FileExistsError, match="--resume"):
+        main("ppo", config_path=config, timesteps=64, n_envs=1, run_dir=tmp_path / "run", bench_rounds=0)
+
+
+# --- resume -------------------------------------------------------------------------------------
+def test_resume_continues_from_the_checkpoint_weights_and_step_count(tmp_path):
+    first = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=256, n_envs=2,
+                 run_dir=tmp_path / "run", bench_rounds=0)
+    checkpoint = first.run_dir / "checkpoints" / "ckpt_128.zip"
+    assert read_metadata(checkpoint)["num_timesteps"] == 128
+
+    # Resuming to the checkpoint's own step count trains nothing: final.zip must be the checkpoint.
+    same = main(resume=checkpoint, timesteps=128, bench_rounds=0)
+    assert same.timesteps == 128
+    observations = np.random.default_rng(0).random((100, 16), dtype=np.float32)
+    from agents.sb3_model import load_model
+
+    expected = load_model("ppo", checkpoint).policy.state_dict()
+    resumed = load_model("ppo", same.final_model).policy.state_dict()
+    assert all(np.array_equal(expected[key].numpy(), resumed[key].numpy()) for key in expected)
+    assert np.array_equal(load_sb3_agent("ppo", str(checkpoint)).predict(observations)[0],
+                          load_sb3_agent("ppo", str(same.final_model)).predict(observations)[0])
+
+    # Resuming the run folder (its latest checkpoint) to a larger budget continues the step count.
+    longer = main(resume=first.run_dir, timesteps=512, bench_rounds=0)
+    assert longer.timesteps == 512
+    assert longer.model_card["resumed_from"].endswith("ckpt_256.zip")
+    assert (first.run_dir / "checkpoints" / "ckpt_512.zip").is_file()
+
+
+def test_resume_needs_a_checkpoint(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such checkpoint"):
+        main(resume=tmp_path / "nothing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="no checkpoints"):
+        main(resume=tmp_path / "empty")
+
+
+# --- paired evaluation -----------------------------------------------------------------------------
+def test_paired_rounds_give_identical_returns_to_identical_agents():
+    from scripts.train import baseline_agent
+
+    first = play_rounds(baseline_agent(), "human", {}, rounds=6, seed=11, batch=4)
+    second = play_rounds(baseline_agent(), "human", {}, rounds=6, seed=11, batch=1)
+    assert isinstance(first, RoundStats)
+    assert first.returns == second.returns  # batching does not change which deal a round gets
+    assert first.takeovers == 0 and first.false_starts == 0 and first.mean_reaction_ticks == 0
+
+
+def test_the_bar_fails_for_an_agent_that_never_draws():
+    from agents import make_agent
+
+    comparison = compare_with_baseline(make_agent("never"), "human", {}, rounds=4, seed=0)
+    assert comparison["model"]["takeovers"] == 4
+    assert comparison["mean_return_difference"] < -0.9  # the takeover penalty, on the same deals
+    assert comparison["bar"]["passed"] is False
+    prompt = compare_with_baseline(make_agent("prompt"), "human", {}, rounds=4, seed=0)
+    assert prompt["mean_return_difference"] == 0 and prompt["bar"]["passed"] is True
+
+
+# --- RL Zoo ------------------------------------------------------------------------------------------
+def test_the_rl_zoo_trains_war_v0_and_its_model_loads_weights_only(tmp_path):
+    pytest.importorskip("rl_zoo3")
+    command = [sys.executable, "-m", "rl_zoo3.train", "--algo", "ppo", "--env", "War-v0", "--gym-packages", "war_env",
+               "-conf", str(ROOT / "configs" / "rl_zoo" / "ppo.yml"), "-n", "1024", "--eval-freq", "-1",
+               "--seed", "0", "-f", str(tmp_path), "--num-threads", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT,
+                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    model_file = tmp_path / "ppo" / "War-v0_1" / "War-v0.zip"
+    assert model_file.is_file()
+    agent = load_sb3_agent("ppo", str(model_file))  # no war_env_model.json: SB3's default MlpPolicy
+    assert play_one_round(agent)["reason"] is not None
+
+
+# --- the bar (slow) -----------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_ppo_with_the_shipped_config_learns_not_to_be_taken_over(tmp_path):
+    """PPO, configs/ppo.json, against human: zero takeovers on 100 held-out rounds."""
+    result = main("ppo", timesteps=100_000, seed=0, run_dir=tmp_path / "run", bench_rounds=100)
+    bench = result.model_card["benchmark"]
+    assert bench["model"]["takeovers"] == 0, bench
+    assert bench["model"]["false_starts_per_100_rounds"] < 1, bench

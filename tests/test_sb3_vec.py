@@ -1,0 +1,83 @@
+"""The SB3 adapter: SB3's conventions (same-step autoreset, terminal_observation, TimeLimit.truncated)
+checked against SB3's own DummyVecEnv over single War-v0 envs, under VecCheckNan, and a few PPO steps."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+
+from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecMonitor  # noqa: E402
+
+import war_env  # noqa: E402,F401
+from war_env.sb3_vec import WarSB3VecEnv  # noqa: E402
+
+
+def dummy_vec_env(num_envs, **kwargs):
+    return DummyVecEnv([lambda: gym.make("War-v0", **kwargs) for _ in range(num_envs)])
+
+
+@pytest.mark.parametrize("opponent, max_episode_steps", [("human", None), ("instant", 120), ("absent", None)])
+def test_the_adapter_steps_exactly_like_sb3s_dummy_vec_env(opponent, max_episode_steps):
+    num_envs, seed = 4, 11
+    ours = WarSB3VecEnv(num_envs, opponent=opponent, max_episode_steps=max_episode_steps)
+    theirs = dummy_vec_env(num_envs, opponent=opponent, max_episode_steps=max_episode_steps)
+    ours.seed(seed)
+    theirs.seed(seed)
+    np.testing.assert_array_equal(ours.reset(), theirs.reset())
+    rng = np.random.default_rng(seed)
+    finished = truncated = 0
+    for _ in range(1500):
+        actions = (rng.random(num_envs) < 0.25).astype(np.int64)
+        obs_a, rew_a, done_a, infos_a = ours.step(actions)
+        obs_b, rew_b, done_b, infos_b = theirs.step(actions)
+        np.testing.assert_array_equal(obs_a, obs_b)
+        np.testing.assert_array_equal(rew_a, rew_b)
+        np.testing.assert_array_equal(done_a, done_b)
+        for info_a, info_b in zip(infos_a, infos_b):
+            assert info_a["TimeLimit.truncated"] == info_b["TimeLimit.truncated"]
+            assert ("terminal_observation" in info_a) == ("terminal_observation" in info_b)
+            if "terminal_observation" in info_a:
+                np.testing.assert_array_equal(info_a["terminal_observation"], info_b["terminal_observation"])
+                finished += 1
+                truncated += info_a["TimeLimit.truncated"]
+            if "round" in info_b:
+                assert info_a["round"] == info_b["round"]
+    assert finished >= 2
+    if max_episode_steps is not None:
+        assert truncated > 0
+
+
+def test_the_adapter_passes_sb3s_nan_check_and_monitor():
+    env = VecMonitor(VecCheckNan(WarSB3VecEnv(3, opponent="human"), raise_exception=True))
+    env.seed(0)
+    observations = env.reset()
+    assert observations.shape == (3, 16) and observations.dtype == np.float32
+    episodes = 0
+    for _ in range(600):
+        observations, rewards, dones, infos = env.step(np.ones(3, dtype=np.int64))
+        assert rewards.dtype == np.float32 and dones.dtype == bool
+        episodes += sum("episode" in info for info in infos)
+    assert episodes > 0
+
+
+def test_action_masks_are_served_per_env_for_maskable_ppo():
+    env = WarSB3VecEnv(2, opponent="instant")
+    env.reset()
+    masks = env.env_method("action_masks")
+    assert len(masks) == 2 and all(mask.shape == (2,) and mask[0] for mask in masks)
+    with pytest.raises(AttributeError, match="action_masks"):
+        env.env_method("render")
+
+
+def test_ppo_trains_a_few_steps_on_the_batched_env():
+    torch = pytest.importorskip("torch")
+    from stable_baselines3 import PPO
+
+    torch.set_num_threads(1)
+    env = WarSB3VecEnv(8, opponent="human")
+    model = PPO("MlpPolicy", env, n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256
+    actions, _ = model.predict(env.reset(), deterministic=True)
+    assert actions.shape == (8,)

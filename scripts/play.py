@@ -89,9 +89,15 @@ class PlaySession:
         playing = not self.over and not self.timed.taken_over[0]
         return (
             Control("Turn cards", "Space / click", self.your_turn and not self.autoplaying),
-            Control("Play 10 battles", "P", playing and not self.autoplaying),
+            self._autoplay_control(playing),
             Control("New round", "N", True),
         )
+
+    def _autoplay_control(self, playing: bool) -> Control:
+        if self.autoplaying:
+            left = self.autoplay_target - self.completed_battles()
+            return Control(f"Bot plays: {left} left", "for you", False)
+        return Control("Play 10 battles", "P", playing)
 
     # --- commands ---------------------------------------------------------------------------
     def new_round(self, now: float, options: dict | None = None) -> None:

@@ -125,6 +125,9 @@ def test_turn_cards_outside_your_turn_is_ignored_not_a_false_start(view):
 def test_play_10_battles_plays_exactly_ten_battles_for_you(table, view):
     session, clock = table
     click(L.BUTTONS[1])
+    run(session, clock, view, 3)
+    button = session.controls()[1]
+    assert session.autoplaying and not button.enabled and button.label.endswith("left")
     stopped = run(session, clock, view, 400, until=lambda s: not s.autoplaying)
     assert stopped == "until" and not session.over
     assert session.completed_battles() == 10 and session.timed.game.battles == 10

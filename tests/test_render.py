@@ -110,8 +110,12 @@ def test_the_timer_ring_and_the_bot_badge_are_drawn_at_the_seat(painter):
     ring = changed_box(painter.frame(scene)[: cy + L.RING_RADIUS + 1], painter.frame(half)[: cy + L.RING_RADIUS + 1])
     assert ring[1] >= cy - L.RING_RADIUS - 3 and ring[0] >= cx - L.RING_RADIUS - 3  # the ring itself emptied
     badge = dataclasses.replace(scene, seats=(dataclasses.replace(seat0, taken_over=True), scene.seats[1]))
-    box = changed_box(painter.frame(scene), painter.frame(badge))
-    assert box is not None and inside(box, (cx - 60, cy - 70, 130, 130))
+    before, after = painter.frame(scene), painter.frame(badge)
+    note_bottom = (L.row_y(0) + L.row_y(1)) // 2 + 16  # "Timer ran out: the bot plays for You"
+    assert changed_box(before[note_bottom - 32 : note_bottom], after[note_bottom - 32 : note_bottom]) is not None
+    box = changed_box(before[note_bottom:], after[note_bottom:])
+    box = (box[0], box[1] + note_bottom, box[2], box[3] + note_bottom)
+    assert inside(box, (cx - 60, cy - 70, 130, 130)), box  # the grey avatar and its BOT badge
 
 
 def test_a_card_face_shows_its_rank_in_the_suit_colour(painter):

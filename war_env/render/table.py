@@ -172,9 +172,14 @@ class TablePainter:
         self._text(surface, goal, 18, TEXT_DIM, topleft=(x + 14, y + 64))
         self._text(surface, f"Wars {scene.wars} · pot {scene.pot}", 18, TEXT_DIM, topleft=(x + 14, y + 86))
 
+        middle_x, middle_y = L.SPOT_X + L.CARD_W // 2, (L.row_y(0) + L.row_y(1)) // 2
         if scene.at_war:
-            middle = (L.SPOT_X + L.CARD_W // 2, (L.row_y(0) + L.row_y(1)) // 2)
-            self._text(surface, f"War! The next face-up cards take all {scene.pot}", 24, GOLD, center=middle)
+            self._text(surface, f"War! The next face-up cards take all {scene.pot}", 24, GOLD, center=(middle_x, middle_y))
+            middle_y += 28
+        taken = [view.name for view in scene.seats if view.taken_over]
+        if taken and scene.popup is None:
+            note = f"Timer ran out: the bot plays for {' and '.join(taken)}"
+            self._text(surface, note, 22, (255, 170, 130), center=(middle_x, middle_y))
 
     def _draw_bar(self, surface, scene: Scene, controls) -> None:
         pygame.draw.rect(surface, BAR_COLOR, L.BAR)

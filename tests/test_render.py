@@ -131,11 +131,24 @@ def test_a_card_face_shows_its_rank_in_the_suit_colour(painter):
     assert ((card[:, 0] > 150) & (card[:, 1] < 80)).sum() < 20  # a black seven of spades
 
 
+def test_gymnasiums_checker_accepts_the_pixel_modes():
+    from gymnasium.utils.env_checker import check_env
+
+    for mode in ("rgb_array", "human"):
+        env = gym.make("War-v0", render_mode=mode, opponent="instant")
+        check_env(env.unwrapped)
+        env.close()
+
+
 def test_human_mode_shows_a_window_on_reset_and_step_and_close_shuts_it():
     env = gym.make("War-v0", render_mode="human", opponent="instant")
-    env.reset(seed=1)
-    assert pygame.display.get_init() and pygame.display.get_surface().get_size() == (L.WIDTH, L.HEIGHT)
-    env.step(1)
+    env.reset(seed=1, options={"piles": [["KC", "2C"], ["7D", "3D"]], "starter": 0})
+    window = pygame.display.get_surface()
+    assert pygame.display.get_init() and window.get_size() == (L.WIDTH, L.HEIGHT)
+    shown = pygame.surfarray.array3d(window)
+    env.step(1)  # the window is redrawn by step itself: your card now lies face down
+    x, y, w, h = L.laid_rect(0, 0)
+    assert not np.array_equal(shown[x : x + w, y : y + h], pygame.surfarray.array3d(window)[x : x + w, y : y + h])
     assert env.render() is None
     env.close()
     assert not pygame.display.get_init()

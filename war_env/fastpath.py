@@ -107,7 +107,7 @@ class BatchedRounds:
         self.false_starts = np.zeros((2, n), dtype=np.int64)
         self.reaction_key = np.zeros((2, n), dtype=np.uint64)
         reaction_dtype = np.uint8 if self.turn_ticks <= 255 else np.int64
-        self.reactions = np.zeros((2, n, 32), dtype=reaction_dtype)
+        self.reactions = np.zeros((2, n, 128), dtype=reaction_dtype)
         """Each seat's own draws, ticks after its turn opened (grown on demand)."""
         self.n_reactions = np.zeros((2, n), dtype=np.int64)
         # --- seat 0's return when a model plays it (the fast path) ---

@@ -1,0 +1,260 @@
+"""WarVectorEnv: every sub-env is the single War-v0, step for step.
+
+The single env (``war_env.env``) is the reference; the batched env is a second implementation of the
+same rules for speed, so these tests play both side by side with the same seeds and actions and
+compare everything they return: observation (bit for bit), reward, terminated, truncated, the action
+mask and the round's info.
+"""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import war_env  # noqa: F401
+from war_env.rules import WarConfig
+from war_env.vector import WarVectorEnv, sub_env_round_info
+
+BOTS = ["instant", "human", "uniform:low=1,high=10", "fixed:ticks=5", "fixed:ticks=30", "absent"]
+
+
+def play_side_by_side(vector, singles, actions_for, steps, seed, options=None):
+    """Step ``vector`` and the list of single envs with the same actions; assert equality at every step.
+    Returns the number of rounds that ended. Single env i is reset with ``seed + i`` and then with
+    ``reset()`` after each of its rounds (the vector env's seeding rule)."""
+    observations, info = vector.reset(seed=seed, options=options)
+    needs_reset = [False] * len(singles)
+    for i, env in enumerate(singles):
+        observation, single_info = env.reset(seed=seed + i, options=options)
+        np.testing.assert_array_equal(observations[i], observation)
+        np.testing.assert_array_equal(info["action_mask"][i], single_info["action_mask"])
+    ended = 0
+    for step in range(steps):
+        actions = actions_for(step)
+        observations, rewards, terminated, truncated, info = vector.step(actions)
+        for i, env in enumerate(singles):
+            if needs_reset[i]:  # NEXT_STEP autoreset: this step resets, the action is ignored
+                observation, single_info = env.reset()
+                reward, done, cut = 0.0, False, False
+            else:
+                observation, reward, done, cut, single_info = env.step(int(actions[i]))
+            needs_reset[i] = done or cut
+            context = f"sub-env {i}, step {step}"
+            np.testing.assert_array_equal(observations[i], observation, err_msg=context)
+            assert rewards[i] == reward, context
+            assert (terminated[i], truncated[i]) == (done, cut), context
+            np.testing.assert_array_equal(info["action_mask"][i], single_info["action_mask"], err_msg=context)
+            assert sub_env_round_info(info, i) == single_info.get("round"), context
+            ended += done
+    return ended
+
+
+def pressing(num_envs, p, seed):
+    rng = np.random.default_rng(seed)
+    table = (rng.random((997, num_envs)) < p).astype(np.int64)
+    return lambda step: table[step % len(table)]
+
+
+@pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
+@pytest.mark.parametrize("opponent", BOTS)
+def test_each_sub_env_follows_the_single_env_over_whole_rounds(opponent, pickup):
+    config = WarConfig(pickup=pickup)
+    vector = WarVectorEnv(3, opponent=opponent, config=config)
+    singles = [gym.make("War-v0", opponent=opponent, config=config) for _ in range(3)]
+    # p = 0.3 presses in and out of turn (false starts, idle ticks); rounds end by the rules.
+    ended = play_side_by_side(vector, singles, pressing(3, 0.3, seed=1), steps=1200, seed=100)
+    assert ended >= 2
+
+
+def test_takeovers_are_played_out_within_the_step_exactly_as_the_single_env_does():
+    # Pressing rarely lets the timer run out: seat 0 is taken over and the round is played out.
+    vector = WarVectorEnv(4, opponent="human")
+    singles = [gym.make("War-v0", opponent="human") for _ in range(4)]
+    ended = play_side_by_side(vector, singles, pressing(4, 0.02, seed=2), steps=1500, seed=7)
+    assert ended >= 20
+
+
+@pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
+def test_dealt_piles_and_starter_reach_every_sub_env(pickup):
+    # Short piles with ties: wars, a war shortage, every card counted.
+    piles = [["2C", "5D", "9H", "KS", "3C"], ["2D", "5H", "9S", "QC", "4D", "7H"]]
+    config = WarConfig(pickup=pickup)
+    vector = WarVectorEnv(2, opponent="instant", config=config)
+    singles = [gym.make("War-v0", opponent="instant", config=config) for _ in range(2)]
+    options = {"piles": piles, "starter": 1}
+    ended = play_side_by_side(vector, singles, pressing(2, 1.0, seed=0), steps=40, seed=3, options=options)
+    assert ended >= 2
+
+
+def test_reset_options_can_differ_per_sub_env():
+    piles = [[["AC"], ["2C"]], [["2D"], ["AD"]]]
+    vector = WarVectorEnv(2, opponent="instant")
+    vector.reset(seed=0, options={"piles": piles, "starter": [0, 1]})
+    _, _, terminated, _, info = vector.step(np.array([1, 0]))
+    assert not terminated.any()  # env 0: seat 0 drew; env 1: seat 1 drew, seat 0 is next
+    _, _, terminated, _, info = vector.step(np.array([0, 1]))
+    assert terminated.all()
+    assert sub_env_round_info(info, 0)["winner"] == 0 and sub_env_round_info(info, 1)["winner"] == 1
+    with pytest.raises(ValueError, match="piles"):
+        vector.reset(options={"piles": [piles[0]] * 3})
+
+
+def test_the_gymnasium_sync_vector_env_of_single_envs_gives_the_same_batches():
+    """``check_environments_match`` for vector envs: Gymnasium's own SyncVectorEnv over War-v0 (its
+    NEXT_STEP autoreset, its info batching) against the batched env, on whole arrays."""
+    kwargs = {"opponent": "human", "max_episode_steps": 900}
+    ours = gym.make_vec("War-v0", num_envs=4, vectorization_mode="vector_entry_point", **kwargs)
+    theirs = gym.make_vec("War-v0", num_envs=4, vectorization_mode="sync", **kwargs)
+    assert isinstance(ours.unwrapped, WarVectorEnv)
+    assert theirs.metadata["autoreset_mode"] == ours.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    obs_a, info_a = ours.reset(seed=5)
+    obs_b, info_b = theirs.reset(seed=5)
+    np.testing.assert_array_equal(obs_a, obs_b)
+    act = pressing(4, 0.5, seed=3)
+    rounds = truncations = 0
+    for step in range(2500):
+        obs_a, rew_a, term_a, trunc_a, info_a = ours.step(act(step))
+        obs_b, rew_b, term_b, trunc_b, info_b = theirs.step(act(step))
+        np.testing.assert_array_equal(obs_a, obs_b)
+        np.testing.assert_array_equal(rew_a, rew_b)
+        np.testing.assert_array_equal(term_a, term_b)
+        np.testing.assert_array_equal(trunc_a, trunc_b)
+        truncations += trunc_b.sum()
+        np.testing.assert_array_equal(info_a["action_mask"], info_b["action_mask"])
+        assert ("round" in info_a) == ("round" in info_b)
+        if "round" in info_b:
+            np.testing.assert_array_equal(info_a["_round"], info_b["_round"])
+            for i in np.flatnonzero(info_b["_round"]):
+                theirs_round = {key: info_b["round"][key][i] for key in info_b["round"] if not key.startswith("_")}
+                assert sub_env_round_info(info_a, i) == theirs_round
+                rounds += 1
+    assert rounds >= 2 and truncations >= 1
+
+
+def test_autoreset_next_step_resets_on_the_step_after_the_end_and_ignores_its_action():
+    # As Gymnasium's own autoreset tests: the step after a termination returns the reset
+    # observation, reward 0, terminated = truncated = False, and the action is not applied.
+    vector = WarVectorEnv(2, opponent="instant")
+    reference = gym.make("War-v0", opponent="instant")
+    vector.reset(seed=[21, 22])
+    reference.reset(seed=21)
+    terminated = np.zeros(2, dtype=bool)
+    steps = 0
+    while not terminated[0]:
+        _, _, terminated, _, info = vector.step(np.array([1, 0]))
+        reference.step(1)
+        steps += 1
+    assert info["_round"][0] and sub_env_round_info(info, 0)["steps"] == steps
+    first_observation, _ = reference.reset()
+    observations, rewards, terminated, truncated, info = vector.step(np.array([1, 1]))
+    np.testing.assert_array_equal(observations[0], first_observation)
+    assert rewards[0] == 0.0 and not terminated[0] and not truncated[0]
+    assert "round" not in info or not info["_round"][0]
+    # Had the draw been applied to the new round it would show as a false start or a draw in it.
+    done = False
+    while not done:
+        _, _, terminated, _, info = vector.step(np.array([0, 0]))
+        _, _, done, _, reference_info = reference.step(0)
+        assert terminated[0] == done
+    assert sub_env_round_info(info, 0) == reference_info["round"]
+
+
+def test_max_episode_steps_truncates_like_gymnasiums_time_limit():
+    vector = WarVectorEnv(3, opponent="absent", max_episode_steps=5)
+    vector.reset(seed=0)
+    for step in range(1, 6):
+        _, _, terminated, truncated, _ = vector.step(np.zeros(3, dtype=np.int64))
+        assert truncated.all() == (step == 5)
+        assert not terminated.any()
+    _, rewards, terminated, truncated, _ = vector.step(np.zeros(3, dtype=np.int64))
+    assert not truncated.any() and not terminated.any() and (rewards == 0.0).all()
+    made = gym.make_vec("War-v0", num_envs=2, vectorization_mode="vector_entry_point", max_episode_steps=7)
+    assert made.unwrapped.max_episode_steps == 7
+
+
+def test_shapes_and_dtypes_of_every_return():
+    vector = WarVectorEnv(5, opponent="instant")
+    observations, info = vector.reset(seed=1)
+    assert observations.shape == (5, 16) and observations.dtype == np.float32
+    assert vector.observation_space.contains(observations)
+    assert info["action_mask"].shape == (5, 2) and info["action_mask"].dtype == bool
+    ended = False
+    for _ in range(400):
+        observations, rewards, terminated, truncated, info = vector.step(vector.action_space.sample())
+        assert observations.shape == (5, 16) and observations.dtype == np.float32
+        assert vector.observation_space.contains(observations)
+        assert rewards.shape == (5,) and rewards.dtype == np.float64
+        assert terminated.shape == truncated.shape == (5,) and terminated.dtype == truncated.dtype == bool
+        assert info["action_mask"].shape == (5, 2) and info["_action_mask"].all()
+        if "round" in info:
+            ended = True
+            batch = info["round"]
+            assert batch["winner"].shape == batch["battles"].shape == (5,)
+            assert batch["points"].shape == batch["cards"].shape == batch["takeover"].shape == (5, 2)
+            assert batch["takeover"].dtype == bool and batch["reaction_ticks"].dtype == object
+            assert all(batch[f"_{key}"] is not None for key in ("winner", "reason", "points"))
+    assert ended
+
+
+def test_seeding_a_list_and_continuing_the_generators():
+    vector = WarVectorEnv(2, opponent="human")
+    first, _ = vector.reset(seed=[9, None])
+    again, _ = vector.reset(seed=[9, 4])
+    np.testing.assert_array_equal(first[0], again[0])
+    single = gym.make("War-v0", opponent="human")
+    single.reset(seed=4)
+    continued, _ = vector.reset()
+    np.testing.assert_array_equal(continued[1], single.reset()[0])
+
+
+def test_a_partial_reset_leaves_the_other_sub_envs_alone():
+    vector = WarVectorEnv(3, opponent="instant")
+    vector.reset(seed=0)
+    for _ in range(7):
+        before, *_ = vector.step(np.ones(3, dtype=np.int64))
+    after, _ = vector.reset(options={"reset_mask": np.array([False, True, False])})
+    np.testing.assert_array_equal(after[[0, 2]], before[[0, 2]])
+    assert after[1, 12] == 0.0  # battles of a fresh round
+
+
+@pytest.mark.parametrize(
+    "actions, message",
+    [(np.array([0, 2]), "invalid action"), (np.array([0.0, 1.0]), "integers"), (np.array([1]), "shape")],
+)
+def test_bad_actions_are_named_in_the_error(actions, message):
+    vector = WarVectorEnv(2)
+    vector.reset(seed=0)
+    with pytest.raises(ValueError, match=message):
+        vector.step(actions)
+
+
+def test_bad_construction_and_use_are_named_in_the_error():
+    class Policy:
+        def act(self, observation):
+            return 0
+
+    with pytest.raises(TypeError, match="bot opponents only"):
+        WarVectorEnv(2, opponent=Policy())
+    with pytest.raises(ValueError, match="num_envs"):
+        WarVectorEnv(0)
+    with pytest.raises(ValueError, match="max_episode_steps"):
+        WarVectorEnv(2, max_episode_steps=0)
+    with pytest.raises(ValueError, match="unknown War-v0 argument"):
+        WarVectorEnv(2, turn_secs=3)
+    vector = WarVectorEnv(2)
+    with pytest.raises(RuntimeError, match="reset"):
+        vector.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(ValueError, match="unknown reset option"):
+        vector.reset(options={"new_match": True})
+
+
+def test_memory_stays_flat_over_many_steps():
+    vector = WarVectorEnv(64, opponent="human")
+    vector.reset(seed=0)
+    act = pressing(64, 0.5, seed=0)
+    for step in range(2000):
+        vector.step(act(step))
+    size = vector.state_nbytes()
+    for step in range(2000):
+        vector.step(act(step))
+    assert vector.state_nbytes() == size

@@ -45,9 +45,10 @@ from war_env.rules import WarConfig
 from war_env.specs import parse_spec
 
 DEFAULT_OPPONENTS = ("instant", "human", "uniform", "absent")
-DEFAULT_ROUNDS = 400
+DEFAULT_ROUNDS = 300
 DEFAULT_SEED = 0
 DEFAULT_SHARD_ROUNDS = 20
+DEFAULT_WORKERS = os.cpu_count() or 1
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 5000
 WIN_RATE_TARGET_WIDTH = 0.05
@@ -252,33 +253,52 @@ def wilson(count: int, n: int) -> dict:
     return estimate(count / n, interval.low, interval.high, "wilson", count=count)
 
 
-def _rng(*names) -> np.random.Generator:
-    """A bootstrap RNG fixed by what is being estimated, so a run's numbers are reproducible."""
-    return np.random.default_rng(zlib.crc32("|".join(map(str, names)).encode()))
+def _rng(*arrays: np.ndarray) -> np.random.Generator:
+    """The bootstrap RNG is fixed by the data resampled: a run's numbers are reproducible, and equal
+    data (battles of paired rounds, say) get equal intervals."""
+    return np.random.default_rng(zlib.crc32(b"".join(np.ascontiguousarray(a, dtype=float).tobytes() for a in arrays)))
 
 
-def bootstrap_mean(values: Sequence[float], *names) -> dict:
+_bootstrap_cache: dict[bytes, dict] = {}
+
+
+def _cached(kind: str, arrays: tuple[np.ndarray, ...], compute: Callable[[], dict]) -> dict:
+    key = hashlib.sha256(kind.encode() + b"".join(a.tobytes() for a in arrays)).digest()
+    if key not in _bootstrap_cache:
+        _bootstrap_cache[key] = compute()
+    return dict(_bootstrap_cache[key])
+
+
+def bootstrap_mean(values: Sequence[float]) -> dict:
     """A mean with its percentile-bootstrap interval."""
+    x = np.asarray(values, dtype=float)
+    return _cached("mean", (x,), lambda: _bootstrap_mean(x))
+
+
+def _bootstrap_mean(x: np.ndarray) -> dict:
     from scipy.stats import bootstrap
 
     method = f"bootstrap percentile ({BOOTSTRAP_RESAMPLES} resamples)"
-    x = np.asarray(values, dtype=float)
     if x.size == 0:
         return estimate(None, None, None, method)
     if np.all(x == x[0]):  # no spread to resample
         return estimate(x[0], x[0], x[0], method)
     result = bootstrap((x,), np.mean, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
-                       method="percentile", rng=_rng(*names))
+                       method="percentile", rng=_rng(x))
     return estimate(x.mean(), result.confidence_interval.low, result.confidence_interval.high, method)
 
 
-def bootstrap_ratio(sums: Sequence[float], counts: Sequence[float], *names) -> dict:
+def bootstrap_ratio(sums: Sequence[float], counts: Sequence[float]) -> dict:
     """sum(sums) / sum(counts) (a mean over draws) with a bootstrap over rounds, which keeps the
     draws of one round together."""
+    s, c = np.asarray(sums, dtype=float), np.asarray(counts, dtype=float)
+    return _cached("ratio", (s, c), lambda: _bootstrap_ratio(s, c))
+
+
+def _bootstrap_ratio(s: np.ndarray, c: np.ndarray) -> dict:
     from scipy.stats import bootstrap
 
     method = f"bootstrap percentile over rounds ({BOOTSTRAP_RESAMPLES} resamples)"
-    s, c = np.asarray(sums, dtype=float), np.asarray(counts, dtype=float)
     if c.sum() == 0:
         return estimate(None, None, None, method)
     value = s.sum() / c.sum()
@@ -289,7 +309,7 @@ def bootstrap_ratio(sums: Sequence[float], counts: Sequence[float], *names) -> d
     with np.errstate(invalid="ignore", divide="ignore"):
         result = bootstrap((s, c), lambda a, b, axis=-1: a.sum(axis) / b.sum(axis), paired=True,
                            confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
-                           rng=_rng(*names))
+                           rng=_rng(s, c))
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 
@@ -316,20 +336,20 @@ def pairing_stats(records: list[RoundRecord], config: WarConfig, reference: list
     returns = [r.episode_return for r in records]
     draws = [r.reaction_ticks for r in records]
     pooled = [tick for ticks in draws for tick in ticks]
-    reaction_mean = bootstrap_ratio([sum(t) for t in draws], [len(t) for t in draws], agent, opponent, "reaction")
+    reaction_mean = bootstrap_ratio([sum(t) for t in draws], [len(t) for t in draws])
     reaction_p95 = quantile_95(pooled)
     reasons = Counter(r.reason for r in records)
     stats = {
         "agent": agent,
         "opponent": opponent,
         "rounds": n,
-        "return": bootstrap_mean(returns, agent, opponent, "return"),
+        "return": bootstrap_mean(returns),
         "win": wilson(sum(r.winner == 0 for r in records), n),
         "draw": wilson(sum(r.winner is None for r in records), n),
         "loss": wilson(sum(r.winner == 1 for r in records), n),
         "agent_takeover": wilson(sum(r.takeover[0] for r in records), n),
         "opponent_takeover": wilson(sum(r.takeover[1] for r in records), n),
-        "false_starts_per_round": bootstrap_mean([r.false_starts[0] for r in records], agent, opponent, "false"),
+        "false_starts_per_round": bootstrap_mean([r.false_starts[0] for r in records]),
         "reaction": {
             "draws": len(pooled),
             "mean_ticks": reaction_mean,
@@ -337,15 +357,15 @@ def pairing_stats(records: list[RoundRecord], config: WarConfig, reference: list
             "mean_seconds": scaled(reaction_mean, config.tick_seconds),
             "p95_seconds": scaled(reaction_p95, config.tick_seconds),
         },
-        "battles_per_round": bootstrap_mean([r.battles for r in records], agent, opponent, "battles"),
-        "wars_per_round": bootstrap_mean([r.wars for r in records], agent, opponent, "wars"),
-        "ticks_per_round": bootstrap_mean([r.ticks for r in records], agent, opponent, "ticks"),
+        "battles_per_round": bootstrap_mean([r.battles for r in records]),
+        "wars_per_round": bootstrap_mean([r.wars for r in records]),
+        "ticks_per_round": bootstrap_mean([r.ticks for r in records]),
         "reasons": {reason: wilson(reasons.get(reason, 0), n) for reason in sorted(set(END_REASONS) | set(reasons))},
         "return_minus_reference": None,
     }
     if reference is not None:
         difference = [r.episode_return - ref.episode_return for r, ref in zip(records, reference)]
-        stats["return_minus_reference"] = bootstrap_mean(difference, agent, opponent, "paired")
+        stats["return_minus_reference"] = bootstrap_mean(difference)
     return stats
 
 
@@ -367,7 +387,7 @@ def summarise(league: League, indexed: dict[tuple[str, str, int], RoundRecord]) 
     overall = []
     for agent in league.agents:
         returns = [indexed[(agent, o, i)].episode_return for o in league.opponents for i in range(league.rounds)]
-        overall.append({"agent": agent, "return": bootstrap_mean(returns, agent, "overall")})
+        overall.append({"agent": agent, "return": bootstrap_mean(returns)})
     widest = max(p["win"]["high"] - p["win"]["low"] for p in pairings)
     paired = all(
         len({card_outcome(indexed[(a, o, i)]) for a in league.agents for o in league.opponents}) == 1
@@ -484,10 +504,13 @@ def make_plots(league: League, indexed: dict, results: dict, run_dir: Path) -> d
                                                    for o in league.opponents for i in range(league.rounds))]
     if with_draws:
         figure, axes = plt.subplots(1, len(with_draws), figsize=(3.2 * len(with_draws), 3.2), squeeze=False)
-        bins = np.arange(config.turn_ticks + 1) - 0.5
+        edges = np.arange(config.turn_ticks + 1) - 0.5
         for axis, agent in zip(axes[0], with_draws):
-            ticks = [t for o in league.opponents for i in range(league.rounds) for t in indexed[(agent, o, i)].reaction_ticks]
-            axis.hist(ticks, bins=bins, density=True)
+            counts = np.zeros(config.turn_ticks)
+            for o in league.opponents:
+                for i in range(league.rounds):
+                    counts += np.bincount(indexed[(agent, o, i)].reaction_ticks, minlength=config.turn_ticks)
+            axis.stairs(counts / counts.sum(), edges, fill=True)
             axis.set_title(agent, fontsize="small")
             axis.set_xlabel(f"reaction (ticks of {config.tick_seconds} s)")
         axes[0][0].set_ylabel("share of the agent's own draws")
@@ -502,8 +525,8 @@ def make_plots(league: League, indexed: dict, results: dict, run_dir: Path) -> d
     bins = np.geomspace(max(1, min(all_ticks)), max(all_ticks) + 1, 40)
     for axis, opponent in zip(axes[0], league.opponents):
         for agent in league.agents:
-            axis.hist([indexed[(agent, opponent, i)].ticks for i in range(league.rounds)], bins=bins,
-                      histtype="step", label=agent)
+            counts, _ = np.histogram([indexed[(agent, opponent, i)].ticks for i in range(league.rounds)], bins=bins)
+            axis.stairs(counts, bins, label=agent)
         axis.set_xscale("log")
         axis.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         axis.set_title(f"vs {opponent}", fontsize="small")
@@ -524,6 +547,11 @@ def fmt(entry: dict | None, digits: int = 3) -> str:
     if entry["low"] is None:
         return f"{entry['value']:.{digits}f}"
     return f"{entry['value']:.{digits}f} [{entry['low']:.{digits}f}, {entry['high']:.{digits}f}]"
+
+
+def _rounds_for_width(width: float, rate: float = 0.5) -> int:
+    """Rounds after which a 95% interval on a rate near ``rate`` is ``width`` wide (normal approximation)."""
+    return math.ceil((2 * 1.96) ** 2 * rate * (1 - rate) / width**2)
 
 
 def _session_text(session: dict) -> str:
@@ -577,7 +605,8 @@ def render_report(results: dict, run: dict, plots: dict[str, str]) -> str:
         "",
         f"Widest win-rate interval: {results['widest_win_rate_interval']:.3f} "
         f"(target < {results['win_rate_target_width']}: "
-        f"{'met' if results['widest_win_rate_interval'] < results['win_rate_target_width'] else 'NOT met; more rounds needed'}).",
+        f"{'met' if results['widest_win_rate_interval'] < results['win_rate_target_width'] else 'NOT met'}; "
+        f"a win rate near 1/2 needs about {_rounds_for_width(results['win_rate_target_width'])} rounds per pairing for it).",
         "",
         "## Mean return per round",
         "",
@@ -661,11 +690,18 @@ def main(
     resume: str | Path | None = None,
     shard_rounds: int = DEFAULT_SHARD_ROUNDS,
     progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
 ) -> BenchmarkRun:
-    """Play the league (or the rest of the run in ``resume``) and write the report files."""
+    """Play the league (or the rest of the run in ``resume``) and write the report files.
+    ``backend="ray"`` plays the shards as Ray tasks (``scripts/ray_backend.py``; ``workers`` = tasks
+    in flight) on the cluster at ``address``, or on a local Ray instance without one."""
     for name, value, minimum in (("workers", workers, 1), ("shard_rounds", shard_rounds, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    if backend not in ("local", "ray") or (address is not None and backend != "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray' (an address only with 'ray'), got {backend!r}, "
+                         f"address {address!r}")
     if resume is not None:
         given = [name for name, value in (("agents", agents), ("opponents", opponents), ("rounds", rounds),
                                           ("seed", seed), ("env_kwargs", env_kwargs), ("out", out)) if value is not None]
@@ -694,7 +730,7 @@ def main(
     todo = sum(len(shard.rounds) for shard in shards)
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     started = time.perf_counter()
-    _play(shards, todo, workers, rounds_path, run_dir, progress)
+    _play(shards, todo, workers, rounds_path, run_dir, progress, backend, address)
     seconds = time.perf_counter() - started
 
     indexed = index_records(read_rounds(rounds_path), league)
@@ -710,7 +746,7 @@ def main(
     run["provenance"] = provenance()
     rate = todo / seconds if todo and seconds > 0 else None
     if todo:
-        run["sessions"].append({"started_at": started_at, "workers": workers, "rounds_played": todo,
+        run["sessions"].append({"started_at": started_at, "backend": backend, "workers": workers, "rounds_played": todo,
                                 "seconds": round(seconds, 3), "rounds_per_second": rate})
     write_atomic(run_path, json.dumps(run, indent=2) + "\n")
     plots = make_plots(league, indexed, results, run_dir)
@@ -718,7 +754,8 @@ def main(
     return BenchmarkRun(run_dir, results, todo, seconds, rate)
 
 
-def _play(shards: list[Shard], todo: int, workers: int, rounds_path: Path, run_dir: Path, progress: bool) -> None:
+def _play(shards: list[Shard], todo: int, workers: int, rounds_path: Path, run_dir: Path, progress: bool,
+          backend: str = "local", address: str | None = None) -> None:
     from tqdm import tqdm
 
     with open(rounds_path, "a", encoding="utf-8") as log, \
@@ -730,7 +767,12 @@ def _play(shards: list[Shard], todo: int, workers: int, rounds_path: Path, run_d
             bar.update()
 
         try:
-            run_shards(shards, workers, record_round)
+            if backend == "ray":  # Ray is imported by scripts/ray_backend.py only
+                from scripts.ray_backend import run_on_ray
+
+                run_on_ray(shards, workers, record_round, run_dir, address)
+            else:
+                run_shards(shards, workers, record_round)
         except KeyboardInterrupt:
             bar.close()
             print(f"\ninterrupted: every finished round is in {rounds_path}; continue with: "
@@ -761,16 +803,24 @@ def cli(argv: list[str] | None = None) -> BenchmarkRun:
     parser.add_argument("--env", action="append", metavar="KEY=VALUE[,KEY=VALUE]",
                         help="War-v0 rule/timer/reward arguments, e.g. --env turn_seconds=2,reward_idle_tick=0")
     parser.add_argument("--out", default=None, help="run folder (default: runs/bench/<date-time>)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (results do not depend on it)")
+    parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS,
+                        help="worker processes (results do not depend on it; default: the number of CPUs)")
     parser.add_argument("--resume", metavar="RUN", default=None, help="continue the interrupted run in folder RUN")
     parser.add_argument("--shard-rounds", type=int, default=DEFAULT_SHARD_ROUNDS, help="rounds per task")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help="local worker processes, or Ray tasks (--workers = tasks in flight; needs the distributed extra)")
+    parser.add_argument("--address", default=None,
+                        help="with --backend ray: the cluster (auto, HOST:PORT, ray://HOST:10001); default: a local Ray instance")
     args = parser.parse_args(argv)
     try:
         run = main(args.agents, args.opponents, args.rounds, args.seed, _env_kwargs(args.env), args.out,
-                   args.workers, args.resume, args.shard_rounds, progress=not args.quiet)
+                   args.workers, args.resume, args.shard_rounds, progress=not args.quiet, backend=args.backend,
+                   address=args.address)
     except KeyboardInterrupt:
         raise SystemExit(130) from None
+    except RuntimeError as error:  # e.g. shards that failed on every retry (scripts/ray_backend.py)
+        raise SystemExit(f"war-bench: {error}") from None
     except (ValueError, TypeError, FileNotFoundError) as error:
         parser.error(str(error))
     speed = f", {run.rounds_per_second:.1f} rounds/s" if run.rounds_per_second else ""

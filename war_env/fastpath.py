@@ -435,12 +435,13 @@ class RoundBatch:
 
 
 def simulate(config: WarConfig, seat_models: tuple[ReactionModel, ReactionModel],
-             decks: np.ndarray, starters: np.ndarray, round_keys: np.ndarray) -> RoundBatch:
-    """Play one whole round per deal, both seats timed by their reaction models, move by move."""
+             decks: np.ndarray | list, starters: np.ndarray, round_keys: np.ndarray) -> RoundBatch:
+    """Play one whole round per deal, both seats timed by their reaction models, move by move.
+    ``decks``: shuffled decks ``(k, 52)`` or a list of ``(pile0, pile1)`` card lists."""
     count = len(starters)
     rounds = BatchedRounds(config, count, seat_models)
     games = np.arange(count)
-    rounds.start(games, np.asarray(decks), starters, round_keys)
+    rounds.start(games, decks if isinstance(decks, list) else np.asarray(decks), starters, round_keys)
     rounds.play_moves(games)
     taken = rounds.taken_over[0]
     steps = np.where(taken, rounds.agent_steps, rounds.tick)

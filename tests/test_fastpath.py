@@ -1,0 +1,175 @@
+"""The fast path: whole rounds computed move by move must equal rounds played tick by tick.
+
+The reference is the single War-v0 env stepped one tick at a time; the fast path never looks at a
+tick in which nothing happens. Round by round they must agree on every statistic: winner, reason,
+battles, wars, points, cards, takeovers, false starts, reaction ticks, steps, ticks and the agent's
+return (the same float, not an approximation).
+"""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import war_env  # noqa: F401
+from agents import make_agent
+from war_env.bots import make_bot, sample_reaction
+from war_env.cards import parse_piles
+from war_env.fastpath import (
+    ReactionModel,
+    agent_reaction_model,
+    deals_from_seeds,
+    play_rounds,
+    random_deals,
+    simulate,
+)
+from war_env.randomness import (
+    STREAM_REACTION,
+    hash64,
+    hash64_array,
+    hash_uniform,
+    hash_uniform_array,
+)
+from war_env.records import play_round
+from war_env.rules import WarConfig
+
+BOTS = ["instant", "human", "uniform:low=1,high=10", "fixed:ticks=29", "fixed:ticks=30", "absent"]
+
+
+def test_the_numpy_hashes_equal_the_scalar_hashes():
+    rng = np.random.default_rng(0)
+    keys = np.concatenate([rng.integers(0, 1 << 63, 3000, dtype=np.int64).astype(np.uint64),
+                           np.array([0, 1, (1 << 64) - 1, 1 << 63], dtype=np.uint64)])
+    counters = rng.integers(0, 1 << 40, keys.size).astype(np.uint64)
+    for stream in (1, 2, 3, 18):
+        bits = hash64_array(keys, stream, counters)
+        uniforms = hash_uniform_array(keys, stream, counters)
+        for key, counter, got_bits, got_uniform in zip(keys.tolist(), counters.tolist(), bits.tolist(), uniforms.tolist()):
+            assert got_bits == hash64(key, stream, counter)
+            assert got_uniform == hash_uniform(key, stream, counter)
+
+
+def test_searchsorted_samples_reactions_like_bisect():
+    config = WarConfig()
+    cdf = make_bot("human").reaction_cdf(config)
+    uniforms = np.concatenate([np.random.default_rng(1).random(5000), np.array(cdf), [0.0]])
+    batched = np.searchsorted(np.array(cdf), uniforms, side="right")
+    assert batched.tolist() == [sample_reaction(cdf, u) for u in uniforms.tolist()]
+
+
+def play_with_a_clock_bot_at_seat_0(env, bot, seed):
+    """The tick-by-tick reference for a bot at seat 0: press exactly when ``TimedRound`` would press
+    for a bot controller of seat 0 (reaction from ``STREAM_REACTION[0]``)."""
+    env.reset(seed=seed)
+    cdf = make_bot(bot).reaction_cdf(env.config)
+    total, done = 0.0, False
+    while not done:
+        timed = env.round
+        tick = timed.tick_count + 1
+        press = 0
+        if timed.turn_open(0, tick):
+            uniform = hash_uniform(timed.round_key, STREAM_REACTION[0], timed.game.moves[0])
+            press = int(tick - timed.opens_at[0] >= sample_reaction(cdf, uniform))
+        _, reward, done, _, info = env.step(press)
+        total += reward
+    return info["round"], total
+
+
+@pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
+def test_rounds_of_every_bot_pair_equal_the_tick_by_tick_env(pickup):
+    config = WarConfig(pickup=pickup)
+    seeds = [3, 14]
+    decks, starters, keys = deals_from_seeds(seeds)
+    compared = 0
+    for agent_bot in BOTS:
+        for opponent in BOTS:
+            models = (ReactionModel.of_bot(agent_bot, config, 0), ReactionModel.of_bot(opponent, config, 1))
+            batch = simulate(config, models, decks, starters, keys)
+            env = gym.make("War-v0", opponent=opponent, config=config).unwrapped
+            for i, seed in enumerate(seeds):
+                expected_round, expected_return = play_with_a_clock_bot_at_seat_0(env, agent_bot, seed)
+                assert batch.round_info(i) == expected_round, (agent_bot, opponent, seed)
+                assert batch.episode_return[i] == expected_return, (agent_bot, opponent, seed)
+                compared += 1
+    assert compared == len(BOTS) ** 2 * len(seeds)
+
+
+@pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
+def test_play_rounds_gives_the_records_of_play_round_for_scripted_agents(pickup):
+    config = WarConfig(pickup=pickup)
+    seeds = list(range(40, 46))
+    for spec in ["prompt", "never", "last_moment", "human", "bot:uniform:low=2,high=8", "bot:absent"]:
+        for opponent in ["instant", "human", "absent"]:
+            fast = play_rounds(config, make_agent(spec, config=config), opponent, seeds, first_index=5)
+            env = gym.make("War-v0", opponent=opponent, config=config)
+            slow = [play_round(env, make_agent(spec, config=config), seed, index=5 + i) for i, seed in enumerate(seeds)]
+            assert fast == slow, (spec, opponent)
+
+
+@pytest.mark.parametrize(
+    "piles, starter, reason",
+    [
+        ([["AC", "KC"], ["2C", "3C"]], 0, "all_cards"),
+        ([["5C", "AC"], ["5D"]], 1, "war_shortage"),  # seat 1 cannot finish the war
+        ([["5C"], ["5D"]], 0, "war_shortage"),  # both short: a draw
+        ([["5C", "9H", "AD", "2S"], ["5D", "8H", "3C", "KS"]], 1, "points"),  # a war, then 2 points
+    ],
+)
+def test_dealt_piles_reach_each_end_like_the_env(piles, starter, reason):
+    config = WarConfig(target_points=2, max_battles=3)
+    models = (ReactionModel.of_bot("uniform:low=0,high=3", config, 0), ReactionModel.of_bot("human", config, 1))
+    parsed = [parse_piles(piles)]
+    batch = simulate(config, models, parsed, np.array([starter]), np.array([77], dtype=np.uint64))
+    env = gym.make("War-v0", opponent="human", config=config).unwrapped
+    env.reset(seed=0, options={"piles": piles, "starter": starter})
+    env.round.round_key = env.round.game.round_key = 77  # the fast path was given key 77
+    cdf = make_bot("uniform:low=0,high=3").reaction_cdf(config)
+    total, done = 0.0, False
+    while not done:
+        timed = env.round
+        tick = timed.tick_count + 1
+        press = 0
+        if timed.turn_open(0, tick):
+            uniform = hash_uniform(77, STREAM_REACTION[0], timed.game.moves[0])
+            press = int(tick - timed.opens_at[0] >= sample_reaction(cdf, uniform))
+        _, reward, done, _, info = env.step(press)
+        total += reward
+    assert batch.round_info(0) == info["round"]
+    assert info["round"]["reason"] == reason
+    assert batch.episode_return[0] == total
+
+
+def test_the_battle_limit_and_points_end_rounds_like_the_env():
+    config = WarConfig(target_points=12, max_battles=20)
+    seeds = list(range(30))
+    decks, starters, keys = deals_from_seeds(seeds)
+    models = (ReactionModel.of_bot("instant", config, 0), ReactionModel.of_bot("instant", config, 1))
+    batch = simulate(config, models, decks, starters, keys)
+    env = gym.make("War-v0", opponent="instant", config=config).unwrapped
+    reasons = set()
+    for i, seed in enumerate(seeds):
+        expected, total = play_with_a_clock_bot_at_seat_0(env, "instant", seed)
+        assert batch.round_info(i) == expected and batch.episode_return[i] == total
+        reasons.add(expected["reason"])
+    assert {"points", "battle_limit"} <= reasons
+
+
+def test_random_deals_are_full_decks_and_rounds_conserve_cards():
+    config = WarConfig()
+    decks, starters, keys = random_deals(np.random.default_rng(0), 500)
+    assert (np.sort(decks, axis=1) == np.arange(52)).all() and set(starters.tolist()) <= {0, 1}
+    models = (ReactionModel.of_bot("human", config, 0), ReactionModel.of_bot("human", config, 1))
+    rounds = simulate(config, models, decks, starters, keys).rounds
+    on_table = np.where(rounds.reason == 3, rounds.pot_len, 0)  # a double shortage leaves the pot
+    assert (rounds.count[:500] + rounds.count[500:] + on_table == 52).all()
+    assert rounds.over.all()
+
+
+def test_agents_that_are_not_reaction_models_are_refused():
+    config = WarConfig()
+    for spec in ["eager", "random:p=0.2"]:
+        assert agent_reaction_model(make_agent(spec), config) is None
+        with pytest.raises(ValueError, match="reaction-time agents only"):
+            play_rounds(config, make_agent(spec), "human", [1])
+    fast_clock = WarConfig(turn_seconds=1.0)
+    with pytest.raises(ValueError, match="built for a turn of 30 ticks"):
+        agent_reaction_model(make_agent("human"), fast_clock)

@@ -1,0 +1,279 @@
+"""The benchmark's shards as Ray tasks: ``war-bench --backend ray [--address ADDRESS]``.
+
+The league is cut into the same shards as on the local backend (``scripts.benchmark.make_shards``)
+and every shard is played by the same pure function (``scripts.benchmark.play_shard``) inside a
+Ray task, so the records, and therefore ``results.json``, do not depend on the backend, the number
+of workers or the order in which shards finish. The driver keeps at most ``workers`` tasks in
+flight, waits for whichever finishes first (``ray.wait``) and hands its records to the benchmark's
+sink at once, which appends them to ``rounds.jsonl`` and flushes: a killed driver or a lost worker
+loses at most the shards still running, and ``--resume`` plays only what is missing.
+
+Ray does the retrying: a task that raises, or whose worker dies, is run again up to
+``max_retries`` times (``retry_exceptions=True``). A shard that still fails is not dropped: the
+other shards finish, the failures are written to ``failed_shards.json`` in the run folder and
+``ShardsFailed`` is raised (``war-bench`` exits with status 1), so no report is written from
+incomplete data.
+
+Ray is imported inside the functions of this module only: ``import scripts.benchmark`` and the
+local backend never import it.
+
+``python -m scripts.ray_backend`` measures, on a local Ray instance, the per-task overhead (no-op
+tasks) and the backend's throughput with 1..N workers (see README, section Distributed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from scripts.benchmark import Shard, play_shard, write_atomic
+from war_env.records import RoundRecord
+
+DEFAULT_MAX_RETRIES = 3
+FAILED_SHARDS_FILE = "failed_shards.json"
+
+
+@dataclass(frozen=True)
+class ShardFailure:
+    """A shard that failed on every attempt Ray made."""
+
+    agent: str
+    opponent: str
+    rounds: tuple[int, ...]
+    """Round indices of the shard (all missing from rounds.jsonl)."""
+    attempts: int
+    error: str
+    """The last attempt's error, as Ray reports it (exception type, message, remote traceback)."""
+
+
+class ShardsFailed(RuntimeError):
+    """Some shards failed on every attempt; every other shard finished and was written."""
+
+    def __init__(self, failures: Sequence[ShardFailure], report: Path | None):
+        self.failures = tuple(failures)
+        self.report = report
+        rounds = sum(len(failure.rounds) for failure in self.failures)
+        first = self.failures[0]
+        where = f"; details in {report}" if report is not None else ""
+        super().__init__(
+            f"{len(self.failures)} shard(s) ({rounds} rounds) failed after {first.attempts} attempt(s) each{where}. "
+            f"First: {first.agent} vs {first.opponent}, rounds {first.rounds[0]}..{first.rounds[-1]}: "
+            f"{first.error.strip().splitlines()[-1] if first.error.strip() else 'no message'}. Every other round "
+            f"is in rounds.jsonl; fix the cause and continue with --resume.")
+
+
+# --- the cluster ----------------------------------------------------------------------------------
+def connect(address: str | None = None, workers: int | None = None) -> int:
+    """Join the Ray cluster at ``address`` (``auto``, ``HOST:PORT``, ``ray://HOST:10001``) or, without
+    an address, start a local instance with one CPU per core of this machine and no dashboard. If Ray
+    is already initialised in this process, that instance is used as it is.
+
+    Returns the number of tasks to keep in flight: ``workers``, or every CPU of the cluster when
+    ``workers`` is None. A local instance stays up until the process exits (Ray shuts it down then).
+    """
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers must be a whole number >= 1 or None (every CPU of the cluster), got {workers!r}")
+    if address is not None and (not isinstance(address, str) or not address.strip()):
+        raise ValueError(f"address must be 'auto', 'HOST:PORT' or 'ray://HOST:PORT', got {address!r}")
+    import ray
+
+    if not ray.is_initialized():
+        if address is None:
+            ray.init(num_cpus=os.cpu_count(), include_dashboard=False, logging_level="WARNING")
+        else:
+            ray.init(address=address, logging_level="WARNING")
+    return workers if workers is not None else max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+SHARD_PLAYER: Callable[[Shard], list[RoundRecord]] = play_shard
+"""What ``war-bench --backend ray`` runs in each task (tests swap in a player that fails on purpose)."""
+
+
+def run_on_ray(shards: Sequence[Shard], workers: int, sink: Callable[[RoundRecord], None], run_dir: Path | None,
+               address: str | None = None) -> None:
+    """The benchmark's hook (``scripts.benchmark._play``): connect only if there is something to play."""
+    if shards:
+        run_shards_on_ray(shards, connect(address, workers), sink, run_dir, player=SHARD_PLAYER)
+
+
+def _play_in_task(player: Callable[[Shard], list[RoundRecord]], shard: Shard) -> list[RoundRecord]:
+    return player(shard)
+
+
+# --- running shards -------------------------------------------------------------------------------
+def run_shards_on_ray(
+    shards: Sequence[Shard],
+    workers: int,
+    sink: Callable[[RoundRecord], None],
+    run_dir: Path | None = None,
+    *,
+    max_retries: int = DEFAULT_MAX_RETRIES,
+    player: Callable[[Shard], list[RoundRecord]] = play_shard,
+) -> list[ShardFailure]:
+    """Play every shard as a Ray task (Ray must be initialised: see ``connect``), calling ``sink``
+    once per round in the driver as each shard finishes, in any order.
+
+    ``player`` plays one shard (``play_shard``; tests pass one that fails on purpose); it must be
+    importable or picklable on the workers. A shard failing ``max_retries + 1`` times is written to
+    ``run_dir/failed_shards.json`` and ``ShardsFailed`` is raised after all other shards finished.
+    On an interruption (Ctrl-C, an error in ``sink``) the running tasks are cancelled.
+    """
+    import ray
+    from ray.exceptions import RayError
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+        raise ValueError(f"max_retries must be a whole number >= 0, got {max_retries!r}")
+    if not ray.is_initialized():
+        raise RuntimeError("Ray is not initialised: call scripts.ray_backend.connect(address) first")
+    report = None if run_dir is None else Path(run_dir) / FAILED_SHARDS_FILE
+    if report is not None:
+        report.unlink(missing_ok=True)  # the file describes the latest session only
+
+    task = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=True)(_play_in_task)
+    player_ref = ray.put(player)
+    waiting = list(reversed(shards))
+    running: dict = {}
+    failures: list[ShardFailure] = []
+    try:
+        while waiting or running:
+            while waiting and len(running) < workers:
+                shard = waiting.pop()
+                running[task.remote(player_ref, shard)] = shard
+            (done,), _ = ray.wait(list(running), num_returns=1)
+            shard = running.pop(done)
+            try:
+                records = ray.get(done)
+            except RayError as error:  # every retry used up (a raised exception or a lost worker)
+                failures.append(ShardFailure(shard.agent, shard.opponent, tuple(i for i, _ in shard.rounds),
+                                             max_retries + 1, str(error)))
+                continue
+            for record in records:
+                sink(record)
+    except BaseException:
+        for ref in running:
+            ray.cancel(ref, force=True)
+        raise
+    if failures:
+        if report is not None:
+            write_atomic(report, json.dumps({"failed_shards": [asdict(f) for f in failures]}, indent=2) + "\n")
+        raise ShardsFailed(failures, report)
+    return failures
+
+
+# --- measuring: per-task overhead and scaling --------------------------------------------------------
+@dataclass
+class Scaling:
+    """What ``measure`` found (every time a median over ``repeats`` runs)."""
+
+    cpus: int
+    shard_rounds: int
+    rounds: int
+    in_process_rounds_per_second: float
+    """play_shard in the driver, no Ray: the per-core speed of the game itself."""
+    ray_rounds_per_second: dict[int, float]
+    """workers -> rounds/s of run_shards_on_ray."""
+    task_overhead_seconds: float
+    """Round trip of a no-op task with one in flight: submit, schedule, run, ray.wait, ray.get."""
+    noop_tasks_per_second: float
+    """No-op tasks with ``cpus`` in flight, as the backend keeps them."""
+    shard_rounds_for_5_percent: int
+    """Smallest shard whose task overhead is below 5% of its playing time."""
+    runs: dict
+
+
+def _noop(_):
+    return None
+
+
+def _timed(function) -> float:
+    started = time.perf_counter()
+    function()
+    return time.perf_counter() - started
+
+
+def measure(agent: str = "prompt", opponent: str = "human", rounds: int = 400, shard_rounds: int = 20,
+            workers: Sequence[int] = (1, 2), repeats: int = 3, noop_tasks: int = 300) -> Scaling:
+    """Medians over ``repeats`` of: the in-process speed, the Ray backend's speed with each number of
+    workers (tasks in flight), and the per-task overhead of Ray (no-op tasks, one and ``cpus`` in flight)."""
+    import ray
+
+    from scripts.benchmark import League, make_shards
+
+    connect(None)
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    shards = make_shards(League((agent,), (opponent,), rounds, 0), set(), shard_rounds)
+    runs: dict = {"in_process": [], "ray": {w: [] for w in workers}, "noop_one_in_flight": [], "noop_cpus_in_flight": []}
+    noop = ray.remote(num_cpus=1)(_noop)
+    ray.get([noop.remote(i) for i in range(2 * cpus)])  # warm the worker processes
+    run_shards_on_ray(shards[:cpus], cpus, lambda record: None)  # and their imports
+    for _ in range(repeats):
+        runs["in_process"].append(rounds / _timed(lambda: [play_shard(s) for s in shards]))
+        for w in workers:
+            runs["ray"][w].append(rounds / _timed(lambda: run_shards_on_ray(shards, w, lambda record: None)))
+        runs["noop_one_in_flight"].append(_timed(lambda: [ray.get(noop.remote(i)) for i in range(noop_tasks)]) / noop_tasks)
+
+        def flood():
+            running = [noop.remote(i) for i in range(cpus)]
+            for i in range(noop_tasks - cpus):
+                (done,), running = ray.wait(running, num_returns=1)
+                ray.get(done)
+                running.append(noop.remote(i))
+            ray.get(running)
+
+        runs["noop_cpus_in_flight"].append(noop_tasks / _timed(flood))
+    in_process = statistics.median(runs["in_process"])
+    overhead = statistics.median(runs["noop_one_in_flight"])
+    seconds_per_round = 1 / in_process
+    return Scaling(
+        cpus=cpus, shard_rounds=shard_rounds, rounds=rounds, in_process_rounds_per_second=in_process,
+        ray_rounds_per_second={w: statistics.median(v) for w, v in runs["ray"].items()},
+        task_overhead_seconds=overhead, noop_tasks_per_second=statistics.median(runs["noop_cpus_in_flight"]),
+        shard_rounds_for_5_percent=max(1, int(-(-overhead // (0.05 * seconds_per_round)))), runs=runs)
+
+
+def _rounded(value):
+    if isinstance(value, float):
+        return round(value, 5)
+    if isinstance(value, dict):
+        return {key: _rounded(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_rounded(item) for item in value]
+    return value
+
+
+def cli(argv: list[str] | None = None) -> Scaling:
+    parser = argparse.ArgumentParser(
+        prog="python -m scripts.ray_backend",
+        description="Measure the Ray backend on a local instance: rounds/s with 1..N workers and the per-task "
+                    "overhead (medians of several runs).", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--agent", default="prompt")
+    parser.add_argument("--opponent", default="human")
+    parser.add_argument("--rounds", type=int, default=400, help="rounds per timed run")
+    parser.add_argument("--shard-rounds", type=int, default=20)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    result = measure(args.agent, args.opponent, args.rounds, args.shard_rounds, args.workers, args.repeats)
+    print(f"local Ray instance with {result.cpus} CPUs; {result.rounds} rounds of {args.agent} vs {args.opponent}, "
+          f"shards of {result.shard_rounds}; medians of {args.repeats} runs")
+    print(f"  in process, no Ray:      {result.in_process_rounds_per_second:8.1f} rounds/s")
+    base = result.ray_rounds_per_second[min(result.ray_rounds_per_second)]
+    for w, rate in result.ray_rounds_per_second.items():
+        print(f"  ray, {w} worker(s):        {rate:8.1f} rounds/s  (x{rate / base:.2f})")
+    print(f"  no-op task round trip:   {result.task_overhead_seconds * 1e3:8.2f} ms (one in flight)")
+    print(f"  no-op tasks, {result.cpus} in flight: {result.noop_tasks_per_second:8.1f} tasks/s")
+    print(f"  shard size for task overhead < 5%: >= {result.shard_rounds_for_5_percent} rounds")
+    print("  runs: " + json.dumps(_rounded(result.runs)))
+    return result
+
+
+if __name__ == "__main__":
+    cli()

@@ -159,16 +159,26 @@ def make_shards(league: League, done: set[tuple[str, str, int]], shard_rounds: i
 
 # --- playing shards: in this process or in worker processes -----------------------------------
 _worker_queue = None
+_worker_parent = None
 
 
-def _init_worker(queue) -> None:
-    global _worker_queue
-    _worker_queue = queue
+def _init_worker(queue, parent: int) -> None:
+    global _worker_queue, _worker_parent
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the workers itself
+    _worker_queue, _worker_parent = queue, parent
+
+
+def _send_round(record: RoundRecord) -> None:
+    if os.getppid() != _worker_parent:  # the parent was killed: nobody will read this round
+        os._exit(1)
+    _worker_queue.put(record)
 
 
 def _play_shard_in_worker(shard: Shard) -> int:
     """Stream each finished round to the parent at once, so a killed run loses none."""
-    return len(play_shard(shard, on_round=_worker_queue.put))
+    return len(play_shard(shard, on_round=_send_round))
 
 
 def run_shards(shards: Sequence[Shard], workers: int, sink: Callable[[RoundRecord], None]) -> None:
@@ -178,27 +188,27 @@ def run_shards(shards: Sequence[Shard], workers: int, sink: Callable[[RoundRecor
             play_shard(shard, on_round=sink)
         return
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
     queue = multiprocessing.Queue()
     expected = sum(len(shard.rounds) for shard in shards)
-    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(queue,)) as pool:
-        futures = [pool.submit(_play_shard_in_worker, shard) for shard in shards]
-        try:
-            received = 0
-            while received < expected:
-                try:
-                    record = queue.get(timeout=0.2)
-                except Empty:
-                    for future in futures:
-                        if future.done() and future.exception() is not None:
-                            raise future.exception()
-                    continue
-                sink(record)
-                received += 1
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    pool = multiprocessing.Pool(workers, initializer=_init_worker, initargs=(queue, os.getpid()))
+    try:
+        result = pool.map_async(_play_shard_in_worker, shards, chunksize=1)
+        received = 0
+        while received < expected:
+            try:
+                record = queue.get(timeout=0.2)
+            except Empty:
+                if result.ready() and not result.successful():
+                    result.get()  # raises the worker's exception here
+                continue
+            sink(record)
+            received += 1
+        result.get()
+        pool.close()
+    finally:
+        pool.terminate()  # on success the workers are idle; on an error or Ctrl-C they stop mid-round
+        pool.join()
 
 
 # --- rounds.jsonl ---------------------------------------------------------------------------------

@@ -231,3 +231,13 @@ def test_a_shard_is_a_picklable_pure_description_of_its_rounds():
     first, again = play_shard(shard), play_shard(pickle.loads(pickle.dumps(shard)))
     assert first == again and [r.round for r in first] == [0, 1]
     assert all(isinstance(r, RoundRecord) and RoundRecord.from_json(r.to_json()) == r for r in first)
+
+
+def test_an_error_in_a_worker_process_reaches_the_caller():
+    from scripts.benchmark import run_shards
+
+    good = Shard("prompt", "instant", (), ((0, 1), (1, 2)))
+    bad = Shard("prompt", "nobody", (), ((0, 1),))
+    received = []
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        run_shards([good, bad], workers=2, sink=received.append)

@@ -271,9 +271,14 @@ def load_sb3_agent(
 class SB3Agent(Agent):
     """A trained SB3 policy behind the ``Agent`` interface.
 
-    ``act`` runs the policy network directly (no SB3 ``predict`` bookkeeping), which matters at one
-    call per tick. MaskablePPO gets its action mask from the observation: ``can_draw`` (index 0) is
-    exactly ``action_masks()[1]``.
+    Deterministic play (the default) runs the policy's layers as numpy matrix products, copied
+    from the torch modules at load time: at one call per tick, SB3's ``predict`` (tensor
+    conversion, bookkeeping) costs far more than the 16-64-64-2 network itself. The greedy action is
+    the argmax of the logits (PPO, A2C) or Q-values (DQN); ``tests/test_sb3_model.py`` checks it
+    equal to SB3's ``predict(deterministic=True)``. Stochastic play, or a policy whose layers are not
+    plain Linear/activation stacks (a trusted custom file), goes through the torch policy.
+    MaskablePPO gets its action mask from the observation: ``can_draw`` (index 0) is exactly
+    ``action_masks()[1]``.
     """
 
     def __init__(self, model, algo: str, path: str, deterministic: bool = True):
@@ -287,6 +292,7 @@ class SB3Agent(Agent):
         self._torch = torch
         self._masked = algo == "maskable_ppo"
         model.policy.set_training_mode(False)
+        self._layers = _numpy_layers(model.policy) if self.deterministic else None
 
     def spec(self) -> str:
         return f"{self.algo}:{self.path}"
@@ -305,12 +311,65 @@ class SB3Agent(Agent):
         return self._actions(observation), state
 
     def _actions(self, observations: np.ndarray) -> np.ndarray:
+        if self._layers is not None:
+            scores = _forward(self._layers, observations)
+            if self._masked:
+                scores = np.where(self._masks(observations), scores, -np.inf)
+            return scores.argmax(axis=1)
         torch = self._torch
         with torch.no_grad():
             tensor = torch.as_tensor(observations)
             if self._masked:
-                masks = np.stack([np.ones(len(observations), bool), observations[:, CAN_DRAW] > 0.5], axis=1)
-                actions = self.model.policy._predict(tensor, deterministic=self.deterministic, action_masks=masks)
+                actions = self.model.policy._predict(tensor, deterministic=self.deterministic,
+                                                     action_masks=self._masks(observations))
             else:
                 actions = self.model.policy._predict(tensor, deterministic=self.deterministic)
         return actions.numpy().reshape(-1)
+
+    @staticmethod
+    def _masks(observations: np.ndarray) -> np.ndarray:
+        return np.stack([np.ones(len(observations), bool), observations[:, CAN_DRAW] > 0.5], axis=1)
+
+
+def _numpy_layers(policy) -> list | None:
+    """The greedy-action network of ``policy`` as ``[("linear", W, b) | ("tanh",) | ...]``, or
+    ``None`` when it is not a flat observation through plain Linear and activation layers."""
+    import torch
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    if hasattr(policy, "q_net"):  # DQN
+        extractor, modules = policy.q_net.features_extractor, list(policy.q_net.q_net)
+    elif hasattr(policy, "action_net") and hasattr(policy, "mlp_extractor"):  # PPO, A2C, MaskablePPO
+        extractor = policy.pi_features_extractor
+        modules = list(policy.mlp_extractor.policy_net) + [policy.action_net]
+    else:
+        return None
+    if type(extractor) is not FlattenExtractor:
+        return None
+    layers = []
+    for module in modules:
+        if type(module) is torch.nn.Linear:
+            layers.append(("linear", module.weight.detach().numpy().T.copy(), module.bias.detach().numpy().copy()))
+        elif type(module) in (torch.nn.Tanh, torch.nn.ReLU, torch.nn.ELU):
+            layers.append((type(module).__name__.lower(),))
+        elif type(module) is torch.nn.LeakyReLU:
+            layers.append(("leaky_relu", module.negative_slope))
+        else:
+            return None
+    return layers
+
+
+def _forward(layers: list, x: np.ndarray) -> np.ndarray:
+    for layer in layers:
+        kind = layer[0]
+        if kind == "linear":
+            x = x @ layer[1] + layer[2]
+        elif kind == "tanh":
+            x = np.tanh(x)
+        elif kind == "relu":
+            x = np.maximum(x, 0)
+        elif kind == "elu":
+            x = np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
+        else:
+            x = np.where(x > 0, x, x * layer[1])
+    return x

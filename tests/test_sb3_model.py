@@ -43,9 +43,8 @@ class TouchOnUnpickle:
 
 
 def _small_model(algo: str):
-    hyperparameters = {"dqn": {"buffer_size": 100, "learning_starts": 0}}.get(algo, {"n_steps": 16, "batch_size": 16})
-    if algo == "maskable_ppo":
-        hyperparameters = {"n_steps": 16, "batch_size": 16}
+    hyperparameters = {"dqn": {"buffer_size": 100, "learning_starts": 0}, "a2c": {"n_steps": 16}}.get(
+        algo, {"n_steps": 16, "batch_size": 16})
     return build_model(algo, gym.make("War-v0"), {"net_arch": [8, 8]} if algo == "dqn" else
                        {"net_arch": {"pi": [8], "vf": [8]}}, hyperparameters, seed=0)
 
@@ -202,3 +201,24 @@ def test_maskable_agent_never_draws_out_of_turn(tmp_path):
     observations = np.random.default_rng(3).random((200, len(INDEX)), dtype=np.float32)
     observations[:, INDEX["can_draw"]] = 0.0
     assert not agent.predict(observations)[0].any()
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu", "elu", "leaky_relu"])
+def test_the_fast_numpy_forward_pass_equals_sb3_predict(activation, tmp_path):
+    kwargs = {"net_arch": {"pi": [32, 32], "vf": [8]}, "activation_fn": activation}
+    model = build_model("ppo", gym.make("War-v0"), kwargs, {"n_steps": 16, "batch_size": 16}, seed=4)
+    agent = load_sb3_agent("ppo", str(save_model(model, tmp_path / "m.zip", "ppo", kwargs)))
+    assert agent._layers is not None  # the numpy path is the one under test
+    observations = np.random.default_rng(4).random((500, len(INDEX)), dtype=np.float32)
+    assert np.array_equal(agent.predict(observations)[0], model.predict(observations, deterministic=True)[0])
+
+
+def test_stochastic_play_is_reproducible_from_the_round_seed(saved_ppo):
+    _, path = saved_ppo
+    agent = load_sb3_agent("ppo", str(path), deterministic=False)
+    observation = np.full(len(INDEX), 0.5, np.float32)
+    agent.reset(seed=1)
+    first = [agent.act(observation) for _ in range(40)]
+    agent.reset(seed=1)
+    assert [agent.act(observation) for _ in range(40)] == first
+    assert set(first) == {0, 1}  # an untrained policy is close to 50/50

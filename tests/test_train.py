@@ -152,6 +152,23 @@ def test_each_algorithm_trains_saves_reloads_and_plays(algo, tmp_path):
         assert round_info["false_starts"][0] == 0
 
 
+def test_subprocess_envs_train_in_real_worker_processes(tmp_path):
+    result = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=128, n_envs=2, vec_env="subproc",
+                  run_dir=tmp_path / "run", bench_rounds=0)
+    assert result.timesteps == 128
+    assert json.loads((result.run_dir / "config.json").read_text())["settings"]["vec_env"] == "subproc"
+
+
+def test_a_saved_model_can_be_the_opponent_for_self_play(tmp_path):
+    first = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=1,
+                 run_dir=tmp_path / "first", bench_rounds=0)
+    opponent = f"ppo:{first.best_model}"
+    second = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=1, opponent=opponent,
+                  run_dir=tmp_path / "second", bench_rounds=1)
+    assert second.model_card["opponent"] == opponent
+    assert second.model_card["benchmark"]["baseline"]["opponent"] == opponent
+
+
 def test_a_run_folder_is_never_overwritten(tmp_path):
     config = tiny_config(tmp_path, "ppo")
     main("ppo", config_path=config, timesteps=64, n_envs=1, run_dir=tmp_path / "run", bench_rounds=0)

@@ -802,8 +802,7 @@ def _env_kwargs(items: list[str] | None) -> dict | None:
 
 def cli(argv: list[str] | None = None) -> BenchmarkRun:
     parser = argparse.ArgumentParser(
-        prog="war-bench", description="Play a league of agents against opponents on paired rounds and write a report.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        prog="war-bench", description="Play a league of agents against opponents on paired rounds and write a report.")
     parser.add_argument("--agents", nargs="+", metavar="SPEC", default=None,
                         help=f"agent specs (default: {' '.join(BASELINES)})")
     parser.add_argument("--opponents", nargs="+", metavar="SPEC", default=None,

@@ -328,7 +328,7 @@ def test_bad_input_is_refused_with_a_clear_error():
     with pytest.raises(ValueError, match="max_cycles"):
         WarParallelEnv(max_cycles=0)
     with pytest.raises(ValueError, match="render_mode"):
-        WarParallelEnv(render_mode="human")
+        WarParallelEnv(render_mode="pixels")
     with pytest.raises(ValueError, match="unknown War-v0 argument"):
         WarParallelEnv(turn_secs=3)
     par = WarParallelEnv()
@@ -354,9 +354,23 @@ def test_import_war_env_does_not_import_pettingzoo():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_the_ansi_frame_shows_the_table():
+def test_the_ansi_frame_shows_the_table_with_the_agents_names():
     par = WarParallelEnv(render_mode="ansi")
     par.reset(seed=0)
     par.step({"player_0": 1, "player_1": 1})
     frame = par.render()
-    assert isinstance(frame, str) and "tick 1" in frame
+    assert isinstance(frame, str) and "tick 1" in frame and "player_0" in frame and "player_1" in frame
+
+
+def test_the_rgb_array_frame_is_a_real_pygame_picture_of_the_table():
+    pytest.importorskip("pygame")
+    par = WarParallelEnv(render_mode="rgb_array")
+    par.reset(seed=0)
+    first = par.render()
+    par.step({"player_0": 1, "player_1": 0})
+    par.step({"player_0": 0, "player_1": 1})  # both drawn: the cards are revealed
+    second = par.render()
+    assert first.dtype == np.uint8 and first.ndim == 3 and first.shape[2] == 3 and first.shape == second.shape
+    assert not np.array_equal(first, second)
+    par.close()
+    assert par._screen is None

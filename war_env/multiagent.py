@@ -108,13 +108,16 @@ class WarParallelEnv(ParallelEnv):
     ``WarConfig`` or its fields as keywords, exactly as for War-v0.
 
     ## Rendering
-    ``render_mode="ansi"``: War-v0's text frame of the table (seat 0 on the first line).
+    War-v0's frames of the table, with the seats named ``player_0`` and ``player_1``: ``"ansi"`` (text),
+    ``"rgb_array"`` (a ``uint8`` array) and ``"human"`` (a window, after every ``reset``/``step``); the
+    pixel modes need pygame-ce (the ``render`` extra).
 
     ## Version History
     * v0: first release.
     """
 
-    metadata = {"name": "war_v0", "render_modes": ["ansi"], "render_fps": 10, "is_parallelizable": True}
+    metadata = {"name": "war_v0", "render_modes": ["ansi", "rgb_array", "human"], "render_fps": 10, "is_parallelizable": True}
+    _screen = None  # the pixel painter (and window), made by the first render() in a pixel mode
 
     def __init__(
         self,
@@ -170,6 +173,8 @@ class WarParallelEnv(ParallelEnv):
         self._steps = 0
         self._result = None
         observations = {agent: self._observe(agent) for agent in self.agents}
+        if self.render_mode == "human":
+            self.render()
         return observations, {agent: {"policy_seed": policy_seed(round_key, SEATS[agent])} for agent in self.agents}
 
     def step(self, actions: Mapping):
@@ -206,15 +211,28 @@ class WarParallelEnv(ParallelEnv):
             truncations[agent] = truncate and not leaves
             infos[agent] = info
         self.agents = [agent for agent in acting if not (terminations[agent] or truncations[agent])]
+        if self.render_mode == "human":
+            self.render()
         return observations, rewards, terminations, truncations, infos
 
     def render(self):
         if self.render_mode is None:
             warnings.warn("render() called without a render_mode; use WarParallelEnv(render_mode='ansi')")
             return None
-        from war_env.ansi import render_ansi
+        if self.render_mode == "ansi":
+            from war_env.ansi import render_ansi
 
-        return render_ansi(self.round, self.scoreboard)
+            return render_ansi(self.round, self.scoreboard, names=AGENTS)
+        if self._screen is None:
+            from war_env.render.window import EnvScreen  # imports pygame (the `render` extra)
+
+            self._screen = EnvScreen(self.render_mode, self.metadata["render_fps"], names=AGENTS)
+        return self._screen.render(self.round, self.scoreboard)
+
+    def close(self):
+        if self._screen is not None:
+            self._screen.close()
+            self._screen = None
 
     # --- extras ------------------------------------------------------------------------------
     def result(self) -> RoundResult:

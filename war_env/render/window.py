@@ -42,13 +42,14 @@ class TableWindow:
 class EnvScreen:
     """What the env's ``render()`` uses in the pixel modes: one painter, and a window in human mode."""
 
-    def __init__(self, render_mode: str, fps: float):
+    def __init__(self, render_mode: str, fps: float, names: tuple[str, str] | None = None):
         from war_env.render.table import TablePainter
 
         if render_mode not in ("rgb_array", "human"):
             raise ValueError(f"EnvScreen paints the rgb_array and human modes, not {render_mode!r}")
         self.render_mode = render_mode
         self.fps = fps
+        self.names = names  # None: the scene's default seat names
         self.painter = TablePainter()
         self.window = TableWindow("War-v0") if render_mode == "human" else None
 
@@ -56,7 +57,7 @@ class EnvScreen:
         """The frame as an array (rgb_array), or ``None`` after showing it (human)."""
         from war_env.scene import build_scene
 
-        scene = build_scene(timed, scoreboard)
+        scene = build_scene(timed, scoreboard) if self.names is None else build_scene(timed, scoreboard, self.names)
         if self.window is None:
             return self.painter.frame(scene)
         self.window.show(self.painter.paint(scene))

@@ -164,7 +164,9 @@ def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_one(tmp_path):
     league = ["--agents", "prompt", "last_moment", "--opponents", "human", "--rounds", "60", "--seed", "9"]
     killed = tmp_path / "killed"
     command = [sys.executable, "-m", "scripts.benchmark", *league, "--out", str(killed), "--quiet", "--shard-rounds", "7"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command += ["--workers", "2"]  # the parent is killed; its two workers must notice and stop by themselves
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
     log = killed / "rounds.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:
@@ -173,6 +175,10 @@ def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_one(tmp_path):
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
     assert process.wait(timeout=10) == -signal.SIGKILL
+    deadline = time.monotonic() + 20
+    while _processes_in_group(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _processes_in_group(process.pid), "orphaned workers kept running"
     finished = log.read_bytes().count(b"\n")
     assert 30 <= finished < 120 and not (killed / "results.json").exists()
     with open(log, "ab") as file:  # as if the crash had cut the last line in the middle
@@ -184,6 +190,11 @@ def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_one(tmp_path):
                  progress=False)
     assert (killed / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
     assert len(log.read_text().splitlines()) == 120
+
+
+def _processes_in_group(group: int) -> list[int]:
+    found = subprocess.run(["pgrep", "-g", str(group)], capture_output=True, text=True).stdout.split()
+    return [int(pid) for pid in found]
 
 
 def test_reading_rounds_tolerates_a_cut_off_last_line_but_not_a_corrupt_one(tmp_path):

@@ -37,7 +37,7 @@ from queue import Empty
 import numpy as np
 
 from agents import BASELINES, make_agent
-from war_env.bots import BOTS
+from war_env.bots import BOTS, make_bot
 from war_env.engine import END_REASONS
 from war_env.env import make_config
 from war_env.records import RoundRecord, play_round
@@ -115,13 +115,11 @@ class Shard:
 
 
 def make_opponent(spec: str, config: WarConfig):
-    """An opponent bot spec (``instant``, ``human``, ``fixed:ticks=5``, ...) stays a spec for the env;
-    any other spec is an agent playing seat 1 (``prompt``, ``ppo:PATH``). ``human`` is the bot."""
+    """A bot spec (``instant``, ``human``, ``fixed:ticks=5``, ...) gives the env's opponent bot; any
+    other spec is an agent playing seat 1 (``prompt``, ``ppo:PATH``). ``human`` is the bot."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an opponent spec must be a non-empty string like 'human' or 'prompt', got {spec!r}")
     if spec.partition(":")[0].strip().lower() in BOTS:
-        from war_env.bots import make_bot
-
         return make_bot(spec)
     return make_agent(spec, config=config)
 

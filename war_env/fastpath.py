@@ -402,55 +402,460 @@ def random_deals(rng: np.random.Generator, count: int) -> tuple[np.ndarray, np.n
 
 
 # --- the fast path ----------------------------------------------------------------------
+_RING = 64
+"""Ring size of a pile in the fast path (>= 52, a power of two so that wrapping is a bit mask)."""
+_WRAP = _RING - 1
+_SIDE = 2 * _RING
+
+
 @dataclass(frozen=True)
 class RoundBatch:
-    """Per-round results of ``simulate``, one entry per deal (arrays of length k)."""
+    """Per-round results of ``simulate``: arrays with one entry per deal (pairs: shape ``(2, k)``)."""
 
-    rounds: BatchedRounds
-    episode_return: np.ndarray
-    """Seat 0's return, the float sum ``play_round`` makes of the env's step rewards."""
+    winner: np.ndarray
+    """Seat that won, ``NO_WINNER`` (-1) for a draw."""
+    reason: np.ndarray
+    """Index into ``engine.END_REASONS``."""
+    battles: np.ndarray
+    wars: np.ndarray
+    points: np.ndarray
+    cards: np.ndarray
+    takeover: np.ndarray
+    ticks: np.ndarray
     steps: np.ndarray
     """Env steps seat 0 took (the takeover tick, else the round's ticks)."""
+    episode_return: np.ndarray
+    """Seat 0's return, the float sum ``play_round`` makes of the env's step rewards."""
+    reaction_ticks: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]
+    """Per seat ``(ticks, starts, counts)``: round i's own reaction ticks are
+    ``ticks[starts[i]:starts[i] + counts[i]]``."""
+
+    def reactions_of(self, seat: int, i: int) -> list[int]:
+        ticks, starts, counts = self.reaction_ticks[seat]
+        return ticks[starts[i]:starts[i] + counts[i]].tolist()
 
     def __len__(self) -> int:
-        return self.rounds.n
+        return len(self.winner)
 
     def round_info(self, i: int) -> dict:
         """Round ``i`` as the env's ``info["round"]`` (``war_env.env.describe_round``)."""
-        rounds = self.rounds
-        winner = int(rounds.winner[i])
+        winner = int(self.winner[i])
         return {
             "winner": None if winner == NO_WINNER else winner,
-            "reason": END_REASONS[rounds.reason[i]],
-            "battles": int(rounds.battles[i]),
-            "wars": int(rounds.wars[i]),
-            "points": (int(rounds.points[0, i]), int(rounds.points[1, i])),
-            "cards": (int(rounds.count[i]), int(rounds.count[rounds.n + i])),
-            "takeover": (bool(rounds.taken_over[0, i]), bool(rounds.taken_over[1, i])),
+            "reason": END_REASONS[self.reason[i]],
+            "battles": int(self.battles[i]),
+            "wars": int(self.wars[i]),
+            "points": (int(self.points[0, i]), int(self.points[1, i])),
+            "cards": (int(self.cards[0, i]), int(self.cards[1, i])),
+            "takeover": (bool(self.takeover[0, i]), bool(self.takeover[1, i])),
             "false_starts": (0, 0),
-            "reaction_ticks": (rounds.reaction_ticks(0, i), rounds.reaction_ticks(1, i)),
+            "reaction_ticks": (self.reactions_of(0, i), self.reactions_of(1, i)),
             "steps": int(self.steps[i]),
-            "ticks": int(rounds.tick[i]),
+            "ticks": int(self.ticks[i]),
         }
 
 
 def simulate(config: WarConfig, seat_models: tuple[ReactionModel, ReactionModel],
              decks: np.ndarray | list, starters: np.ndarray, round_keys: np.ndarray) -> RoundBatch:
-    """Play one whole round per deal, both seats timed by their reaction models, move by move.
-    ``decks``: shuffled decks ``(k, 52)`` or a list of ``(pile0, pile1)`` card lists."""
+    """Play one whole round per deal, both seats timed by their reaction models.
+
+    ``decks``: shuffled decks ``(k, 52)`` or a list of ``(pile0, pile1)`` card lists. First the card
+    game of every round is played to its end (``play_cards``: it never depends on timing), then the
+    ticks of every move follow from the reaction hashes (``_time_rounds``)."""
+    starters = np.asarray(starters, dtype=np.int64)
+    round_keys = np.asarray(round_keys, dtype=np.uint64)
+    cards = play_cards(config, decks, starters, round_keys)
+    return _time_rounds(config, seat_models, starters, round_keys, cards)
+
+
+def simulate_moves(config: WarConfig, seat_models: tuple[ReactionModel, ReactionModel],
+                   decks: np.ndarray | list, starters: np.ndarray, round_keys: np.ndarray) -> RoundBatch:
+    """``simulate`` done by ``BatchedRounds.play_moves`` (the vector env's play-out), move by move:
+    slower, kept as the cross-check of ``simulate``."""
     count = len(starters)
     rounds = BatchedRounds(config, count, seat_models)
-    games = np.arange(count)
-    rounds.start(games, decks if isinstance(decks, list) else np.asarray(decks), starters, round_keys)
-    rounds.play_moves(games)
+    rounds.start(np.arange(count), decks if isinstance(decks, list) else np.asarray(decks), starters, round_keys)
+    rounds.play_moves(np.arange(count))
     taken = rounds.taken_over[0]
-    steps = np.where(taken, rounds.agent_steps, rounds.tick)
-    idle_sums = _idle_sums(config.reward_idle_tick, int(rounds.idle_before_last.max(initial=0)))
+    reactions = tuple(
+        (rounds.reactions[seat][np.arange(rounds.reactions.shape[2]) < rounds.n_reactions[seat][:, None]].astype(np.int64),
+         np.cumsum(rounds.n_reactions[seat]) - rounds.n_reactions[seat], rounds.n_reactions[seat].copy())
+        for seat in (0, 1)
+    )
+    return RoundBatch(
+        winner=rounds.winner.copy(), reason=rounds.reason.copy(), battles=rounds.battles.copy(),
+        wars=rounds.wars.copy(), points=rounds.points.copy(),
+        cards=np.stack([rounds.count[:count], rounds.count[count:]]), takeover=rounds.taken_over.copy(),
+        ticks=rounds.tick.copy(), steps=np.where(taken, rounds.agent_steps, rounds.tick),
+        episode_return=_returns(config, taken, rounds.idle_before_last, rounds.winner),
+        reaction_ticks=reactions,
+    )
+
+
+@dataclass(frozen=True)
+class CardResults:
+    """The card game of k rounds, per round; pairs are per seat, shape ``(2, k)``."""
+
+    winner: np.ndarray
+    reason: np.ndarray
+    battles: np.ndarray
+    wars: np.ndarray
+    points: np.ndarray
+    cards: np.ndarray
+    steps: np.ndarray
+    """Battle and war steps: each seat made this many moves."""
+
+
+def play_cards(config: WarConfig, decks: np.ndarray | list, starters: np.ndarray, round_keys: np.ndarray) -> CardResults:
+    """Every round's card game to its end, all rounds at once, one battle per loop iteration.
+
+    The two piles of a round are kept as *sides*: side 0 is the starter's, side 1 the other seat's,
+    so the pot of a battle is always (side 0's card, side 1's card) and no per-round branching on
+    the starter is needed. Finished rounds leave the arrays (compaction); wars, rare, are played
+    out at once for the rounds that tie."""
+    state = _CardState(config, decks, starters, round_keys)
+    while state.size:
+        state.battle()
+    return state.results()
+
+
+class _CardState:
+    """Working arrays of ``play_cards`` for the rounds still running (``ids`` maps them back)."""
+
+    def __init__(self, config, decks, starters, round_keys):
+        self.config = config
+        count = len(starters)
+        self.count = count
+        self.piles = np.zeros((count, 2, _RING), dtype=np.int8)
+        self.n = np.zeros((2, count), dtype=np.int64)
+        if isinstance(decks, list):
+            for i, (pile0, pile1) in enumerate(decks):
+                by_seat = (pile0, pile1)
+                for side in (0, 1):
+                    pile = by_seat[side ^ int(starters[i])]
+                    self.piles[i, side, : len(pile)] = pile
+                    self.n[side, i] = len(pile)
+        else:
+            decks = np.asarray(decks)
+            half = decks.shape[1] // 2
+            first = starters == 0  # side 0 is the starter's pile
+            self.piles[:, 0, :half] = np.where(first[:, None], decks[:, :half], decks[:, half:])
+            self.piles[:, 1, :half] = np.where(first[:, None], decks[:, half:], decks[:, :half])
+            self.n[:] = half
+        self.head = np.zeros((2, count), dtype=np.int64)
+        self.points = np.zeros((2, count), dtype=np.int64)
+        self.battles = np.zeros(count, dtype=np.int64)
+        self.wars = np.zeros(count, dtype=np.int64)
+        self.tricks = np.zeros(count, dtype=np.int64)
+        self.steps = np.zeros(count, dtype=np.int64)
+        self.keys = round_keys.copy()
+        self.ids = np.arange(count)
+        self.starters = starters
+        self.base = np.arange(count) * _SIDE
+        self.done = np.zeros(count, dtype=bool)
+        self.out = {name: np.zeros(count, dtype=np.int64) for name in ("winner", "reason", "battles", "wars", "steps")}
+        self.out_points = np.zeros((2, count), dtype=np.int64)
+        self.out_cards = np.zeros((2, count), dtype=np.int64)
+
+    @property
+    def size(self) -> int:
+        return len(self.ids)
+
+    # --- one battle for every running round ----------------------------------------------
+    def battle(self):
+        config = self.config
+        flat = self.piles.reshape(-1)
+        base, head, n = self.base, self.head, self.n
+        first = flat[base + head[0]]
+        second = flat[base + _RING + head[1]]
+        head += 1
+        head &= _WRAP
+        n -= 1
+        self.battles += 1
+        self.steps += 1
+        rank_first, rank_second = first >> 2, second >> 2
+        side0_wins = rank_first > rank_second
+        tie = rank_first == rank_second
+        side1_wins = ~(side0_wins | tie)
+        laid = (first, second)
+        if config.pickup == "shuffled":
+            counters = self.tricks * POT_POSITIONS
+            key0 = hash64_array(self.keys, STREAM_PICKUP, counters)
+            key1 = hash64_array(self.keys, STREAM_PICKUP, counters + 1)
+            swap = (key1 < key0) | ((key1 == key0) & (second < first))
+            first, second = np.where(swap, second, first), np.where(swap, first, second)
+        # Write the pot behind the winner's pile; a tie writes into free ring slots and counts nothing.
+        winner_side = side1_wins.astype(np.int64)
+        tail = np.where(side1_wins, head[1] + n[1], head[0] + n[0])
+        row = base + winner_side * _RING
+        flat[row + (tail & _WRAP)] = first
+        flat[row + ((tail + 1) & _WRAP)] = second
+        n[0] += 2 * side0_wins
+        n[1] += 2 * side1_wins
+        self.points[0] += side0_wins
+        self.points[1] += side1_wins
+        self.tricks += ~tie
+        # The end checks of _check_end on every round at once; only rounds that end are subset.
+        config_target, config_limit = config.target_points, config.max_battles
+        ending = (side0_wins & (n[1] == 0)) | (side1_wins & (n[0] == 0))
+        if config_target is not None:
+            ending |= (self.points[0] >= config_target) | (self.points[1] >= config_target)
+        if config_limit is not None:
+            ending |= self.battles >= config_limit
+        ending &= ~tie
+        if ending.any():
+            ended = np.flatnonzero(ending)
+            self._check_end(ended, winner_side[ended])
+        if tie.any():
+            ties = np.flatnonzero(tie)
+            pot = np.zeros((len(ties), DECK_SIZE), dtype=np.int8)
+            pot[:, 0], pot[:, 1] = laid[0][ties], laid[1][ties]  # as laid: a war's pot is shuffled when taken
+            self._war(ties, pot, np.full(len(ties), 2, dtype=np.int64))
+        finished = np.count_nonzero(self.done)
+        if finished and (8 * finished >= self.size or self.size <= 64):
+            self._retire()
+
+    # --- wars ----------------------------------------------------------------------------
+    def _war(self, rounds, pot, pot_len):
+        """``Game._start_war`` and the war steps, repeated while the face-up cards tie."""
+        need = self.config.cards_for_war
+        live = ~self.done[rounds]
+        rounds, pot, pot_len = rounds[live], pot[live], pot_len[live]
+        while rounds.size:
+            self.wars[rounds] += 1
+            short0 = self.n[0, rounds] < need
+            short1 = self.n[1, rounds] < need
+            both = short0 & short1
+            if both.any():
+                self._end(rounds[both], NO_WINNER, WAR_SHORTAGE)
+            one = short0 ^ short1
+            if one.any():
+                winners = short0[one].astype(np.int64)
+                lost = rounds[one]
+                self._pick_up(lost, winners, pot[one], pot_len[one])
+                self._move_pile(lost, 1 - winners, winners)
+                self._end(lost, winners, WAR_SHORTAGE)
+            go_on = ~(short0 | short1)
+            rounds, pot, pot_len = rounds[go_on], pot[go_on], pot_len[go_on]
+            if not rounds.size:
+                return
+            self.steps[rounds] += 1
+            face_up = []
+            for side in (0, 1):
+                for _ in range(self.config.war_face_down + 1):
+                    card = self._pop(side, rounds)
+                    pot[np.arange(len(rounds)), pot_len] = card
+                    pot_len += 1
+                face_up.append(card >> 2)
+            tie = face_up[0] == face_up[1]
+            decided = ~tie
+            if decided.any():
+                won = rounds[decided]
+                winners = (face_up[1] > face_up[0])[decided].astype(np.int64)
+                self._pick_up(won, winners, pot[decided], pot_len[decided])
+                self.points[winners, won] += 1
+                self.tricks[won] += 1
+                self._check_end(won, winners)
+            rounds, pot, pot_len = rounds[tie], pot[tie], pot_len[tie]
+
+    def _pop(self, side, rounds):
+        flat = self.piles.reshape(-1)
+        cards = flat[self.base[rounds] + side * _RING + self.head[side, rounds]]
+        self.head[side, rounds] = (self.head[side, rounds] + 1) & _WRAP
+        self.n[side, rounds] -= 1
+        return cards
+
+    def _pick_up(self, rounds, sides, pot, pot_len):
+        """``Game._pick_up``: the pot in the order laid, or sorted like ``sorted(zip(keys, pot))``."""
+        if self.config.pickup == "shuffled":
+            valid = _POSITIONS < pot_len[:, None]
+            counters = (self.tricks[rounds] * POT_POSITIONS)[:, None] + _POSITIONS
+            keys = np.where(valid, hash64_array(self.keys[rounds][:, None], STREAM_PICKUP, counters), _MAX_KEY)
+            order = np.lexsort((np.where(valid, pot, DECK_SIZE), keys), axis=-1)
+            pot = np.take_along_axis(pot, order, axis=1)
+        self._append(rounds, sides, pot, pot_len)
+
+    def _append(self, rounds, sides, cards, lengths):
+        which, position = np.nonzero(_POSITIONS < lengths[:, None])
+        tail = self.head[sides, rounds] + self.n[sides, rounds]
+        flat = self.piles.reshape(-1)
+        row = self.base[rounds] + sides * _RING
+        flat[row[which] + ((tail[which] + position) & _WRAP)] = cards[which, position]
+        self.n[sides, rounds] += lengths
+
+    def _move_pile(self, rounds, from_sides, to_sides):
+        lengths = self.n[from_sides, rounds]
+        order = (self.head[from_sides, rounds][:, None] + _POSITIONS[None, :_RING]) & _WRAP
+        rows = (rounds * 2 + from_sides)[:, None]
+        cards = self.piles.reshape(-1, _RING)[rows, order]
+        self._append(rounds, to_sides, cards, lengths)
+        self.n[from_sides, rounds] = 0
+
+    # --- the end of a round --------------------------------------------------------------
+    def _check_end(self, rounds, winners):
+        """After a trick, in ``Game._take_trick``'s order: all cards, points, battle limit."""
+        config = self.config
+        ended = self.n[1 - winners, rounds] == 0
+        if ended.any():
+            self._end(rounds[ended], winners[ended], ALL_CARDS)
+        if config.target_points is not None:
+            reached = ~ended & (self.points[winners, rounds] >= config.target_points)
+            if reached.any():
+                self._end(rounds[reached], winners[reached], POINTS)
+            ended |= reached
+        if config.max_battles is not None:
+            limit = ~ended & (self.battles[rounds] >= config.max_battles)
+            if limit.any():
+                self._end(rounds[limit], NO_WINNER, BATTLE_LIMIT)
+
+    def _end(self, rounds, winner_sides, reason):
+        """Copy a finished round's results out (in seat terms) when it ends. It stays in the arrays
+        until ``_retire`` (and plays on meaninglessly; ``done`` keeps it from ending twice)."""
+        fresh = ~self.done[rounds]
+        rounds = rounds[fresh]
+        sides = np.broadcast_to(winner_sides, fresh.shape)[fresh]
+        self.done[rounds] = True
+        ids = self.ids[rounds]
+        starters = self.starters[ids]
+        self.out["winner"][ids] = np.where(sides == NO_WINNER, NO_WINNER, sides ^ starters)
+        self.out["reason"][ids] = REASON_CODE[reason]
+        self.out["battles"][ids] = self.battles[rounds]
+        self.out["wars"][ids] = self.wars[rounds]
+        self.out["steps"][ids] = self.steps[rounds]
+        for side in (0, 1):  # side 0 is seat `starter`
+            seats = side ^ starters
+            self.out_points[seats, ids] = self.points[side, rounds]
+            self.out_cards[seats, ids] = self.n[side, rounds]
+
+    def _retire(self):
+        """Drop the finished rounds from the arrays."""
+        keep = np.flatnonzero(~self.done)
+        self.piles = self.piles[keep]
+        self.head, self.n, self.points = self.head[:, keep], self.n[:, keep], self.points[:, keep]
+        for name in ("battles", "wars", "tricks", "steps", "keys", "ids", "done"):
+            setattr(self, name, getattr(self, name)[keep])
+        self.base = np.arange(len(keep)) * _SIDE
+
+    def results(self) -> CardResults:
+        out = self.out
+        return CardResults(out["winner"], out["reason"], out["battles"], out["wars"], self.out_points,
+                           self.out_cards, out["steps"])
+
+
+def _time_rounds(config, seat_models, starters, round_keys, cards: CardResults, chunk_cells: int = 1 << 20) -> RoundBatch:
+    """The clock of whole rounds from the moves alone.
+
+    Step j (battle or war) is the starter's move j then the other seat's move j. A seat's move j
+    waits ``d = min(reaction, turn_ticks - 1)`` ticks after its turn opens (0 once the seat is taken
+    over, by the takeover bot); its turn opens the tick after the previous move; the first on tick 1.
+    So the step ends on tick ``sum over steps <= j of (2 + d_starter + d_other)``, and a seat's takeover
+    is its first move with ``reaction >= turn_ticks``. Rounds of similar length are done together,
+    in chunks of about ``chunk_cells`` (round, move) cells."""
+    count = len(starters)
+    turn_ticks = config.turn_ticks
+    ticks = np.zeros(count, dtype=np.int64)
+    steps = np.zeros(count, dtype=np.int64)
+    takeover = np.zeros((2, count), dtype=bool)
+    idle = np.zeros(count, dtype=np.int64)
+    own_counts = np.zeros((2, count), dtype=np.int64)
+    pieces = ([], [])
+    order = np.argsort(cards.steps, kind="stable")
+    start = 0
+    while start < count:
+        width = int(cards.steps[order[min(count, start + max(1, chunk_cells // max(1, int(cards.steps[order[start]])))) - 1]])
+        stop = min(count, start + max(1, chunk_cells // width))
+        part = order[start:stop]
+        width = int(cards.steps[part[-1]])
+        moves = cards.steps[part]
+        move = np.arange(width)
+        made = move < moves[:, None]
+        rows = np.arange(len(part))
+        delay, taken = [], []
+        for seat, model in enumerate(seat_models):
+            reaction = _reactions(model, config, round_keys[part], width)
+            late = (reaction >= turn_ticks) & made
+            any_late = late.any(axis=1)
+            taken_at = np.where(any_late, late.argmax(axis=1), moves)
+            own = move < taken_at[:, None]
+            d = np.where(own, reaction, 0)
+            d[rows[any_late], taken_at[any_late]] = turn_ticks - 1
+            delay.append(d)
+            taken.append(taken_at)
+            takeover[seat, part] = any_late
+            own_counts[seat, part] = taken_at
+            pieces[seat].append((part, reaction[own]))
+        both = delay[0] + delay[1]
+        ticks[part] = 2 * moves + both.sum(axis=1)
+        # Seat 0's env steps end on its takeover tick: the steps before it, then its own move.
+        taken_at = taken[0]
+        taken0 = takeover[0, part]
+        earlier = np.where(move < taken_at[:, None], both, 0).sum(axis=1) + 2 * taken_at
+        starter_delay = delay[1][rows, np.minimum(taken_at, width - 1)]  # seat 1 started: it moved first
+        takeover_tick = earlier + np.where(starters[part] == 0, 1, 2 + starter_delay) + turn_ticks - 1
+        steps[part] = np.where(taken0, takeover_tick, ticks[part])
+        idle[part] = np.where(move < taken_at[:, None], delay[0], 0).sum(axis=1) + np.where(taken0, turn_ticks - 1, 0)
+        start = stop
+    reactions = tuple(_gather_reactions(pieces[seat], own_counts[seat], order) for seat in (0, 1))
+    return RoundBatch(
+        winner=cards.winner, reason=cards.reason, battles=cards.battles, wars=cards.wars, points=cards.points,
+        cards=cards.cards, takeover=takeover, ticks=ticks, steps=steps,
+        episode_return=_returns(config, takeover[0], idle, cards.winner), reaction_ticks=reactions,
+    )
+
+
+def _gather_reactions(pieces, counts, order):
+    """Chunks of reactions (rounds in ``order``, row by row) -> ``(ticks, starts, counts)``."""
+    ticks = np.concatenate([flat for _, flat in pieces]) if pieces else np.zeros(0, dtype=np.int16)
+    starts = np.empty_like(counts)
+    in_order = counts[order]
+    starts[order] = np.cumsum(in_order) - in_order
+    return ticks, starts, counts
+
+
+def _reactions(model: ReactionModel, config: WarConfig, round_keys, width) -> np.ndarray:
+    """Reaction ticks of a seat's moves 0..width-1, shape (rounds, width): ``sample_reaction`` of
+    ``hash_uniform``, computed from the hash bits through ``_reaction_table`` (exact)."""
+    cdf = np.asarray(model.cdf, dtype=np.float64)
+    if np.all((cdf == 0.0) | (cdf == 1.0)):  # a point mass: no randomness to draw
+        return np.full((len(round_keys), width), int((cdf == 0.0).sum()), dtype=np.int16)
+    keys = round_keys if model.key_stream is None else hash64_array(round_keys, model.key_stream, 0) >> np.uint64(33)
+    bits = hash64_array(keys[:, None], model.stream, np.arange(width, dtype=np.uint64)[None, :])
+    table, straddles = _reaction_table(tuple(model.cdf))
+    bucket = (bits >> np.uint64(64 - _BUCKET_BITS)).astype(np.intp)
+    reaction = table[bucket]
+    unsure = straddles[bucket]
+    if unsure.any():
+        uniforms = (bits[unsure] >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+        reaction[unsure] = np.searchsorted(cdf, uniforms, side="right")
+    return reaction
+
+
+_BUCKET_BITS = 16
+
+
+@lru_cache(maxsize=64)
+def _reaction_table(cdf: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """For each of the 2**16 buckets of the top hash bits (u in [b, b + 1) / 2**16): the reaction
+    tick if no CDF value lies strictly inside the bucket (then every u in it samples the same tick),
+    and whether one does (those few cells fall back to ``searchsorted``)."""
+    values = np.asarray(cdf, dtype=np.float64)
+    buckets = 1 << _BUCKET_BITS
+    low = np.arange(buckets, dtype=np.float64) / buckets
+    high = np.arange(1, buckets + 1, dtype=np.float64) / buckets
+    table = np.searchsorted(values, low, side="right").astype(np.int16)  # ticks < turn_ticks + 1
+    straddles = np.searchsorted(values, high, side="left") > table  # some c with low < c < high
+    return table, straddles
+
+
+def _returns(config: WarConfig, taken_over0, idle_before_last, winners) -> np.ndarray:
+    """Seat 0's return: ``total += reward`` over its env steps. Every step before the last adds an
+    idle tick or nothing; the last adds its tick's reward (idle + takeover, summed as ``clock.tick``
+    does, if seat 0 is taken over, else nothing) plus the outcome."""
+    idle_sums = _idle_sums(config.reward_idle_tick, int(idle_before_last.max(initial=0)))
     outcome = np.array([config.outcome_reward(None, 0), config.outcome_reward(0, 0), config.outcome_reward(1, 0)])
-    last_tick = 0.0 + config.reward_idle_tick + config.reward_takeover  # the takeover tick, as clock.tick sums it
-    last_step = np.where(taken, last_tick, 0.0) + outcome[rounds.winner + 1]
-    returns = idle_sums[rounds.idle_before_last] + last_step
-    return RoundBatch(rounds, returns, steps)
+    last_tick = 0.0 + config.reward_idle_tick + config.reward_takeover
+    last_step = np.where(taken_over0, last_tick, 0.0) + outcome[winners + 1]
+    return idle_sums[idle_before_last] + last_step
 
 
 @lru_cache(maxsize=16)

@@ -40,6 +40,7 @@ from agents import BASELINES, make_agent
 from war_env.bots import BOTS, make_bot
 from war_env.engine import END_REASONS
 from war_env.env import make_config
+from war_env.fastpath import agent_reaction_model, play_rounds
 from war_env.records import RoundRecord, play_round
 from war_env.rules import WarConfig
 from war_env.specs import parse_spec
@@ -133,6 +134,15 @@ def play_shard(shard: Shard, on_round: Callable[[RoundRecord], None] | None = No
     config = make_config(None, dict(shard.env_kwargs))
     env = gym.make("War-v0", opponent=make_opponent(shard.opponent, config), config=config).unwrapped
     agent = make_agent(shard.agent, config=config)
+    if env.opponent_bot is not None and agent_reaction_model(agent, config) is not None:
+        # Bot against a reaction-time agent: whole rounds in numpy, records equal to play_round's
+        # (tests/test_fastpath.py).
+        indices, seeds = zip(*shard.rounds) if shard.rounds else ((), ())
+        records = play_rounds(config, agent, env.opponent_bot, seeds, indices=indices,
+                              agent_spec=shard.agent, opponent_spec=shard.opponent)
+        for record in records if on_round is not None else ():
+            on_round(record)
+        return records
     records = []
     for index, seed in shard.rounds:
         record = play_round(env, agent, seed, index=index, agent_spec=shard.agent, opponent_spec=shard.opponent)

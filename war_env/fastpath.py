@@ -905,9 +905,11 @@ def agent_reaction_model(agent, config: WarConfig) -> ReactionModel | None:
 
 
 def play_rounds(config: WarConfig, agent, opponent: str | Bot, seeds: Sequence[int], *, first_index: int = 0,
-                agent_spec: str | None = None, opponent_spec: str | None = None) -> list:
-    """``records.play_round(env, agent, seed)`` for every seed at once, for agents that
-    ``agent_reaction_model`` covers: the same ``RoundRecord`` list, field by field.
+                indices: Sequence[int] | None = None, agent_spec: str | None = None,
+                opponent_spec: str | None = None) -> list:
+    """``records.play_round(env, agent, seed, index=...)`` for every seed at once, for agents that
+    ``agent_reaction_model`` covers: the same ``RoundRecord`` list, field by field. Round i gets
+    index ``indices[i]`` (default ``first_index + i``).
 
     Raises ``ValueError`` for an agent whose draws are not a reaction-time model (play it tick by tick).
     """
@@ -921,11 +923,15 @@ def play_rounds(config: WarConfig, agent, opponent: str | Bot, seeds: Sequence[i
     batch = simulate(config, (model, ReactionModel.of_bot(opponent_bot, config, seat=1)), decks, starters, keys)
     agent_name = agent_spec if agent_spec is not None else agent.spec()
     opponent_name = opponent_spec if opponent_spec is not None else opponent_bot.spec()
+    if indices is None:
+        indices = range(first_index, first_index + len(seeds))
+    elif len(indices) != len(seeds):
+        raise ValueError(f"indices must give one round index per seed, got {len(indices)} for {len(seeds)} seeds")
     records = []
-    for i, seed in enumerate(seeds):
+    for i, (index, seed) in enumerate(zip(indices, seeds)):
         info = batch.round_info(i)
         records.append(RoundRecord(
-            round=first_index + i, seed=int(seed), agent=agent_name, opponent=opponent_name,
+            round=int(index), seed=int(seed), agent=agent_name, opponent=opponent_name,
             winner=info["winner"], reason=info["reason"], battles=info["battles"], wars=info["wars"],
             points=info["points"], cards=info["cards"], takeover=info["takeover"],
             false_starts=info["false_starts"], reaction_ticks=tuple(info["reaction_ticks"][0]),

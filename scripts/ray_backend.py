@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import time
@@ -85,9 +86,10 @@ def connect(address: str | None = None, workers: int | None = None) -> int:
 
     if not ray.is_initialized():
         if address is None:
-            ray.init(num_cpus=os.cpu_count(), include_dashboard=False, logging_level="WARNING")
+            # "local": a new instance even if RAY_ADDRESS or a `ray start` cluster on this machine exists
+            ray.init(address="local", num_cpus=os.cpu_count(), include_dashboard=False, logging_level="WARNING")
         else:
-            ray.init(address=address, logging_level="WARNING")
+            ray.init(address=address)  # ray:// (Ray Client) takes fewer init arguments
     return workers if workers is not None else max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
@@ -186,6 +188,9 @@ class Scaling:
     """No-op tasks with ``cpus`` in flight, as the backend keeps them."""
     shard_rounds_for_5_percent: int
     """Smallest shard whose task overhead is below 5% of its playing time."""
+    driver_records_per_second: float
+    """How fast the driver can write records to rounds.jsonl (to_json, write, flush per line): the
+    ceiling of a whole cluster's rounds/s with one driver."""
     runs: dict
 
 
@@ -210,7 +215,9 @@ def measure(agent: str = "prompt", opponent: str = "human", rounds: int = 400, s
     connect(None)
     cpus = int(ray.cluster_resources().get("CPU", 1))
     shards = make_shards(League((agent,), (opponent,), rounds, 0), set(), shard_rounds)
-    runs: dict = {"in_process": [], "ray": {w: [] for w in workers}, "noop_one_in_flight": [], "noop_cpus_in_flight": []}
+    runs: dict = {"in_process": [], "ray": {w: [] for w in workers}, "noop_one_in_flight": [], "noop_cpus_in_flight": [],
+                  "driver_records": []}
+    records = [record for shard in shards for record in play_shard(shard)]
     noop = ray.remote(num_cpus=1)(_noop)
     ray.get([noop.remote(i) for i in range(2 * cpus)])  # warm the worker processes
     run_shards_on_ray(shards[:cpus], cpus, lambda record: None)  # and their imports
@@ -229,6 +236,7 @@ def measure(agent: str = "prompt", opponent: str = "human", rounds: int = 400, s
             ray.get(running)
 
         runs["noop_cpus_in_flight"].append(noop_tasks / _timed(flood))
+        runs["driver_records"].append(len(records) / _timed(lambda: _write_like_the_benchmark(records)))
     in_process = statistics.median(runs["in_process"])
     overhead = statistics.median(runs["noop_one_in_flight"])
     seconds_per_round = 1 / in_process
@@ -236,7 +244,18 @@ def measure(agent: str = "prompt", opponent: str = "human", rounds: int = 400, s
         cpus=cpus, shard_rounds=shard_rounds, rounds=rounds, in_process_rounds_per_second=in_process,
         ray_rounds_per_second={w: statistics.median(v) for w, v in runs["ray"].items()},
         task_overhead_seconds=overhead, noop_tasks_per_second=statistics.median(runs["noop_cpus_in_flight"]),
-        shard_rounds_for_5_percent=max(1, int(-(-overhead // (0.05 * seconds_per_round)))), runs=runs)
+        shard_rounds_for_5_percent=max(1, math.ceil(overhead / (0.05 * seconds_per_round))),
+        driver_records_per_second=statistics.median(runs["driver_records"]), runs=runs)
+
+
+def _write_like_the_benchmark(records: Sequence[RoundRecord]) -> None:
+    """The benchmark's sink (scripts.benchmark._play) without the progress bar."""
+    import tempfile
+
+    with tempfile.TemporaryFile("w", encoding="utf-8") as log:
+        for record in records:
+            log.write(record.to_json() + "\n")
+            log.flush()
 
 
 def _rounded(value):
@@ -271,6 +290,7 @@ def cli(argv: list[str] | None = None) -> Scaling:
     print(f"  no-op task round trip:   {result.task_overhead_seconds * 1e3:8.2f} ms (one in flight)")
     print(f"  no-op tasks, {result.cpus} in flight: {result.noop_tasks_per_second:8.1f} tasks/s")
     print(f"  shard size for task overhead < 5%: >= {result.shard_rounds_for_5_percent} rounds")
+    print(f"  driver writing rounds.jsonl: {result.driver_records_per_second:8.0f} records/s")
     print("  runs: " + json.dumps(_rounded(result.runs)))
     return result
 

@@ -26,7 +26,7 @@ def ray_instance():
     """One local Ray instance for the session (shared with tests/test_tune.py if it started first)."""
     started = not ray.is_initialized()
     if started:
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
+        ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING")
     yield ray.get_runtime_context().gcs_address
     if started:
         ray.shutdown()

@@ -114,8 +114,10 @@ def play_match(agents: tuple[Agent, Agent], deals: int, seed: int = 0, config: W
     for deal in range(deals):
         for seat_of in ((0, 1), (1, 0)):  # seat_of[i]: the seat agents[i] plays
             _play_round(par, agents, seat_of, seed + deal, records, AGENTS)
-    names = names or (agents[0].spec(), agents[1].spec())
-    return MatchResult(names=tuple(names), deals=deals, records=records)
+    names = tuple(names or (agents[0].spec(), agents[1].spec()))
+    if names[0] == names[1]:  # e.g. a model against a second copy of itself
+        names = (f"{names[0]} #1", f"{names[1]} #2")
+    return MatchResult(names=names, deals=deals, records=records)
 
 
 def _play_round(par, agents, seat_of, seed, records, agent_ids) -> None:

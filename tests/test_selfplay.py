@@ -49,6 +49,13 @@ def test_a_match_plays_every_deal_from_both_seats():
     assert prompt["mean_return"] - never["mean_return"] == pytest.approx(1.0 + 30 * 0.001, abs=1e-9)  # taken over: 30 idle ticks and -1
 
 
+def test_a_match_of_an_agent_against_a_second_copy_of_itself_keeps_both_sides_apart():
+    match = selfplay.play_match((make_agent("prompt"), make_agent("prompt")), deals=1, seed=4)
+    summary = match.as_dict()["agents"]
+    assert list(summary) == ["prompt #1", "prompt #2"]
+    assert summary["prompt #1"]["wins"] == summary["prompt #2"]["losses"]
+
+
 def test_bad_input_is_refused(tmp_path):
     with pytest.raises(ValueError, match="distinct"):
         agent = make_agent("prompt")

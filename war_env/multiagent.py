@@ -237,6 +237,8 @@ class WarParallelEnv(ParallelEnv):
     # --- extras ------------------------------------------------------------------------------
     def result(self) -> RoundResult:
         """The result of the current round: the real one once it is over, else ``foreseen_result``."""
+        if self.round is None:
+            raise RuntimeError("no round yet: call reset() first")
         if self.round.over:
             return self.round.game.result
         if self._result is None:

@@ -38,6 +38,8 @@ NO_WINNER = -1
 NO_CARD = -1
 REASON_CODE = {reason: code for code, reason in enumerate(END_REASONS)}
 _MAX_KEY = np.uint64((1 << 64) - 1)
+_any = np.count_nonzero
+"""``bool(_any(mask))``: whether a bool mask has a true entry (cheaper than ``ndarray.any`` in hot loops)."""
 _POSITIONS = np.arange(DECK_SIZE)
 
 
@@ -170,9 +172,9 @@ class BatchedRounds:
         from then on). Then the next turn opens on the following tick, as ``clock.TimedRound`` does."""
         opened = self.opens[seats, games]
         own = ~(self.taken_over[seats, games] | takeover)
-        if own.any():
+        if _any(own):
             self._log_reactions(seats[own], games[own], (ticks - opened)[own])
-        if takeover.any():
+        if _any(takeover):
             self.taken_over[seats[takeover], games[takeover]] = True
         self.tick[games] = ticks
         self.opens[seats, games] = NEVER
@@ -180,7 +182,7 @@ class BatchedRounds:
         revealed = self._lay(games, seats)
         live = ~self.over[games]
         self.turn[games[~live]] = -1
-        if live.any():
+        if _any(live):
             starters = self.starter[games]
             next_seat = np.where(revealed, starters, 1 - seats)
             self._open_turn(games[live], next_seat[live], ticks[live] + 1)
@@ -207,7 +209,7 @@ class BatchedRounds:
         rows = seats * self.n + games
         war = self.at_war[games]
         self.battles[games] += ~war & (seats == self.starter[games])
-        if war.any():
+        if _any(war):
             war_games, war_rows = games[war], rows[war]
             for _ in range(self.config.war_face_down):
                 self._to_pot(war_games, self._pop(war_rows))
@@ -217,7 +219,7 @@ class BatchedRounds:
         self.drawn[seats, games] = True
         self.moves[seats, games] += 1
         revealed = self.drawn[1 - seats, games]
-        if revealed.any():
+        if _any(revealed):
             self._reveal(games[revealed])
         return revealed
 
@@ -239,9 +241,9 @@ class BatchedRounds:
         self.drawn[:, games] = False
         ranks = face_up >> 2
         tie = ranks[0] == ranks[1]
-        if tie.any():
+        if _any(tie):
             self._start_war(games[tie])
-        if not tie.all():
+        if np.count_nonzero(tie) < tie.size:
             decided = ~tie
             self._take_trick(games[decided], (ranks[1] > ranks[0])[decided].astype(np.int64))
 
@@ -251,10 +253,10 @@ class BatchedRounds:
         short0 = self.count[games] < need
         short1 = self.count[games + self.n] < need
         both = short0 & short1
-        if both.any():
+        if _any(both):
             self._end(games[both], NO_WINNER, WAR_SHORTAGE)
         one = short0 ^ short1
-        if one.any():
+        if _any(one):
             losers_games = games[one]
             winners = short0[one].astype(np.int64)  # seat 0 short: seat 1 wins
             self._pick_up(losers_games, winners)
@@ -270,16 +272,16 @@ class BatchedRounds:
         self.tricks[games] += 1
         self.at_war[games] = False
         ended = self.count[(1 - winners) * self.n + games] == 0
-        if ended.any():
+        if _any(ended):
             self._end(games[ended], winners[ended], ALL_CARDS)
         if config.target_points is not None:
             reached = ~ended & (self.points[winners, games] >= config.target_points)
-            if reached.any():
+            if _any(reached):
                 self._end(games[reached], winners[reached], POINTS)
             ended |= reached
         if config.max_battles is not None:
             limit = ~ended & (self.battles[games] >= config.max_battles)
-            if limit.any():
+            if _any(limit):
                 self._end(games[limit], NO_WINNER, BATTLE_LIMIT)
 
     def _pick_up(self, games, winners):
@@ -334,11 +336,10 @@ class BatchedRounds:
             if model is None:
                 continue
             mine = seats == seat
-            if not mine.any():
+            if not _any(mine):
                 continue
             own = games[mine]
-            uniform = hash_uniform_array(self.reaction_key[seat, own], model.stream, self.moves[seat, own])
-            reaction[mine] = np.searchsorted(self._cdfs[seat], uniform, side="right")
+            reaction[mine] = _sample_reactions(model, self._cdfs[seat], self.reaction_key[seat, own], self.moves[seat, own])
         reaction[self.taken_over[seats, games]] = 0
         return reaction
 
@@ -355,7 +356,7 @@ class BatchedRounds:
         """Seat 0 played by a model: it idles ``reaction`` ticks before its own draw, ``turn_ticks - 1``
         before the takeover tick (that tick's idle and takeover rewards are the last step's)."""
         seat0 = (seats == 0) & ~self.taken_over[0, games]
-        if not seat0.any():
+        if not _any(seat0):
             return
         own = games[seat0]
         self.idle_before_last[own] += ticks[seat0] - self.opens[0, own]
@@ -603,10 +604,10 @@ class _CardState:
         if config_limit is not None:
             ending |= self.battles >= config_limit
         ending &= ~tie
-        if ending.any():
+        if _any(ending):
             ended = np.flatnonzero(ending)
             self._check_end(ended, winner_side[ended])
-        if tie.any():
+        if _any(tie):
             ties = np.flatnonzero(tie)
             pot = np.zeros((len(ties), DECK_SIZE), dtype=np.int8)
             pot[:, 0], pot[:, 1] = laid[0][ties], laid[1][ties]  # as laid: a war's pot is shuffled when taken
@@ -626,10 +627,10 @@ class _CardState:
             short0 = self.n[0, rounds] < need
             short1 = self.n[1, rounds] < need
             both = short0 & short1
-            if both.any():
+            if _any(both):
                 self._end(rounds[both], NO_WINNER, WAR_SHORTAGE)
             one = short0 ^ short1
-            if one.any():
+            if _any(one):
                 winners = short0[one].astype(np.int64)
                 lost = rounds[one]
                 self._pick_up(lost, winners, pot[one], pot_len[one])
@@ -649,7 +650,7 @@ class _CardState:
                 face_up.append(card >> 2)
             tie = face_up[0] == face_up[1]
             decided = ~tie
-            if decided.any():
+            if _any(decided):
                 won = rounds[decided]
                 winners = (face_up[1] > face_up[0])[decided].astype(np.int64)
                 self._pick_up(won, winners, pot[decided], pot_len[decided])
@@ -696,16 +697,16 @@ class _CardState:
         """After a trick, in ``Game._take_trick``'s order: all cards, points, battle limit."""
         config = self.config
         ended = self.n[1 - winners, rounds] == 0
-        if ended.any():
+        if _any(ended):
             self._end(rounds[ended], winners[ended], ALL_CARDS)
         if config.target_points is not None:
             reached = ~ended & (self.points[winners, rounds] >= config.target_points)
-            if reached.any():
+            if _any(reached):
                 self._end(rounds[reached], winners[reached], POINTS)
             ended |= reached
         if config.max_battles is not None:
             limit = ~ended & (self.battles[rounds] >= config.max_battles)
-            if limit.any():
+            if _any(limit):
                 self._end(rounds[limit], NO_WINNER, BATTLE_LIMIT)
 
     def _end(self, rounds, winner_sides, reason):
@@ -812,6 +813,20 @@ def _gather_reactions(pieces, counts, order):
     return ticks, starts, counts
 
 
+def _sample_reactions(model: ReactionModel, cdf: np.ndarray, keys: np.ndarray, counters) -> np.ndarray:
+    """``sample_reaction(cdf, hash_uniform(key, model.stream, counter))`` element-wise, through the
+    bucket table of ``_reaction_table`` (exact; ``searchsorted`` only for the few unsure cells)."""
+    bits = hash64_array(keys, model.stream, counters)
+    table, straddles = _reaction_table(tuple(model.cdf))
+    bucket = (bits >> np.uint64(64 - _BUCKET_BITS)).astype(np.intp)
+    reaction = table[bucket]
+    unsure = straddles[bucket]
+    if _any(unsure):
+        uniforms = (bits[unsure] >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+        reaction[unsure] = np.searchsorted(cdf, uniforms, side="right")
+    return reaction
+
+
 def _reactions(model: ReactionModel, config: WarConfig, round_keys, width) -> np.ndarray:
     """Reaction ticks of a seat's moves 0..width-1, shape (rounds, width): ``sample_reaction`` of
     ``hash_uniform``, computed from the hash bits through ``_reaction_table`` (exact)."""
@@ -819,15 +834,7 @@ def _reactions(model: ReactionModel, config: WarConfig, round_keys, width) -> np
     if np.all((cdf == 0.0) | (cdf == 1.0)):  # a point mass: no randomness to draw
         return np.full((len(round_keys), width), int((cdf == 0.0).sum()), dtype=np.int16)
     keys = round_keys if model.key_stream is None else hash64_array(round_keys, model.key_stream, 0) >> np.uint64(33)
-    bits = hash64_array(keys[:, None], model.stream, np.arange(width, dtype=np.uint64)[None, :])
-    table, straddles = _reaction_table(tuple(model.cdf))
-    bucket = (bits >> np.uint64(64 - _BUCKET_BITS)).astype(np.intp)
-    reaction = table[bucket]
-    unsure = straddles[bucket]
-    if unsure.any():
-        uniforms = (bits[unsure] >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
-        reaction[unsure] = np.searchsorted(cdf, uniforms, side="right")
-    return reaction
+    return _sample_reactions(model, cdf, keys[:, None], np.arange(width, dtype=np.uint64)[None, :])
 
 
 _BUCKET_BITS = 16

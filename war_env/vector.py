@@ -22,7 +22,7 @@ from war_env.bots import Bot, make_bot
 from war_env.cards import DECK_SIZE, parse_piles
 from war_env.engine import END_REASONS
 from war_env.env import _check_starter, make_config
-from war_env.fastpath import NO_WINNER, BatchedRounds, ReactionModel, draw_deal
+from war_env.fastpath import NO_WINNER, BatchedRounds, ReactionModel, _any, draw_deal
 from war_env.observation import OBSERVATION_SIZE, battle_scale, point_scale
 from war_env.rules import WarConfig
 
@@ -137,6 +137,8 @@ class WarVectorEnv(VectorEnv):
             0.0 + config.reward_idle_tick,
             0.0 + config.reward_idle_tick + config.reward_takeover,
         ])
+        self._scales = np.array([1.0, 1.0, DECK_SIZE, DECK_SIZE, 14.0, 14.0, 1.0, DECK_SIZE, point_scale(config),
+                                 point_scale(config), battle_scale(config), 1.0, 1.0, 1.0])
         self._outcomes = np.array([config.outcome_reward(None, 0), config.outcome_reward(0, 0), config.outcome_reward(1, 0)])
 
     # --- Gymnasium API -------------------------------------------------------------------
@@ -166,6 +168,7 @@ class WarVectorEnv(VectorEnv):
                 dtype=np.int64,
             )
         self._start(games, piles, starters, keys)
+        self._refresh_timer()
         self._started = True
         return self._observations.copy(), {"action_mask": self._action_mask(), "_action_mask": mask.copy()}
 
@@ -175,7 +178,7 @@ class WarVectorEnv(VectorEnv):
         press = self._check_actions(actions)
         rounds = self.rounds
         needs_reset = self._needs_reset
-        resetting = needs_reset.any()
+        resetting = _any(needs_reset)
 
         rounds.tick += 1
         tick = rounds.tick
@@ -197,7 +200,7 @@ class WarVectorEnv(VectorEnv):
             took = takeover0[games]
             ticks = tick[games]
             rounds.draw(games, seats, ticks, took | ((seats == 1) & rounds.due_takeover[1, games]))
-            if took.any():
+            if _any(took):
                 rounds.play_moves(games[took])
             self._observe_rows(games)
 
@@ -239,7 +242,6 @@ class WarVectorEnv(VectorEnv):
         self._steps[games] = 0
         self._needs_reset[games] = False
         self._observe_rows(games)
-        self._refresh_timer()
 
     def _autoreset(self, games):
         decks = np.empty((len(games), DECK_SIZE), dtype=np.int8)
@@ -260,26 +262,19 @@ class WarVectorEnv(VectorEnv):
         return mask
 
     def _observe_rows(self, games):
-        """Columns 2-15 of ``observation.observe`` for seat 0 of ``games`` (columns 0-1 are the timer)."""
-        rounds, config = self.rounds, self.config
-        n = self.num_envs
-        rows = np.empty((len(games), OBSERVATION_SIZE - 2), dtype=np.float64)
-        visible = rounds.visible[:, games].astype(np.int64)
-        rows[:, 0] = rounds.drawn[0, games]
-        rows[:, 1] = rounds.drawn[1, games]
-        rows[:, 2] = rounds.count[games] / DECK_SIZE
-        rows[:, 3] = rounds.count[games + n] / DECK_SIZE
-        rows[:, 4] = np.where(visible[0] >= 0, ((visible[0] >> 2) + 2) / 14, 0.0)
-        rows[:, 5] = np.where(visible[1] >= 0, ((visible[1] >> 2) + 2) / 14, 0.0)
-        rows[:, 6] = rounds.at_war[games]
-        rows[:, 7] = rounds.pot_len[games] / DECK_SIZE
-        rows[:, 8] = np.minimum(rounds.points[0, games] / point_scale(config), 1.0)
-        rows[:, 9] = np.minimum(rounds.points[1, games] / point_scale(config), 1.0)
-        rows[:, 10] = np.minimum(rounds.battles[games] / battle_scale(config), 1.0)
-        rows[:, 11] = rounds.starter[games] == 0
-        rows[:, 12] = rounds.taken_over[0, games]
-        rows[:, 13] = rounds.taken_over[1, games]
-        self._observations[games, 2:] = rows
+        """Columns 2-15 of ``observation.observe`` for seat 0 of ``games`` (columns 0-1 are the timer):
+        the same integer counts divided by the same scales in float64 (``min(..., 1.0)`` is a no-op
+        on every column but the three capped ones), then cast to float32."""
+        rounds = self.rounds
+        visible = rounds.visible[:, games]
+        rank_values = np.where(visible >= 0, (visible >> 2) + 2, 0)
+        counts = np.stack((
+            rounds.drawn[0, games], rounds.drawn[1, games], rounds.count[games], rounds.count[games + self.num_envs],
+            rank_values[0], rank_values[1], rounds.at_war[games], rounds.pot_len[games],
+            rounds.points[0, games], rounds.points[1, games], rounds.battles[games], rounds.starter[games] == 0,
+            rounds.taken_over[0, games], rounds.taken_over[1, games],
+        ), axis=1)
+        self._observations[games, 2:] = np.minimum(counts / self._scales, 1.0)
 
     def _round_infos(self, ended, terminated):
         rounds, n = self.rounds, self.num_envs

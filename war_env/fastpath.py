@@ -547,8 +547,8 @@ class _CardState:
         self.points = np.zeros((2, count), dtype=np.int64)
         self.battles = np.zeros(count, dtype=np.int64)
         self.wars = np.zeros(count, dtype=np.int64)
-        self.tricks = np.zeros(count, dtype=np.int64)
-        self.steps = np.zeros(count, dtype=np.int64)
+        self.war_steps = np.zeros(count, dtype=np.int64)
+        """War steps (each seat moves once per battle and once per war step)."""
         self.keys = round_keys.copy()
         self.ids = np.arange(count)
         self.starters = starters
@@ -573,14 +573,13 @@ class _CardState:
         head &= _WRAP
         n -= 1
         self.battles += 1
-        self.steps += 1
         rank_first, rank_second = first >> 2, second >> 2
         side0_wins = rank_first > rank_second
         tie = rank_first == rank_second
         side1_wins = ~(side0_wins | tie)
         laid = (first, second)
         if config.pickup == "shuffled":
-            counters = self.tricks * POT_POSITIONS
+            counters = (self.points[0] + self.points[1]) * POT_POSITIONS  # tricks taken so far
             key0 = hash64_array(self.keys, STREAM_PICKUP, counters)
             key1 = hash64_array(self.keys, STREAM_PICKUP, counters + 1)
             swap = (key1 < key0) | ((key1 == key0) & (second < first))
@@ -595,12 +594,11 @@ class _CardState:
         n[1] += 2 * side1_wins
         self.points[0] += side0_wins
         self.points[1] += side1_wins
-        self.tricks += ~tie
         # The end checks of _check_end on every round at once; only rounds that end are subset.
         config_target, config_limit = config.target_points, config.max_battles
         ending = (side0_wins & (n[1] == 0)) | (side1_wins & (n[0] == 0))
         if config_target is not None:
-            ending |= (self.points[0] >= config_target) | (self.points[1] >= config_target)
+            ending |= (self.points >= config_target).any(axis=0)
         if config_limit is not None:
             ending |= self.battles >= config_limit
         ending &= ~tie
@@ -640,14 +638,15 @@ class _CardState:
             rounds, pot, pot_len = rounds[go_on], pot[go_on], pot_len[go_on]
             if not rounds.size:
                 return
-            self.steps[rounds] += 1
+            self.war_steps[rounds] += 1
             face_up = []
-            for side in (0, 1):
-                for _ in range(self.config.war_face_down + 1):
-                    card = self._pop(side, rounds)
-                    pot[np.arange(len(rounds)), pot_len] = card
-                    pot_len += 1
-                face_up.append(card >> 2)
+            laid = pot_len[0]  # the rounds of one war move in step: their pots are equally long
+            for side in (0, 1):  # face-down cards then the face-up one, side 0 first
+                cards = self._pop_several(side, rounds, need)
+                pot[:, laid:laid + need] = cards
+                laid += need
+                face_up.append(cards[:, -1] >> 2)
+            pot_len = pot_len + 2 * need
             tie = face_up[0] == face_up[1]
             decided = ~tie
             if _any(decided):
@@ -655,22 +654,24 @@ class _CardState:
                 winners = (face_up[1] > face_up[0])[decided].astype(np.int64)
                 self._pick_up(won, winners, pot[decided], pot_len[decided])
                 self.points[winners, won] += 1
-                self.tricks[won] += 1
                 self._check_end(won, winners)
             rounds, pot, pot_len = rounds[tie], pot[tie], pot_len[tie]
 
-    def _pop(self, side, rounds):
+    def _pop_several(self, side, rounds, count):
+        """The top ``count`` cards of each round's pile on ``side``, top first, shape (rounds, count)."""
         flat = self.piles.reshape(-1)
-        cards = flat[self.base[rounds] + side * _RING + self.head[side, rounds]]
-        self.head[side, rounds] = (self.head[side, rounds] + 1) & _WRAP
-        self.n[side, rounds] -= 1
+        head = self.head[side, rounds]
+        cards = flat[(self.base[rounds] + side * _RING)[:, None] + ((head[:, None] + np.arange(count)) & _WRAP)]
+        self.head[side, rounds] = (head + count) & _WRAP
+        self.n[side, rounds] -= count
         return cards
 
     def _pick_up(self, rounds, sides, pot, pot_len):
         """``Game._pick_up``: the pot in the order laid, or sorted like ``sorted(zip(keys, pot))``."""
         if self.config.pickup == "shuffled":
             valid = _POSITIONS < pot_len[:, None]
-            counters = (self.tricks[rounds] * POT_POSITIONS)[:, None] + _POSITIONS
+            tricks = self.points[0, rounds] + self.points[1, rounds]
+            counters = (tricks * POT_POSITIONS)[:, None] + _POSITIONS
             keys = np.where(valid, hash64_array(self.keys[rounds][:, None], STREAM_PICKUP, counters), _MAX_KEY)
             order = np.lexsort((np.where(valid, pot, DECK_SIZE), keys), axis=-1)
             pot = np.take_along_axis(pot, order, axis=1)
@@ -722,7 +723,7 @@ class _CardState:
         self.out["reason"][ids] = REASON_CODE[reason]
         self.out["battles"][ids] = self.battles[rounds]
         self.out["wars"][ids] = self.wars[rounds]
-        self.out["steps"][ids] = self.steps[rounds]
+        self.out["steps"][ids] = self.battles[rounds] + self.war_steps[rounds]
         for side in (0, 1):  # side 0 is seat `starter`
             seats = side ^ starters
             self.out_points[seats, ids] = self.points[side, rounds]
@@ -733,7 +734,7 @@ class _CardState:
         keep = np.flatnonzero(~self.done)
         self.piles = self.piles[keep]
         self.head, self.n, self.points = self.head[:, keep], self.n[:, keep], self.points[:, keep]
-        for name in ("battles", "wars", "tricks", "steps", "keys", "ids", "done"):
+        for name in ("battles", "wars", "war_steps", "keys", "ids", "done"):
             setattr(self, name, getattr(self, name)[keep])
         self.base = np.arange(len(keep)) * _SIDE
 

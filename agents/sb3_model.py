@@ -6,7 +6,8 @@ spaces, ``policy_kwargs`` and the learning-rate schedule, are *cloudpickled* and
 weights (``policy.pth``, ``policy.optimizer.pth``, ``pytorch_variables.pth``).
 
 ``load_sb3_agent`` never reads ``data``. It builds the model from the project's own code: the
-algorithm named by the caller, War-v0's spaces and the network architecture from the file's
+algorithm named by the caller, War-v0's spaces (or the subset of observation fields the policy was
+trained on) and the network architecture from the file's
 ``war_env_model.json`` (plain JSON that ``save_model`` adds next to SB3's entries; SB3 ignores it)
 or, without one, SB3's default architecture for the algorithm. Then it loads only the weights with
 ``model.set_parameters(path)``, which reads the ``.pth`` files with ``torch.load(weights_only=True)``
@@ -28,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
-from war_env.observation import INDEX, OBSERVATION_SIZE
+from war_env.observation import INDEX, OBSERVATION_FIELDS
 
 METADATA_NAME = "war_env_model.json"
 """The plain-JSON entry ``save_model`` adds to an SB3 zip: how to rebuild the model safely."""
@@ -54,6 +55,39 @@ DEFAULT_POLICY_KWARGS = {
 """SB3's own MlpPolicy defaults, used for a model file without ``war_env_model.json``."""
 
 CAN_DRAW = INDEX["can_draw"]
+TIMING_FIELDS = ("can_draw", "timer_left", "has_drawn", "opponent_has_drawn", "at_war", "started")
+"""The observation fields about the clock and the current step; the rest (piles, cards, pot, points,
+battles) describe the cards, which timing cannot change."""
+
+
+# --- which observation fields the policy sees ---------------------------------------------------
+def check_observation_fields(fields) -> tuple[str, ...]:
+    """``"all"`` (or ``None``) -> every field of ``war_env.observation``; else a list of its names."""
+    if fields is None or fields == "all":
+        return OBSERVATION_FIELDS
+    if fields == "timing":
+        return TIMING_FIELDS
+    if not isinstance(fields, (list, tuple)) or not fields or not all(isinstance(name, str) for name in fields):
+        raise ValueError(f'observation must be "all", "timing" or a non-empty list of field names, got {fields!r}')
+    unknown = [name for name in fields if name not in INDEX]
+    if unknown:
+        raise ValueError(f"unknown observation field(s) {unknown}; known: {list(OBSERVATION_FIELDS)}")
+    if len(set(fields)) != len(fields):
+        raise ValueError(f"observation fields must not repeat, got {list(fields)}")
+    return tuple(fields)
+
+
+def select_observation(env, fields):
+    """Wrap a War-v0 env so the policy sees only ``fields`` (in that order); all fields: unchanged."""
+    fields = check_observation_fields(fields)
+    if fields == OBSERVATION_FIELDS:
+        return env
+    from gymnasium import spaces
+    from gymnasium.wrappers import TransformObservation
+
+    columns = np.array([INDEX[name] for name in fields])
+    space = spaces.Box(0.0, 1.0, (len(columns),), np.float32)
+    return TransformObservation(env, lambda observation: observation[columns], space)
 
 
 # --- algorithms and policy arguments ------------------------------------------------------------
@@ -140,11 +174,12 @@ def build_model(algo: str, env, policy_kwargs: dict | None = None, hyperparamete
 
 
 # --- saving with the safe-loading metadata ------------------------------------------------------
-def save_model(model, path: str | os.PathLike, algo: str, policy_kwargs: dict, **metadata) -> Path:
+def save_model(model, path: str | os.PathLike, algo: str, policy_kwargs: dict, observation="all", **metadata) -> Path:
     """Save ``model`` to ``path`` atomically (a temporary file in the same folder, then a rename), as
     SB3's own zip plus the plain-JSON ``war_env_model.json`` that ``load_sb3_agent`` reads.
 
-    ``metadata`` adds JSON fields (e.g. ``num_timesteps``); a crash never leaves a half-written zip.
+    ``observation`` names the fields the policy sees (see ``check_observation_fields``);
+    ``metadata`` adds JSON fields (e.g. ``opponent``); a crash never leaves a half-written zip.
     """
     path = Path(path)
     buffer = io.BytesIO()
@@ -154,7 +189,7 @@ def save_model(model, path: str | os.PathLike, algo: str, policy_kwargs: dict, *
         "algorithm": check_algorithm(algo),
         "policy": "MlpPolicy",
         "policy_kwargs": check_policy_kwargs(algo, policy_kwargs),
-        "observation_size": OBSERVATION_SIZE,
+        "observation_fields": list(check_observation_fields(observation)),
         "num_timesteps": int(model.num_timesteps),
         **metadata,
     }
@@ -231,7 +266,7 @@ def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = Fals
 
         import war_env  # noqa: F401  (registers War-v0)
 
-        env = gym.make("War-v0")
+        env = select_observation(gym.make("War-v0"), observation_fields(metadata))
     hyperparameters = {"buffer_size": 1, "learning_starts": 0} if algo == "dqn" else {}
     model = build_model(algo, env, policy_kwargs, hyperparameters)
     try:
@@ -248,15 +283,24 @@ def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = Fals
     return model
 
 
+def observation_fields(metadata: dict | None) -> tuple[str, ...]:
+    """The fields a saved policy sees: from its metadata, else all of them."""
+    try:
+        return check_observation_fields((metadata or {}).get("observation_fields", "all"))
+    except ValueError as error:
+        raise ValueError(f"{METADATA_NAME}: {error}") from None
+
+
 def _load_trusted(algo: str, path: Path, env):
     """SB3's full ``load``: unpickles the file's ``data`` (runs code from it). Opt-in only."""
     model = algorithm_class(algo).load(str(path), env=env, device="cpu")
+    size = len(observation_fields(read_metadata(path)))
     shape = getattr(model.observation_space, "shape", None)
     actions = getattr(model.action_space, "n", None)
-    if shape != (OBSERVATION_SIZE,) or actions != 2:
+    if shape != (size,) or actions != 2:
         raise ValueError(
             f"model file {str(path)!r} was trained on observations {shape} and {actions} actions; "
-            f"War-v0 has ({OBSERVATION_SIZE},) and 2"
+            f"War-v0 (with the file's observation fields) has ({size},) and 2"
         )
     return model
 
@@ -265,7 +309,9 @@ def load_sb3_agent(
     algo: str, path: str, trust_model_file: bool = False, deterministic: bool = True
 ) -> "SB3Agent":
     """An ``Agent`` that plays with the SB3 model in ``path`` (see the module docstring for safety)."""
-    return SB3Agent(load_model(algo, path, trust_model_file), check_algorithm(algo), str(path), deterministic)
+    model = load_model(algo, path, trust_model_file)
+    fields = observation_fields(read_metadata(path))
+    return SB3Agent(model, check_algorithm(algo), str(path), deterministic, fields)
 
 
 class SB3Agent(Agent):
@@ -281,7 +327,7 @@ class SB3Agent(Agent):
     ``action_masks()[1]``.
     """
 
-    def __init__(self, model, algo: str, path: str, deterministic: bool = True):
+    def __init__(self, model, algo: str, path: str, deterministic: bool = True, fields=OBSERVATION_FIELDS):
         import torch
 
         self.model = model
@@ -293,6 +339,8 @@ class SB3Agent(Agent):
         self._masked = algo == "maskable_ppo"
         model.policy.set_training_mode(False)
         self._layers = _numpy_layers(model.policy) if self.deterministic else None
+        fields = check_observation_fields(fields)
+        self._columns = None if fields == OBSERVATION_FIELDS else np.array([INDEX[name] for name in fields])
 
     def spec(self) -> str:
         return f"{self.algo}:{self.path}"
@@ -311,14 +359,16 @@ class SB3Agent(Agent):
         return self._actions(observation), state
 
     def _actions(self, observations: np.ndarray) -> np.ndarray:
+        """Greedy (or sampled) actions for full War-v0 observations, one per row."""
+        seen = observations if self._columns is None else observations[:, self._columns]
         if self._layers is not None:
-            scores = _forward(self._layers, observations)
+            scores = _forward(self._layers, seen)
             if self._masked:
                 scores = np.where(self._masks(observations), scores, -np.inf)
             return scores.argmax(axis=1)
         torch = self._torch
         with torch.no_grad():
-            tensor = torch.as_tensor(observations)
+            tensor = torch.as_tensor(np.ascontiguousarray(seen))
             if self._masked:
                 actions = self.model.policy._predict(tensor, deterministic=self.deterministic,
                                                      action_masks=self._masks(observations))

@@ -40,16 +40,18 @@ from agents.base import Agent
 from agents.sb3_model import (
     ALGORITHMS,
     check_algorithm,
+    check_observation_fields,
     check_policy_kwargs,
     load_model,
     load_sb3_agent,
     read_metadata,
     save_model,
+    select_observation,
     write_bytes_atomically,
 )
 from war_env.bots import BOTS
 from war_env.env import make_config
-from war_env.observation import INDEX
+from war_env.observation import INDEX, OBSERVATION_FIELDS
 from war_env.rules import WarConfig
 from war_env.specs import _parse_value
 
@@ -62,6 +64,7 @@ CONFIG_KEYS = {
     "timesteps": "default training budget (env steps, summed over envs)",
     "n_envs": "parallel training envs",
     "train_env": "WarConfig reward_* fields used by the training envs only (evaluation uses the game as given)",
+    "observation": 'fields the policy sees: "all" (default), "timing" or a list of names from war_env.observation',
     "policy_kwargs": "net_arch and activation_fn (tanh, relu, elu, leaky_relu)",
     "hyperparameters": "keyword arguments of the SB3 algorithm class",
     "evaluation": "every_timesteps, rounds and seed of the evaluation callback",
@@ -95,6 +98,7 @@ class TrainConfig:
     hyperparameters: dict
     evaluation: dict
     checkpoint_every_timesteps: int
+    observation: tuple = OBSERVATION_FIELDS
     notes: str = ""
     version: int = CONFIG_VERSION
 
@@ -148,6 +152,7 @@ def parse_config(raw: dict) -> TrainConfig:
         checkpoint_every_timesteps=_non_negative_int(
             "checkpoint_every_timesteps", raw.get("checkpoint_every_timesteps", 10_000)
         ),
+        observation=check_observation_fields(raw.get("observation", "all")),
         notes=str(raw.get("notes", "")),
     )
     return config
@@ -282,8 +287,9 @@ def make_opponent(spec: str, trust_model_file: bool = False):
 class _WarEnvFactory:
     """Picklable env constructor (SubprocVecEnv sends it to a worker process)."""
 
-    def __init__(self, env_args: dict, opponent: str, trust_model_file: bool):
+    def __init__(self, env_args: dict, opponent: str, trust_model_file: bool, observation=OBSERVATION_FIELDS):
         self.env_args, self.opponent, self.trust_model_file = env_args, opponent, trust_model_file
+        self.observation = tuple(observation)
 
     def __call__(self):
         import gymnasium as gym
@@ -291,17 +297,19 @@ class _WarEnvFactory:
         import war_env  # noqa: F401
 
         opponent = make_opponent(self.opponent, self.trust_model_file)
-        return gym.make("War-v0", opponent=opponent, **self.env_args)
+        return select_observation(gym.make("War-v0", opponent=opponent, **self.env_args), self.observation)
 
 
-def make_vec(env_args: dict, opponent: str, n_envs: int, seed: int, vec_env: str = "dummy", trust_model_file=False):
-    """SB3's ``make_vec_env`` over War-v0 (Monitor-wrapped, env ``i`` seeded ``seed + i``)."""
+def make_vec(env_args: dict, opponent: str, n_envs: int, seed: int, vec_env: str = "dummy", trust_model_file=False,
+             observation=OBSERVATION_FIELDS):
+    """SB3's ``make_vec_env`` over War-v0 (Monitor-wrapped, env ``i`` seeded ``seed + i``); the policy
+    sees the ``observation`` fields."""
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     if vec_env not in ("dummy", "subproc"):
         raise ValueError(f"vec_env must be 'dummy' or 'subproc', got {vec_env!r}")
-    factory = _WarEnvFactory(env_args, opponent, trust_model_file)
+    factory = _WarEnvFactory(env_args, opponent, trust_model_file, observation)
     cls = SubprocVecEnv if vec_env == "subproc" else DummyVecEnv
     return make_vec_env(factory, n_envs=n_envs, seed=seed, vec_env_cls=cls)
 
@@ -609,12 +617,12 @@ def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, 
     if plan.checkpoint is not None:
         done = int((read_metadata(plan.checkpoint) or {}).get("num_timesteps", 0))
     env = make_vec(train_args, settings["opponent"], settings["n_envs"], settings["seed"] + done,
-                   settings["vec_env"], trust_model_file)
+                   settings["vec_env"], trust_model_file, config.observation)
     eval_env = make_vec(settings["env_args"], settings["opponent"], 1, config.evaluation["seed"], "dummy",
-                        trust_model_file)
+                        trust_model_file, config.observation)
     model = _model_for(plan, env, verbose)
-    model_meta = {"algo": algo, "policy_kwargs": config.policy_kwargs, "opponent": settings["opponent"],
-                  "env_args": settings["env_args"], "seed": settings["seed"]}
+    model_meta = {"algo": algo, "policy_kwargs": config.policy_kwargs, "observation": list(config.observation),
+                  "opponent": settings["opponent"], "env_args": settings["env_args"], "seed": settings["seed"]}
     callbacks = _callbacks(model_meta, run_dir, config, eval_env, settings["n_envs"], _best_so_far(run_dir))
     started = time.perf_counter()
     if target > model.num_timesteps:
@@ -678,6 +686,7 @@ def _model_card(plan: _Plan, model, best: Path, train_seconds, bench_rounds, ben
         "config_file": settings["config_file"],
         "hyperparameters": config.hyperparameters,
         "policy_kwargs": config.policy_kwargs,
+        "observation_fields": list(config.observation),
         "resumed_from": str(plan.checkpoint) if plan.checkpoint else None,
         "train_wall_seconds": round(train_seconds, 1),
         "versions": package_versions(),

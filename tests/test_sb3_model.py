@@ -79,7 +79,7 @@ def test_a_saved_model_records_how_to_rebuild_it_in_plain_json(saved_ppo):
     metadata = read_metadata(path)
     assert metadata["algorithm"] == "ppo"
     assert metadata["policy_kwargs"] == {"net_arch": {"pi": [8], "vf": [8]}, "activation_fn": "tanh"}
-    assert metadata["observation_size"] == len(INDEX)
+    assert metadata["observation_fields"] == list(INDEX)
 
 
 def test_the_loaded_agent_acts_exactly_like_the_saved_model(saved_ppo):
@@ -222,3 +222,29 @@ def test_stochastic_play_is_reproducible_from_the_round_seed(saved_ppo):
     agent.reset(seed=1)
     assert [agent.act(observation) for _ in range(40)] == first
     assert set(first) == {0, 1}  # an untrained policy is close to 50/50
+
+
+def test_a_policy_trained_on_some_fields_gets_those_fields_from_the_full_observation(tmp_path):
+    from agents.sb3_model import TIMING_FIELDS, select_observation
+
+    env = select_observation(gym.make("War-v0"), "timing")
+    assert env.observation_space.shape == (len(TIMING_FIELDS),)
+    model = build_model("a2c", env, {"net_arch": {"pi": [8], "vf": [8]}}, {"n_steps": 8}, seed=5)
+    path = save_model(model, tmp_path / "timing.zip", "a2c", {"net_arch": {"pi": [8], "vf": [8]}}, observation="timing")
+    assert read_metadata(path)["observation_fields"] == list(TIMING_FIELDS)
+    agent = load_sb3_agent("a2c", str(path))
+    full = np.random.default_rng(5).random((200, len(INDEX)), dtype=np.float32)
+    columns = [INDEX[name] for name in TIMING_FIELDS]
+    assert np.array_equal(agent.predict(full)[0], model.predict(full[:, columns], deterministic=True)[0])
+
+
+@pytest.mark.parametrize("fields, message", [
+    (["can_draw", "pile"], r"unknown observation field\(s\) \['pile'\]"),
+    ([], "non-empty list"),
+    (["can_draw", "can_draw"], "must not repeat"),
+])
+def test_bad_observation_fields_get_clear_errors(fields, message):
+    from agents.sb3_model import check_observation_fields
+
+    with pytest.raises(ValueError, match=message):
+        check_observation_fields(fields)

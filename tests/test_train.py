@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import war_env  # noqa: F401
-from agents.sb3_model import load_sb3_agent, read_metadata
+from agents.sb3_model import TIMING_FIELDS, load_sb3_agent, read_metadata
 from scripts.train import (
     CONFIG_DIR,
     RoundStats,
@@ -89,6 +89,7 @@ def _ppo_raw() -> dict:
         (lambda c: c["policy_kwargs"].update(net_arch=[64, -1]), r"net_arch must be"),
         (lambda c: c["evaluation"].update(every=5), r"unknown evaluation key\(s\) \['every'\]"),
         (lambda c: c.update(n_envs=0), r"n_envs must be a positive integer, got 0"),
+        (lambda c: c.update(observation=["can_draw", "timer"]), r"unknown observation field\(s\) \['timer'\]"),
         (lambda c: c.update(version=2), r"version must be 1, got 2"),
         (lambda c: c.update(algorithm="sac"), r"unknown algorithm 'sac'"),
     ],
@@ -167,6 +168,15 @@ def test_a_saved_model_can_be_the_opponent_for_self_play(tmp_path):
                   run_dir=tmp_path / "second", bench_rounds=1)
     assert second.model_card["opponent"] == opponent
     assert second.model_card["benchmark"]["baseline"]["opponent"] == opponent
+
+
+def test_a_policy_can_train_on_the_timing_fields_only(tmp_path):
+    config = tiny_config(tmp_path, "a2c")
+    config.write_text(json.dumps({**json.loads(config.read_text()), "observation": "timing"}))
+    result = main("a2c", config_path=config, timesteps=128, n_envs=2, run_dir=tmp_path / "run", bench_rounds=1)
+    assert result.model_card["observation_fields"] == list(TIMING_FIELDS)
+    assert read_metadata(result.best_model)["observation_fields"] == list(TIMING_FIELDS)
+    assert play_one_round(load_sb3_agent("a2c", str(result.best_model)))["reason"] is not None
 
 
 def test_a_run_folder_is_never_overwritten(tmp_path):

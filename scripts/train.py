@@ -734,7 +734,9 @@ def package_versions() -> dict:
 
 
 # --- command line ---------------------------------------------------------------------------------
-def cli(argv: list[str] | None = None) -> TrainResult:
+def cli(argv: list[str] | None = None) -> int:
+    """The ``war-train`` command; returns the exit status (0) for ``sys.exit``, the console-script
+    wrapper calls ``sys.exit(cli())``."""
     parser = argparse.ArgumentParser(prog="war-train", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--algo", default="ppo", help=f"one of {', '.join(sorted(ALGORITHMS))} (default ppo)")
@@ -781,7 +783,7 @@ def cli(argv: list[str] | None = None) -> TrainResult:
         verbose=args.verbose,
     )
     _print_summary(result)
-    return result
+    return 0
 
 
 def _ticks(value) -> str:
@@ -806,4 +808,4 @@ def _print_summary(result: TrainResult) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(0 if cli() else 1)
+    sys.exit(cli())

@@ -179,6 +179,19 @@ def test_a_policy_can_train_on_the_timing_fields_only(tmp_path):
     assert play_one_round(load_sb3_agent("a2c", str(result.best_model)))["reason"] is not None
 
 
+def test_the_command_line_trains_and_prints_the_comparison(tmp_path, capsys):
+    from scripts.train import cli
+
+    argv = ["--algo", "ppo", "--config", str(tiny_config(tmp_path, "ppo")), "--timesteps", "64", "--n-envs", "1",
+            "--run-dir", str(tmp_path / "run"), "--bench-rounds", "2", "--no-progress-bar",
+            "--set", "gamma=0.8", "--env-arg", "turn_seconds=2"]
+    assert cli(argv) == 0  # an exit status: the console script calls sys.exit(cli())
+    printed = capsys.readouterr().out
+    assert "held-out comparison, 2 rounds vs human" in printed and "bar (0 takeovers" in printed
+    card = json.loads((tmp_path / "run" / "model_card.json").read_text())
+    assert card["hyperparameters"]["gamma"] == 0.8 and card["war_config"]["turn_seconds"] == 2
+
+
 def test_a_run_folder_is_never_overwritten(tmp_path):
     config = tiny_config(tmp_path, "ppo")
     main("ppo", config_path=config, timesteps=64, n_envs=1, run_dir=tmp_path / "run", bench_rounds=0)

@@ -117,9 +117,9 @@ def run_shards_on_ray(
     *,
     max_retries: int = DEFAULT_MAX_RETRIES,
     player: Callable[[Shard], list[RoundRecord]] = play_shard,
-) -> list[ShardFailure]:
+) -> int:
     """Play every shard as a Ray task (Ray must be initialised: see ``connect``), calling ``sink``
-    once per round in the driver as each shard finishes, in any order.
+    once per round in the driver as each shard finishes, in any order; returns the rounds delivered.
 
     ``player`` plays one shard (``play_shard``; tests pass one that fails on purpose); it must be
     importable or picklable on the workers. A shard failing ``max_retries + 1`` times is written to
@@ -144,6 +144,7 @@ def run_shards_on_ray(
     waiting = list(reversed(shards))
     running: dict = {}
     failures: list[ShardFailure] = []
+    delivered = 0
     try:
         while waiting or running:
             while waiting and len(running) < workers:
@@ -159,6 +160,7 @@ def run_shards_on_ray(
                 continue
             for record in records:
                 sink(record)
+            delivered += len(records)
     except BaseException:
         for ref in running:
             ray.cancel(ref, force=True)
@@ -167,7 +169,7 @@ def run_shards_on_ray(
         if report is not None:
             write_atomic(report, json.dumps({"failed_shards": [asdict(f) for f in failures]}, indent=2) + "\n")
         raise ShardsFailed(failures, report)
-    return failures
+    return delivered
 
 
 # --- measuring: per-task overhead and scaling --------------------------------------------------------

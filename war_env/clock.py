@@ -55,9 +55,10 @@ class TimedRound:
     def ticks_left(self, seat: int) -> int:
         """Ticks the seat still has to draw, counting the next tick; 0 when its turn is not open then."""
         next_tick = self.tick_count + 1
-        if not self.turn_open(seat, next_tick):
+        opens = self.opens_at[seat]
+        if opens is None or opens > next_tick:  # turn_open, inlined: this runs every step
             return 0
-        return self.config.turn_ticks - (next_tick - self.opens_at[seat])
+        return self.config.turn_ticks - (next_tick - opens)
 
     def bot_controlled(self, seat: int) -> bool:
         return self.controllers[seat] is not None
@@ -74,8 +75,10 @@ class TimedRound:
         tick = self.tick_count = self.tick_count + 1
         rewards = [0.0, 0.0]
         pressed = (press0, press1)
+        opens_at = self.opens_at
         for seat in (0, 1):
-            is_open = self.turn_open(seat, tick)
+            opens = opens_at[seat]
+            is_open = opens is not None and opens <= tick  # turn_open, inlined: this runs every tick
             if self.controllers[seat] is not None:
                 press = is_open and tick - self.opens_at[seat] >= self._reaction_of(seat)
             else:
@@ -90,7 +93,8 @@ class TimedRound:
                 self.false_starts[seat] += 1
                 rewards[seat] += config.reward_false_start
         for seat in (0, 1):
-            if not self.turn_open(seat, tick):
+            opens = opens_at[seat]
+            if opens is None or opens > tick:
                 continue
             rewards[seat] += config.reward_idle_tick
             if tick - self.opens_at[seat] >= config.turn_ticks - 1:

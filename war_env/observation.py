@@ -50,6 +50,8 @@ def observe(timed: TimedRound, seat: int) -> np.ndarray:
     other = 1 - seat
     ticks_left = timed.ticks_left(seat)
     own_card, other_card = game.visible[seat], game.visible[other]
+    points = game.points
+    points_over = point_scale(config)
     return np.array(
         (
             1.0 if ticks_left else 0.0,
@@ -62,8 +64,8 @@ def observe(timed: TimedRound, seat: int) -> np.ndarray:
             0.0 if other_card is None else rank_value(other_card) / 14,
             1.0 if game.at_war else 0.0,
             len(game.pot) / DECK_SIZE,
-            min(game.points[seat] / point_scale(config), 1.0),
-            min(game.points[other] / point_scale(config), 1.0),
+            min(points[seat] / points_over, 1.0),
+            min(points[other] / points_over, 1.0),
             min(game.battles / battle_scale(config), 1.0),
             1.0 if game.starter == seat else 0.0,
             1.0 if timed.taken_over[seat] else 0.0,

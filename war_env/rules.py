@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from numbers import Integral, Real
 
 PICKUP_ORDERS = ("in_order", "shuffled")
@@ -76,7 +77,7 @@ class WarConfig:
                 if not _is_real(value) or not math.isfinite(value):
                     raise ValueError(f"{field.name} must be a finite number, got {value!r}")
 
-    @property
+    @cached_property  # read on every tick; the config is frozen, so computed once
     def turn_ticks(self) -> int:
         """Steps a player has to draw once their turn is open."""
         return round(self.turn_seconds / self.tick_seconds)

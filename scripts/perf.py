@@ -61,13 +61,22 @@ class Timing:
 
 def measure(run: Callable[[], float], repeats: int) -> Timing:
     """``run()`` does some work and returns how much (steps, rounds, ...); the medians of ``repeats``."""
-    walls, cpus, work = [], [], 0.0
+    return measure_side_by_side([run], repeats)[0]
+
+
+def measure_side_by_side(runs: list[Callable[[], float]], repeats: int) -> list[Timing]:
+    """Several measurements taken in turns (a, b, a, b, ...), so that a change of load on a shared
+    machine falls on all of them alike; the medians of ``repeats`` each."""
+    walls = [[] for _ in runs]
+    cpus = [[] for _ in runs]
+    work = [0.0] * len(runs)
     for _ in range(repeats):
-        wall, cpu = time.perf_counter(), time.process_time()
-        work = run()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
-    return Timing(work, statistics.median(walls), statistics.median(cpus))
+        for i, run in enumerate(runs):
+            wall, cpu = time.perf_counter(), time.process_time()
+            work[i] = run()
+            walls[i].append(time.perf_counter() - wall)
+            cpus[i].append(time.process_time() - cpu)
+    return [Timing(w, statistics.median(wa), statistics.median(c)) for w, wa, c in zip(work, walls, cpus)]
 
 
 # --- the loops ---------------------------------------------------------------------------------
@@ -280,21 +289,22 @@ def main(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768, league
         raise ValueError(f"repeats must be >= 1 and budget > 0, got repeats={repeats!r}, budget={budget!r}")
     result = PerfResult(machine=machine_info())
     steps = max(1000, int(60000 * budget))
-    war = measure(single_env_loop("War-v0", steps), repeats)
-    for peer_id in ("CartPole-v1", "Blackjack-v1"):
-        result.rows.append(Row("single env via gym.make", war, peer_id, measure(single_env_loop(peer_id, steps), repeats)))
+    war, cartpole, blackjack = measure_side_by_side(
+        [single_env_loop(env_id, steps) for env_id in ("War-v0", "CartPole-v1", "Blackjack-v1")], repeats)
+    result.rows.append(Row("single env via gym.make", war, "CartPole-v1", cartpole))
+    result.rows.append(Row("single env via gym.make", war, "Blackjack-v1", blackjack))
     for num_envs in VECTOR_SIZES:
         vector_steps = max(20, int(budget * 400000 / num_envs) if num_envs > 1 else int(20000 * budget))
-        war_vec = measure(vector_env_loop("War-v0", num_envs, vector_steps), repeats)
-        cartpole = measure(vector_env_loop("CartPole-v1", num_envs, vector_steps), repeats)
+        war_vec, cartpole = measure_side_by_side(
+            [vector_env_loop(env_id, num_envs, vector_steps) for env_id in ("War-v0", "CartPole-v1")], repeats)
         result.rows.append(Row(f"vector env N={num_envs}", war_vec, "CartPole-v1 vector", cartpole, "env-steps/s"))
     config = WarConfig()
     python_rounds = max(200, int(3000 * budget))
-    baseline = measure(python_war_run(python_rounds, "human", config), repeats)
-    battles_per_round = baseline.work / python_rounds
+    baseline = None
     for opponent in ("human", "instant"):
-        fast = measure(fast_path_run(fast_rounds, opponent, config), repeats)
-        peer = baseline if opponent == "human" else measure(python_war_run(python_rounds, "instant", config), repeats)
+        fast, peer = measure_side_by_side(
+            [fast_path_run(fast_rounds, opponent, config), python_war_run(python_rounds, opponent, config)], repeats)
+        baseline = baseline or peer
         result.rows.append(Row(f"fast path battles, {opponent} vs {opponent}", fast, "pure-Python War", peer, "battles/s"))
         rounds_fast = Timing(fast_rounds, fast.wall, fast.cpu)
         rounds_peer = Timing(python_rounds, peer.wall, peer.cpu)
@@ -308,7 +318,7 @@ def main(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768, league
     if memory:
         result.memory = memory_figures()
     result.machine["load_after"] = os.getloadavg()
-    result.machine["battles_per_round"] = battles_per_round
+    result.machine["battles_per_round"] = baseline.work / python_rounds
     result.table = render(result)
     if print_table:
         print(result.table)

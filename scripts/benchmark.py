@@ -46,12 +46,12 @@ from war_env.rules import WarConfig
 from war_env.specs import parse_spec
 
 DEFAULT_OPPONENTS = ("instant", "human", "uniform", "absent")
-DEFAULT_ROUNDS = 300
+DEFAULT_ROUNDS = 1600
 DEFAULT_SEED = 0
 DEFAULT_SHARD_ROUNDS = 20
 DEFAULT_WORKERS = os.cpu_count() or 1
 CONFIDENCE = 0.95
-BOOTSTRAP_RESAMPLES = 5000
+BOOTSTRAP_RESAMPLES = 2000
 WIN_RATE_TARGET_WIDTH = 0.05
 SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("results.schema.json")

@@ -263,10 +263,11 @@ def parse_assignments(pairs: list[str] | None, what: str) -> dict:
 
 
 # --- environments and opponents ------------------------------------------------------------------
-def make_opponent(spec: str, trust_model_file: bool = False):
+def make_opponent(spec: str, trust_model_file: bool = False, env_args: dict | None = None):
     """A bot spec stays a string (the env builds the bot); a model spec ``ppo:PATH`` (also a2c, dqn,
     maskable_ppo) becomes an agent loaded weights-only; other agent specs go to
-    ``agents.make_agent`` when it exists (the scripted baselines)."""
+    ``agents.make_agent`` (the scripted baselines), with the rules of ``env_args`` for the agents
+    that count ticks."""
     if not isinstance(spec, str):
         return spec
     name, _, rest = spec.partition(":")
@@ -275,13 +276,9 @@ def make_opponent(spec: str, trust_model_file: bool = False):
         return spec
     if name.replace("-", "_") in ALGORITHMS:
         return load_sb3_agent(name, rest, trust_model_file=trust_model_file)
-    try:
-        from agents import make_agent
-    except ImportError:
-        make_agent = None
-    if make_agent is None:
-        raise ValueError(f"unknown opponent {spec!r}: use a bot ({', '.join(sorted(BOTS))}) or a model ALGO:PATH")
-    return make_agent(spec)
+    from agents import make_agent
+
+    return make_agent(spec, config=make_config(None, dict(env_args or {})))
 
 
 class _WarEnvFactory:
@@ -296,7 +293,7 @@ class _WarEnvFactory:
 
         import war_env  # noqa: F401
 
-        opponent = make_opponent(self.opponent, self.trust_model_file)
+        opponent = make_opponent(self.opponent, self.trust_model_file, self.env_args)
         return select_observation(gym.make("War-v0", opponent=opponent, **self.env_args), self.observation)
 
 
@@ -418,7 +415,7 @@ def play_rounds(agent: Agent, opponent: str, env_args: dict, rounds: int, seed: 
 
     import war_env  # noqa: F401
 
-    envs = [gym.make("War-v0", opponent=make_opponent(opponent, trust_model_file), **env_args)
+    envs = [gym.make("War-v0", opponent=make_opponent(opponent, trust_model_file, env_args), **env_args)
             for _ in range(min(batch, rounds))]
     observations = np.zeros((len(envs), len(INDEX)), np.float32)
     slot_round, slot_return = [-1] * len(envs), [0.0] * len(envs)
@@ -459,20 +456,9 @@ def play_rounds(agent: Agent, opponent: str, env_args: dict, rounds: int, seed: 
     )
 
 
-class _PromptFallback(Agent):
-    """Draws on the first tick its turn is open (used only if ``agents.make_agent`` is missing)."""
-
-    name = "prompt"
-
-    def act(self, observation) -> int:
-        return int(observation[INDEX["can_draw"]] > 0.5)
-
-
 def baseline_agent(spec: str = BENCHMARK_BASELINE) -> Agent:
-    try:
-        from agents import make_agent
-    except ImportError:
-        return _PromptFallback()
+    from agents import make_agent
+
     return make_agent(spec)
 
 

@@ -192,6 +192,26 @@ def test_the_command_line_trains_and_prints_the_comparison(tmp_path, capsys):
     assert card["hyperparameters"]["gamma"] == 0.8 and card["war_config"]["turn_seconds"] == 2
 
 
+def test_a_scripted_opponent_gets_the_rules_of_the_run(tmp_path):
+    from scripts.train import make_opponent
+
+    opponent = make_opponent("last_moment", env_args={"turn_seconds": 2.0})
+    env = gym.make("War-v0", opponent=opponent, turn_seconds=2.0)
+    env.reset(seed=0)
+    for _ in range(300):
+        *_, terminated, _, info = env.step(0)
+        if terminated:
+            break
+    assert not env.unwrapped.round.taken_over[1]  # it drew on the last tick of a 20-tick timer
+    unaware = gym.make("War-v0", opponent=make_opponent("last_moment"), turn_seconds=2.0)
+    unaware.reset(seed=0)
+    with pytest.raises(ValueError, match="does not fit a turn of 30 ticks"):  # built for the default rules
+        for _ in range(300):
+            unaware.step(0)
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        make_opponent("nobody")
+
+
 def test_a_run_folder_is_never_overwritten(tmp_path):
     config = tiny_config(tmp_path, "ppo")
     main("ppo", config_path=config, timesteps=64, n_envs=1, run_dir=tmp_path / "run", bench_rounds=0)
@@ -273,7 +293,7 @@ def test_the_rl_zoo_trains_war_v0_and_its_model_loads_weights_only(tmp_path):
 # --- the bar (slow) -----------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_ppo_with_the_shipped_config_learns_not_to_be_taken_over(tmp_path):
-    """PPO, configs/ppo.json, against human: zero takeovers on 100 held-out rounds."""
+    """PPO, configs/ppo.json, against human: zero takeovers on 100 held-out rounds (about 85 s)."""
     result = main("ppo", timesteps=100_000, seed=0, run_dir=tmp_path / "run", bench_rounds=100)
     bench = result.model_card["benchmark"]
     assert bench["model"]["takeovers"] == 0, bench

@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m scripts.watch
+	$(PY) -m scripts.benchmark
 
 test: $(STAMP)
 	$(PY) -m pytest

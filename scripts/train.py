@@ -338,7 +338,7 @@ def _callbacks(model_meta: dict, run_dir: Path, config: TrainConfig, eval_env, n
                 save_model(self.model, run_dir / "checkpoints" / f"ckpt_{self.num_timesteps}.zip", **model_meta)
             return True
 
-    class RoundStats(BaseCallback):
+    class RoundInfoLogger(BaseCallback):
         """TensorBoard: takeover rate, false starts and reaction ticks of the finished training rounds."""
 
         def _on_step(self) -> bool:
@@ -360,7 +360,7 @@ def _callbacks(model_meta: dict, run_dir: Path, config: TrainConfig, eval_env, n
                 self.eval_env.seed(config.evaluation["seed"])
             return super()._on_step()
 
-    callbacks = [RoundStats()]
+    callbacks = [RoundInfoLogger()]
     if config.checkpoint_every_timesteps:
         callbacks.append(SaveAtomically(every=config.checkpoint_every_timesteps))
     if config.evaluation["every_timesteps"]:

@@ -815,7 +815,8 @@ def _env_kwargs(items: list[str] | None) -> dict | None:
     return kwargs
 
 
-def cli(argv: list[str] | None = None) -> BenchmarkRun:
+def cli(argv: list[str] | None = None) -> int:
+    """The ``war-bench`` command; returns the exit status for ``sys.exit`` (``main`` returns the run)."""
     parser = argparse.ArgumentParser(
         prog="war-bench", description="Play a league of agents against opponents on paired rounds and write a report.")
     parser.add_argument("--agents", nargs="+", metavar="SPEC", default=None,
@@ -850,8 +851,8 @@ def cli(argv: list[str] | None = None) -> BenchmarkRun:
     speed = f", {run.rounds_per_second:.1f} rounds/s" if run.rounds_per_second else ""
     print(f"played {run.rounds_played} rounds in {run.seconds:.1f} s{speed}")
     print(f"report: {run.run_dir / 'report.md'}")
-    return run
+    return 0
 
 
 if __name__ == "__main__":
-    cli()
+    sys.exit(cli())

@@ -372,7 +372,8 @@ def _display_available() -> bool:
         return False
 
 
-def cli(argv: list[str] | None = None) -> PlayResult:
+def cli(argv: list[str] | None = None) -> int:
+    """The ``war-play`` command; returns the exit status for ``sys.exit`` (``main`` returns the result)."""
     parser = argparse.ArgumentParser(
         prog="war-play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -387,10 +388,10 @@ def cli(argv: list[str] | None = None) -> PlayResult:
     try:
         result = main(args.opponent, args.turn_seconds, args.seed, args.mode)
     except KeyboardInterrupt:
-        return PlayResult("interrupted", 0, (0, 0), 0)
+        return 130
     print(f"Rounds won: You {result.rounds_won[0]}, Bot {result.rounds_won[1]}, draws {result.draws}")
-    return result
+    return 0
 
 
 if __name__ == "__main__":
-    cli()
+    sys.exit(cli())

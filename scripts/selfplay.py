@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -269,7 +270,8 @@ def main(
     return result
 
 
-def cli(argv: list[str] | None = None) -> SelfPlayResult:
+def cli(argv: list[str] | None = None) -> int:
+    """The ``war-selfplay`` command; returns the exit status for ``sys.exit`` (``main`` returns the result)."""
     parser = argparse.ArgumentParser(description="Train one SB3 policy for both seats of War by self-play.")
     parser.add_argument("--timesteps", type=int, default=200_000, help="learner steps in total")
     parser.add_argument("--refresh-every", type=int, default=20_000, help="learner steps between opponent refreshes")
@@ -289,7 +291,7 @@ def cli(argv: list[str] | None = None) -> SelfPlayResult:
     for label, match in result.evaluation.items():
         for name, summary in match["agents"].items():
             print(f"vs {label:<28} {name:<28} " + "  ".join(f"{k}={_fmt(v)}" for k, v in summary.items()))
-    return result
+    return 0
 
 
 def _fmt(value) -> str:
@@ -297,4 +299,4 @@ def _fmt(value) -> str:
 
 
 if __name__ == "__main__":
-    cli()
+    sys.exit(cli())

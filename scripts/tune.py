@@ -23,6 +23,7 @@ import argparse
 import json
 import math
 import os
+import sys
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -192,7 +193,8 @@ def main(
     return TuneRun(out, trials, errors)
 
 
-def cli(argv: list[str] | None = None) -> TuneRun:
+def cli(argv: list[str] | None = None) -> int:
+    """The ``war-tune`` command; returns the exit status for ``sys.exit`` (``main`` returns the run)."""
     parser = argparse.ArgumentParser(prog="war-tune", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--algo", default="ppo", help="ppo, a2c, dqn or maskable_ppo (default ppo)")
@@ -229,8 +231,8 @@ def cli(argv: list[str] | None = None) -> TuneRun:
         print(f"  FAILED {error['config']}: {error['error'].strip().splitlines()[-1]}")
     if run.errors or not run.trials:
         raise SystemExit(f"war-tune: {len(run.errors)} of {len(run.errors) + len(run.trials)} trial(s) failed")
-    return run
+    return 0
 
 
 if __name__ == "__main__":
-    cli()
+    sys.exit(cli())

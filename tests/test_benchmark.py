@@ -230,10 +230,12 @@ def test_a_bad_spec_fails_before_anything_is_played(tmp_path):
 
 
 def test_the_cli_passes_rules_to_the_env_and_to_the_agents(tmp_path):
-    run = cli(["--agents", "last_moment", "--opponents", "instant", "--rounds", "2", "--env", "turn_seconds=1.0",
-               "--out", str(tmp_path / "cli"), "--quiet"])
-    assert run.results["rules"]["turn_seconds"] == 1.0
-    assert pairing(run.results, "last_moment", "instant")["reaction"]["p95_ticks"]["value"] == 9
+    status = cli(["--agents", "last_moment", "--opponents", "instant", "--rounds", "2", "--env", "turn_seconds=1.0",
+                  "--out", str(tmp_path / "cli"), "--quiet"])
+    assert status == 0  # an exit status: the console script calls sys.exit(cli())
+    results = json.loads((tmp_path / "cli" / "results.json").read_text())
+    assert results["rules"]["turn_seconds"] == 1.0
+    assert pairing(results, "last_moment", "instant")["reaction"]["p95_ticks"]["value"] == 9
 
 
 def test_a_shard_is_a_picklable_pure_description_of_its_rounds():

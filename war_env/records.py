@@ -49,25 +49,26 @@ class RoundRecord:
     """The agent's summed reward over the round."""
 
     def to_dict(self) -> dict:
-        data = dataclasses.asdict(self)
-        for key, value in data.items():
-            if isinstance(value, tuple):
-                data[key] = list(value)
-        return data
+        # Field by field rather than dataclasses.asdict, whose deep copy made writing records the
+        # bottleneck of a parallel benchmark run (about 10x slower).
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name in _FIELD_NAMES for value in (getattr(self, name),)}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @classmethod
     def from_dict(cls, data: dict) -> RoundRecord:
-        names = {field.name for field in dataclasses.fields(cls)}
-        if set(data) != names:
-            raise ValueError(f"a round record needs exactly the keys {sorted(names)}, got {sorted(data)}")
+        if set(data) != set(_FIELD_NAMES):
+            raise ValueError(f"a round record needs exactly the keys {sorted(_FIELD_NAMES)}, got {sorted(data)}")
         return cls(**{key: tuple(value) if isinstance(value, list) else value for key, value in data.items()})
 
     @classmethod
     def from_json(cls, line: str) -> RoundRecord:
         return cls.from_dict(json.loads(line))
+
+
+_FIELD_NAMES = tuple(field.name for field in dataclasses.fields(RoundRecord))
 
 
 def agent_seed(round_key: int) -> int:

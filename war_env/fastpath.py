@@ -8,12 +8,19 @@ Two facts of the design make this possible (see ``randomness``):
 * a bot's draw time is known as soon as its turn opens (opening tick + reaction), so a round played
   by two reaction-time models can be advanced *move by move* instead of tick by tick.
 
-``BatchedRounds`` holds the state of ``n`` rounds in arrays and changes only through
-``draw(games, seats, ticks, takeover)`` (one move in each of the given games) and ``play_moves``
-(every given game draws at its due tick until its round ends). ``WarVectorEnv`` (``war_env.vector``)
-drives it tick by tick with a learner at seat 0; ``simulate`` and ``play_rounds`` drive it move by
-move with a reaction-time model at seat 0. ``tests/test_fastpath.py`` and ``tests/test_vector.py``
-prove both equal, round by round, to the tick-by-tick ``WarEnv``.
+``BatchedRounds`` holds the state of ``n`` rounds (game and clock) in arrays and changes only
+through ``draw(games, seats, ticks, takeover)`` (one move in each of the given games) and
+``play_moves`` (every given game draws at its due tick until its round ends). ``WarVectorEnv``
+(``war_env.vector``) drives it tick by tick with a learner at seat 0, and plays out a taken-over
+round with ``play_moves``.
+
+The fast path proper, ``simulate`` (and ``play_rounds``, which returns ``RoundRecord``s), goes further
+for rounds played by two reaction-time models: ``play_cards`` plays every round's card game to its end
+(one battle of every running round per numpy iteration), then ``_time_rounds`` derives each move's
+tick, the takeovers, reaction ticks, env steps and seat 0's return from the reaction hashes alone.
+``simulate_moves`` computes the same through ``BatchedRounds.play_moves`` and is kept as its
+cross-check. ``tests/test_fastpath.py`` and ``tests/test_vector.py`` prove all of them equal, round by
+round, to the tick-by-tick ``WarEnv``.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from gymnasium.utils import seeding
 from war_env.bots import Bot, make_bot
 from war_env.cards import DECK_SIZE
 from war_env.engine import BATTLE_LIMIT, END_REASONS, POINTS, POT_POSITIONS, WAR_SHORTAGE, ALL_CARDS
-from war_env.randomness import STREAM_PICKUP, STREAM_REACTION, draw_round_key, hash64_array, hash_uniform_array
+from war_env.randomness import STREAM_PICKUP, STREAM_REACTION, draw_round_key, hash64_array
 from war_env.rules import WarConfig
 
 NEVER = np.int64(1 << 62)

@@ -114,7 +114,7 @@ def test_many_seeded_rounds_of_human_bots_equal_the_tick_by_tick_env(pickup):
 def test_play_rounds_gives_the_records_of_play_round_for_scripted_agents(pickup):
     config = WarConfig(pickup=pickup)
     seeds = list(range(40, 46))
-    for spec in ["prompt", "never", "last_moment", "human", "bot:uniform:low=2,high=8", "bot:absent"]:
+    for spec in ["prompt", "eager", "never", "last_moment", "human", "bot:uniform:low=2,high=8", "bot:absent"]:
         for opponent in ["instant", "human", "absent"]:
             fast = play_rounds(config, make_agent(spec, config=config), opponent, seeds, first_index=5)
             env = gym.make("War-v0", opponent=opponent, config=config)
@@ -184,10 +184,9 @@ def test_random_deals_are_full_decks_and_rounds_conserve_cards():
 
 def test_agents_that_are_not_reaction_models_are_refused():
     config = WarConfig()
-    for spec in ["eager", "random:p=0.2"]:
-        assert agent_reaction_model(make_agent(spec), config) is None
-        with pytest.raises(ValueError, match="reaction-time agents only"):
-            play_rounds(config, make_agent(spec), "human", [1])
+    assert agent_reaction_model(make_agent("random:p=0.2"), config) is None
+    with pytest.raises(ValueError, match="reaction-time agents only"):
+        play_rounds(config, make_agent("random:p=0.2"), "human", [1])
     fast_clock = WarConfig(turn_seconds=1.0)
     with pytest.raises(ValueError, match="built for a turn of 30 ticks"):
         agent_reaction_model(make_agent("human"), fast_clock)

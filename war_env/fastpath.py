@@ -32,7 +32,7 @@ from functools import lru_cache
 import numpy as np
 from gymnasium.utils import seeding
 
-from war_env.bots import Bot, make_bot
+from war_env.bots import Bot, Instant, make_bot
 from war_env.cards import DECK_SIZE
 from war_env.engine import BATTLE_LIMIT, END_REASONS, POINTS, POT_POSITIONS, WAR_SHORTAGE, ALL_CARDS
 from war_env.randomness import STREAM_PICKUP, STREAM_REACTION, draw_round_key, hash64_array
@@ -56,11 +56,15 @@ class ReactionModel:
     move, ``u = hash_uniform(key, stream, n)``, where ``key`` is the round key, or, with
     ``key_stream`` set, ``hash64(round_key, key_stream, 0) >> 33`` (the seed the benchmark gives an
     agent, see ``war_env.records.agent_seed``). A reaction of ``turn_ticks`` or more means no draw:
-    the seat is taken over on the last tick of its turn."""
+    the seat is taken over on the last tick of its turn.
+
+    ``presses_always`` (seat 0 in ``simulate`` only) is the ``eager`` agent: it presses draw on every
+    tick, so it draws as its turn opens and every other tick of the round is a false start."""
 
     cdf: tuple[float, ...]
     stream: int
     key_stream: int | None = None
+    presses_always: bool = False
 
     @classmethod
     def of_bot(cls, bot: str | Bot, config: WarConfig, seat: int) -> ReactionModel:
@@ -77,6 +81,8 @@ class BatchedRounds:
     """
 
     def __init__(self, config: WarConfig, n: int, models: tuple[ReactionModel | None, ReactionModel | None]):
+        if any(model is not None and model.presses_always for model in models):
+            raise ValueError("BatchedRounds times draws only; a seat that presses on every tick needs simulate()")
         self.config = config
         self.n = n
         self.models = tuple(models)
@@ -429,6 +435,7 @@ class RoundBatch:
     points: np.ndarray
     cards: np.ndarray
     takeover: np.ndarray
+    false_starts: np.ndarray
     ticks: np.ndarray
     steps: np.ndarray
     """Env steps seat 0 took (the takeover tick, else the round's ticks)."""
@@ -456,7 +463,7 @@ class RoundBatch:
             "points": (int(self.points[0, i]), int(self.points[1, i])),
             "cards": (int(self.cards[0, i]), int(self.cards[1, i])),
             "takeover": (bool(self.takeover[0, i]), bool(self.takeover[1, i])),
-            "false_starts": (0, 0),
+            "false_starts": (int(self.false_starts[0, i]), int(self.false_starts[1, i])),
             "reaction_ticks": (self.reactions_of(0, i), self.reactions_of(1, i)),
             "steps": int(self.steps[i]),
             "ticks": int(self.ticks[i]),
@@ -494,7 +501,7 @@ def simulate_moves(config: WarConfig, seat_models: tuple[ReactionModel, Reaction
         winner=rounds.winner.copy(), reason=rounds.reason.copy(), battles=rounds.battles.copy(),
         wars=rounds.wars.copy(), points=rounds.points.copy(),
         cards=np.stack([rounds.count[:count], rounds.count[count:]]), takeover=rounds.taken_over.copy(),
-        ticks=rounds.tick.copy(), steps=np.where(taken, rounds.agent_steps, rounds.tick),
+        false_starts=rounds.false_starts.copy(), ticks=rounds.tick.copy(), steps=np.where(taken, rounds.agent_steps, rounds.tick),
         episode_return=_returns(config, taken, rounds.idle_before_last, rounds.winner),
         reaction_ticks=reactions,
     )
@@ -805,10 +812,18 @@ def _time_rounds(config, seat_models, starters, round_keys, cards: CardResults, 
         idle[part] = np.where(move < taken_at[:, None], delay[0], 0).sum(axis=1) + np.where(taken0, turn_ticks - 1, 0)
         start = stop
     reactions = tuple(_gather_reactions(pieces[seat], own_counts[seat], order) for seat in (0, 1))
+    false_starts = np.zeros((2, count), dtype=np.int64)
+    if seat_models[0].presses_always:
+        if seat_models[0].cdf != Instant().reaction_cdf(config) or seat_models[1].presses_always:
+            raise ValueError("presses_always is the eager agent at seat 0: it needs the instant reaction model")
+        false_starts[0] = ticks - cards.steps  # every tick but those of its own draws
+        returns = _eager_returns(config, false_starts[0], starters == 0, cards.winner)
+    else:
+        returns = _returns(config, takeover[0], idle, cards.winner)
     return RoundBatch(
         winner=cards.winner, reason=cards.reason, battles=cards.battles, wars=cards.wars, points=cards.points,
-        cards=cards.cards, takeover=takeover, ticks=ticks, steps=steps,
-        episode_return=_returns(config, takeover[0], idle, cards.winner), reaction_ticks=reactions,
+        cards=cards.cards, takeover=takeover, false_starts=false_starts, ticks=ticks, steps=steps,
+        episode_return=returns, reaction_ticks=reactions,
     )
 
 
@@ -873,6 +888,16 @@ def _returns(config: WarConfig, taken_over0, idle_before_last, winners) -> np.nd
     return idle_sums[idle_before_last] + last_step
 
 
+def _eager_returns(config: WarConfig, false_starts, started, winners) -> np.ndarray:
+    """The eager agent's return: a false start on every step but those of its own draws. A round
+    ends on the second draw of a step; when seat 0 started, that is the opponent's, so the last step
+    holds a false start too (pressed before the opponent drew)."""
+    sums = _idle_sums(config.reward_false_start, int(false_starts.max(initial=0)))
+    outcome = np.array([config.outcome_reward(None, 0), config.outcome_reward(0, 0), config.outcome_reward(1, 0)])
+    last_step = np.where(started, 0.0 + config.reward_false_start, 0.0) + outcome[winners + 1]
+    return sums[false_starts - started] + last_step
+
+
 @lru_cache(maxsize=16)
 def _idle_sums_cached(idle: float, size: int) -> np.ndarray:
     sums = np.empty(size, dtype=np.float64)
@@ -904,6 +929,8 @@ def agent_reaction_model(agent, config: WarConfig) -> ReactionModel | None:
     except ImportError:  # pragma: no cover - the agents package is part of the project
         return None
     name = type(agent)
+    if name is scripted.Eager:
+        return ReactionModel(Instant().reaction_cdf(config), STREAM_REACTION[0], presses_always=True)
     fixed = {scripted.Prompt: 0, scripted.Never: config.turn_ticks}
     if name in fixed:
         return ReactionModel(make_bot(f"fixed:ticks={fixed[name]}").reaction_cdf(config), STREAM_REACTION[0])

@@ -66,6 +66,16 @@ def test_each_sub_env_follows_the_single_env_over_whole_rounds(opponent, pickup)
     assert ended >= 2
 
 
+@pytest.mark.parametrize("opponent", ["human", "uniform:low=0,high=9"])
+def test_other_rules_and_timers_are_batched_the_same(opponent):
+    config = WarConfig(turn_seconds=1.0, war_face_down=2, target_points=10, max_battles=30, pickup="shuffled",
+                       reward_idle_tick=-0.01, reward_false_start=-0.05, reward_draw=0.25)
+    vector = WarVectorEnv(3, opponent=opponent, config=config)
+    singles = [gym.make("War-v0", opponent=opponent, config=config) for _ in range(3)]
+    ended = play_side_by_side(vector, singles, pressing(3, 0.15, seed=4), steps=600, seed=50)
+    assert ended >= 6
+
+
 def test_takeovers_are_played_out_within_the_step_exactly_as_the_single_env_does():
     # Pressing rarely lets the timer run out: seat 0 is taken over and the round is played out.
     vector = WarVectorEnv(4, opponent="human")

@@ -9,10 +9,10 @@ import numpy as np
 from gymnasium import spaces
 
 from war_env.bots import Bot, make_bot
-from war_env.cards import DECK_SIZE, deal_from_permutation, parse_piles
 from war_env.clock import TimedRound
+from war_env.deal import deal_round
 from war_env.observation import OBSERVATION_SIZE, action_mask, observe
-from war_env.randomness import draw_round_key, hash64
+from war_env.randomness import hash64
 from war_env.rules import WarConfig
 from war_env.scoreboard import Scoreboard
 
@@ -161,13 +161,7 @@ class WarEnv(gym.Env):
             raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: {sorted(RESET_OPTIONS)}")
         if options.get("new_match"):
             self.scoreboard = Scoreboard()
-        # Always the same three draws, whatever the options, so a seed means the same stream.
-        permutation = self.np_random.permutation(DECK_SIZE)
-        starter = int(self.np_random.integers(2))
-        round_key = draw_round_key(self.np_random)
-        piles = parse_piles(options["piles"]) if "piles" in options else deal_from_permutation(permutation)
-        if "starter" in options:
-            starter = _check_starter(options["starter"])
+        piles, starter, round_key = deal_round(self.np_random, options)
         self.round = TimedRound(self.config, piles, starter, round_key, (None, self.opponent_bot))
         if self.opponent_policy is not None and hasattr(self.opponent_policy, "reset"):
             self.opponent_policy.reset(seed=hash64(round_key, STREAM_POLICY_SEED, 0) >> 33)
@@ -287,12 +281,6 @@ def _resolve_opponent(opponent) -> tuple[Bot | None, object | None]:
     raise TypeError(
         f"opponent must be a bot spec string, a war_env.bots.Bot or a policy with act(observation), got {opponent!r}"
     )
-
-
-def _check_starter(starter) -> int:
-    if isinstance(starter, bool) or not isinstance(starter, Integral) or starter not in (0, 1):
-        raise ValueError(f"starter must be 0 (the agent) or 1 (the opponent), got {starter!r}")
-    return int(starter)
 
 
 def _parse_action(action) -> bool:

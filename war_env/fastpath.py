@@ -35,7 +35,8 @@ from gymnasium.utils import seeding
 from war_env.bots import Bot, Instant, make_bot
 from war_env.cards import DECK_SIZE
 from war_env.engine import BATTLE_LIMIT, END_REASONS, POINTS, POT_POSITIONS, WAR_SHORTAGE, ALL_CARDS
-from war_env.randomness import STREAM_PICKUP, STREAM_REACTION, draw_round_key, hash64_array
+from war_env.deal import draw_deal
+from war_env.randomness import STREAM_PICKUP, STREAM_REACTION, hash64_array
 from war_env.rules import WarConfig
 
 NEVER = np.int64(1 << 62)
@@ -389,13 +390,6 @@ class BatchedRounds:
 
 
 # --- deals ------------------------------------------------------------------------------
-def draw_deal(rng: np.random.Generator) -> tuple[np.ndarray, int, int]:
-    """The three draws of ``WarEnv.reset``, in its order: a shuffled deck, the starter, the round key."""
-    permutation = rng.permutation(DECK_SIZE)
-    starter = int(rng.integers(2))
-    return permutation, starter, draw_round_key(rng)
-
-
 def deals_from_seeds(seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The deals ``env.reset(seed=s)`` makes for each seed: decks ``(k, 52)``, starters, round keys."""
     decks = np.empty((len(seeds), DECK_SIZE), dtype=np.int8)

@@ -27,12 +27,12 @@ except ImportError as error:  # pragma: no cover - depends on the installed extr
         "war_env.multiagent needs PettingZoo: pip install 'war-env[multiagent]'"
     ) from error
 
-from war_env.cards import DECK_SIZE, deal_from_permutation, parse_piles
 from war_env.clock import TimedRound
+from war_env.deal import deal_round
 from war_env.engine import Game, RoundResult
 from war_env.env import RESET_OPTIONS, STREAM_POLICY_SEED, _parse_action, describe_round, make_config
 from war_env.observation import OBSERVATION_SIZE, action_mask, observe
-from war_env.randomness import draw_round_key, hash64
+from war_env.randomness import hash64
 from war_env.rules import WarConfig
 from war_env.scoreboard import Scoreboard
 
@@ -161,13 +161,7 @@ class WarParallelEnv(ParallelEnv):
             warnings.warn(f"ignoring unknown reset option(s) {sorted(unknown)}; known: {sorted(RESET_OPTIONS)}")
         if options.get("new_match"):
             self.scoreboard = Scoreboard()
-        # War-v0's three draws in War-v0's order, whatever the options: a seed deals the same round.
-        permutation = self.np_random.permutation(DECK_SIZE)
-        starter = int(self.np_random.integers(2))
-        round_key = draw_round_key(self.np_random)
-        piles = parse_piles(options["piles"]) if "piles" in options else deal_from_permutation(permutation)
-        if "starter" in options:
-            starter = _check_starter(options["starter"])
+        piles, starter, round_key = deal_round(self.np_random, options)  # as War-v0 deals
         self.round = TimedRound(self.config, piles, starter, round_key, (None, None))
         self.agents = list(AGENTS)
         self._steps = 0
@@ -321,7 +315,3 @@ def _check_agent(agent) -> str:
     return agent
 
 
-def _check_starter(starter) -> int:
-    if isinstance(starter, bool) or not isinstance(starter, Integral) or starter not in (0, 1):
-        raise ValueError(f"starter must be 0 (player_0) or 1 (player_1), got {starter!r}")
-    return int(starter)

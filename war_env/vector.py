@@ -21,8 +21,9 @@ from gymnasium.vector.utils import batch_space
 from war_env.bots import Bot, make_bot
 from war_env.cards import DECK_SIZE, parse_piles
 from war_env.engine import END_REASONS
-from war_env.env import _check_starter, make_config
-from war_env.fastpath import NO_WINNER, BatchedRounds, ReactionModel, _any, draw_deal
+from war_env.deal import check_starter, draw_deal
+from war_env.env import make_config
+from war_env.fastpath import NO_WINNER, BatchedRounds, ReactionModel, _any
 from war_env.observation import OBSERVATION_SIZE, battle_scale, point_scale
 from war_env.rules import WarConfig
 
@@ -164,7 +165,7 @@ class WarVectorEnv(VectorEnv):
             piles = self._per_env(options["piles"], games, parse_piles, is_single=_is_pile_pair, name="piles")
         if "starter" in options:
             starters = np.array(
-                self._per_env(options["starter"], games, _check_starter, is_single=_is_scalar, name="starter"),
+                self._per_env(options["starter"], games, check_starter, is_single=_is_scalar, name="starter"),
                 dtype=np.int64,
             )
         self._start(games, piles, starters, keys)

@@ -22,13 +22,13 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from agents.base import Agent
+from war_env.atomic import write_atomic
 from war_env.observation import INDEX, OBSERVATION_FIELDS
 
 METADATA_NAME = "war_env_model.json"
@@ -195,24 +195,8 @@ def save_model(model, path: str | os.PathLike, algo: str, policy_kwargs: dict, o
     }
     with zipfile.ZipFile(buffer, mode="a") as archive:
         archive.writestr(METADATA_NAME, json.dumps(record, indent=2, sort_keys=True))
-    write_bytes_atomically(path, buffer.getvalue())
+    write_atomic(path, buffer.getvalue())
     return path
-
-
-def write_bytes_atomically(path: str | os.PathLike, payload: bytes) -> None:
-    """Write ``payload`` to a temporary file next to ``path``, flush it to disk, then rename it."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(payload)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def read_metadata(path: str | os.PathLike) -> dict | None:

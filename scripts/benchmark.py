@@ -24,7 +24,6 @@ import math
 import os
 import subprocess
 import sys
-import tempfile
 import time
 import zlib
 from collections import Counter
@@ -37,6 +36,7 @@ from queue import Empty
 import numpy as np
 
 from agents import BASELINES, make_agent
+from war_env.atomic import write_atomic
 from war_env.bots import BOTS, make_bot
 from war_env.engine import END_REASONS
 from war_env.env import make_config
@@ -436,29 +436,6 @@ def validate_results(results: dict) -> None:
 
 
 # --- files -----------------------------------------------------------------------------------------
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write to a temporary file next to ``path``, then rename it over ``path``: readers see the old
-    file or the new one, never half of one."""
-    payload = data.encode() if isinstance(data, str) else data
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(payload)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600 files; a report is an ordinary file
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def provenance() -> dict:
     """Where the numbers come from: git commit, Python and package versions, machine."""
     import platform

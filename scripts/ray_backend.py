@@ -33,7 +33,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from scripts.benchmark import Shard, play_shard, write_atomic
+from scripts.benchmark import Shard, play_shard
+from war_env.atomic import write_atomic
 from war_env.records import RoundRecord
 
 DEFAULT_MAX_RETRIES = 3

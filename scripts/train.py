@@ -47,8 +47,8 @@ from agents.sb3_model import (
     read_metadata,
     save_model,
     select_observation,
-    write_bytes_atomically,
 )
+from war_env.atomic import write_atomic
 from war_env.bots import BOTS
 from war_env.env import make_config
 from war_env.observation import INDEX, OBSERVATION_FIELDS
@@ -329,7 +329,7 @@ def _callbacks(model_meta: dict, run_dir: Path, config: TrainConfig, eval_env, n
             if self.best:
                 save_model(self.model, run_dir / "best.zip", **model_meta)
                 record = {"mean_reward": float(self.parent.best_mean_reward), "timesteps": self.num_timesteps}
-                write_bytes_atomically(run_dir / "best.json", json.dumps(record).encode())
+                write_atomic(run_dir / "best.json", json.dumps(record))
                 return True
             if self.next_at is None:
                 self.next_at = (self.num_timesteps // self.every + 1) * self.every
@@ -566,7 +566,7 @@ def _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, e
         raise FileExistsError(f"run folder {str(run_dir)!r} already holds a run; use --resume {run_dir} to continue it")
     run_dir.mkdir(parents=True, exist_ok=True)
     exact = {"settings": settings, "config": config.as_json()}
-    write_bytes_atomically(run_dir / "config.json", json.dumps(exact, indent=2).encode())
+    write_atomic(run_dir / "config.json", json.dumps(exact, indent=2))
     return _Plan(run_dir, config, settings)
 
 
@@ -622,7 +622,7 @@ def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, 
     if not best.exists():  # no evaluation ran (evaluation.every_timesteps = 0 or a tiny budget)
         save_model(model, best, **model_meta)
     card = _model_card(plan, model, best, train_seconds, bench_rounds, bench_seed, trust_model_file)
-    write_bytes_atomically(run_dir / "model_card.json", json.dumps(card, indent=2).encode())
+    write_atomic(run_dir / "model_card.json", json.dumps(card, indent=2))
     return TrainResult(run_dir, algo, int(model.num_timesteps), final, best, card)
 
 

@@ -187,9 +187,9 @@ def main(
     trials.sort(key=lambda trial: -trial[METRIC] if math.isfinite(trial[METRIC]) else math.inf)
     summary = {"settings": settings, "space": space, "metric": f"{METRIC} (held-out rounds, higher is better)",
                "trials": trials, "errors": errors}
-    from scripts.train import write_bytes_atomically
+    from war_env.atomic import write_atomic
 
-    write_bytes_atomically(out / "tune.json", (json.dumps(summary, indent=2) + "\n").encode())
+    write_atomic(out / "tune.json", json.dumps(summary, indent=2) + "\n")
     return TuneRun(out, trials, errors)
 
 

@@ -47,6 +47,8 @@ class WarEnv(gym.Env):
     | Action Space | `Discrete(2)` |
     | Observation Space | `Box(0.0, 1.0, (16,), float32)` |
     | import | `gymnasium.make("War-v0")` |
+    | batched | `gymnasium.make_vec("War-v0", num_envs=N, vectorization_mode="vector_entry_point")` (`war_env.vector.WarVectorEnv`) |
+    | two seats | `war_env.multiagent.parallel_env()` (PettingZoo) |
 
     ## Action Space
     | Num | Action |
@@ -131,7 +133,6 @@ class WarEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 10}
-    _screen = None  # the pixel painter (and window), made by the first render() in a pixel mode
 
     def __init__(
         self,
@@ -151,6 +152,7 @@ class WarEnv(gym.Env):
         self.round: TimedRound | None = None
         self._steps = 0
         self._ended = True
+        self._screen = None  # the pixel painter (and window), made by the first render() in a pixel mode
 
     # --- Gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):

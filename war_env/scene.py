@@ -264,7 +264,7 @@ def reason_text(result: RoundResult, names: tuple[str, str] = SEAT_NAMES) -> str
     if result.reason == POINTS:
         return f"{names[winner]} reached {result.points[winner]} points"
     if result.reason == BATTLE_LIMIT:
-        return f"Battle limit reached ({result.battles} battles)"
+        return f"Battle limit reached ({result.battles} battle{'' if result.battles == 1 else 's'})"
     if result.reason == WAR_SHORTAGE:
         if winner is None:
             return "Both ran short of cards in a war"

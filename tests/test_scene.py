@@ -113,7 +113,7 @@ def test_the_round_end_popup_lists_the_rounds_so_far_with_the_last_winner_and_th
     popup = scene.popup
     assert popup.round_number == 3 == scene.round_number
     assert popup.headline == "Round 3 is a draw" and popup.reason == "battle_limit"
-    assert popup.reason_text == "Battle limit reached (1 battles)"
+    assert popup.reason_text == "Battle limit reached (1 battle)"
     assert [row.winner_name for row in popup.rows] == ["You", "Bot", "Draw"]
     assert [row.reason_text for row in popup.rows][:2] == ["Bot has no cards left", "You have no cards left"]
     assert scene.scoreboard.rounds_won == (1, 1) and scene.scoreboard.draws == 1

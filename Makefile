@@ -3,7 +3,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-EXTRAS := train,bench,render,multiagent,distributed,dev
+EXTRAS := train,bench,render,multiagent,distributed,dev,fast
 STAMP := $(VENV)/.installed
 
 export OMP_NUM_THREADS := 1

@@ -33,6 +33,19 @@ from war_env.randomness import (
 from war_env.records import play_round
 from war_env.rules import WarConfig
 
+try:
+    import numba  # noqa: F401
+
+    NUMBA = True
+except ImportError:
+    NUMBA = False
+
+
+@pytest.fixture(params=["numpy", pytest.param("numba", marks=pytest.mark.skipif(not NUMBA, reason="numba not installed"))])
+def backend(request):
+    """The clock of ``simulate``: numpy, or the compiled ``vector_kernel.time_rounds``."""
+    return request.param
+
 BOTS = ["instant", "human", "uniform:low=1,high=10", "fixed:ticks=29", "fixed:ticks=30", "absent"]
 
 
@@ -76,7 +89,7 @@ def play_with_a_clock_bot_at_seat_0(env, bot, seed):
 
 
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
-def test_rounds_of_every_bot_pair_equal_the_tick_by_tick_env(pickup):
+def test_rounds_of_every_bot_pair_equal_the_tick_by_tick_env(pickup, backend):
     config = WarConfig(pickup=pickup)
     seeds = [3, 14]
     decks, starters, keys = deals_from_seeds(seeds)
@@ -84,7 +97,7 @@ def test_rounds_of_every_bot_pair_equal_the_tick_by_tick_env(pickup):
     for agent_bot in BOTS:
         for opponent in BOTS:
             models = (ReactionModel.of_bot(agent_bot, config, 0), ReactionModel.of_bot(opponent, config, 1))
-            batch = simulate(config, models, decks, starters, keys)
+            batch = simulate(config, models, decks, starters, keys, backend=backend)
             env = gym.make("War-v0", opponent=opponent, config=config).unwrapped
             for i, seed in enumerate(seeds):
                 expected_round, expected_return = play_with_a_clock_bot_at_seat_0(env, agent_bot, seed)
@@ -95,11 +108,11 @@ def test_rounds_of_every_bot_pair_equal_the_tick_by_tick_env(pickup):
 
 
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
-def test_many_seeded_rounds_of_human_bots_equal_the_tick_by_tick_env(pickup):
+def test_many_seeded_rounds_of_human_bots_equal_the_tick_by_tick_env(pickup, backend):
     config = WarConfig(pickup=pickup)
     seeds = list(range(1000, 1025))
     models = (ReactionModel.of_bot("human", config, 0), ReactionModel.of_bot("human", config, 1))
-    batch = simulate(config, models, *deals_from_seeds(seeds))
+    batch = simulate(config, models, *deals_from_seeds(seeds), backend=backend)
     env = gym.make("War-v0", opponent="human", config=config).unwrapped
     takeovers = 0
     for i, seed in enumerate(seeds):
@@ -111,12 +124,12 @@ def test_many_seeded_rounds_of_human_bots_equal_the_tick_by_tick_env(pickup):
 
 
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
-def test_play_rounds_gives_the_records_of_play_round_for_scripted_agents(pickup):
+def test_play_rounds_gives_the_records_of_play_round_for_scripted_agents(pickup, backend):
     config = WarConfig(pickup=pickup)
     seeds = list(range(40, 46))
     for spec in ["prompt", "eager", "never", "last_moment", "human", "bot:uniform:low=2,high=8", "bot:absent"]:
         for opponent in ["instant", "human", "absent"]:
-            fast = play_rounds(config, make_agent(spec, config=config), opponent, seeds, first_index=5)
+            fast = play_rounds(config, make_agent(spec, config=config), opponent, seeds, first_index=5, backend=backend)
             env = gym.make("War-v0", opponent=opponent, config=config)
             slow = [play_round(env, make_agent(spec, config=config), seed, index=5 + i) for i, seed in enumerate(seeds)]
             assert fast == slow, (spec, opponent)
@@ -131,11 +144,11 @@ def test_play_rounds_gives_the_records_of_play_round_for_scripted_agents(pickup)
         ([["5C", "9H", "AD", "2S"], ["5D", "8H", "3C", "KS"]], 1, "points"),  # a war, then 2 points
     ],
 )
-def test_dealt_piles_reach_each_end_like_the_env(piles, starter, reason):
+def test_dealt_piles_reach_each_end_like_the_env(piles, starter, reason, backend):
     config = WarConfig(target_points=2, max_battles=3)
     models = (ReactionModel.of_bot("uniform:low=0,high=3", config, 0), ReactionModel.of_bot("human", config, 1))
     parsed = [parse_piles(piles)]
-    batch = simulate(config, models, parsed, np.array([starter]), np.array([77], dtype=np.uint64))
+    batch = simulate(config, models, parsed, np.array([starter]), np.array([77], dtype=np.uint64), backend=backend)
     env = gym.make("War-v0", opponent="human", config=config).unwrapped
     env.reset(seed=0, options={"piles": piles, "starter": starter})
     env.round.round_key = env.round.game.round_key = 77  # the fast path was given key 77
@@ -155,12 +168,12 @@ def test_dealt_piles_reach_each_end_like_the_env(piles, starter, reason):
     assert batch.episode_return[0] == total
 
 
-def test_the_battle_limit_and_points_end_rounds_like_the_env():
+def test_the_battle_limit_and_points_end_rounds_like_the_env(backend):
     config = WarConfig(target_points=12, max_battles=20)
     seeds = list(range(30))
     decks, starters, keys = deals_from_seeds(seeds)
     models = (ReactionModel.of_bot("instant", config, 0), ReactionModel.of_bot("instant", config, 1))
-    batch = simulate(config, models, decks, starters, keys)
+    batch = simulate(config, models, decks, starters, keys, backend=backend)
     env = gym.make("War-v0", opponent="instant", config=config).unwrapped
     reasons = set()
     for i, seed in enumerate(seeds):
@@ -170,12 +183,12 @@ def test_the_battle_limit_and_points_end_rounds_like_the_env():
     assert {"points", "battle_limit"} <= reasons
 
 
-def test_random_deals_are_full_decks_and_rounds_conserve_cards():
+def test_random_deals_are_full_decks_and_rounds_conserve_cards(backend):
     config = WarConfig()
     decks, starters, keys = random_deals(np.random.default_rng(0), 500)
     assert (np.sort(decks, axis=1) == np.arange(52)).all() and set(starters.tolist()) <= {0, 1}
     models = (ReactionModel.of_bot("human", config, 0), ReactionModel.of_bot("human", config, 1))
-    batch = simulate(config, models, decks, starters, keys)
+    batch = simulate(config, models, decks, starters, keys, backend=backend)
     held = batch.cards.sum(axis=0)
     double_shortage = (batch.reason == 3) & (batch.winner == -1)  # the pot stays on the table
     assert (held[~double_shortage] == 52).all() and (held[double_shortage] < 52).all()
@@ -197,13 +210,13 @@ def test_agents_that_are_not_reaction_models_are_refused():
     [WarConfig(), WarConfig(pickup="shuffled"), WarConfig(target_points=None),
      WarConfig(war_face_down=3, max_battles=None), WarConfig(target_points=20, max_battles=40, pickup="shuffled")],
 )
-def test_the_card_loop_and_the_move_by_move_play_agree_on_many_deals(config):
+def test_the_card_loop_and_the_move_by_move_play_agree_on_many_deals(config, backend):
     # simulate (cards first, then the clock) against BatchedRounds.play_moves, the vector env's
     # play-out; both are checked against the env above, this covers many more deals and rules.
     decks, starters, keys = random_deals(np.random.default_rng(5), 300)
     for pair in [("human", "human"), ("uniform:low=1,high=10", "fixed:ticks=29"), ("absent", "human")]:
         models = (ReactionModel.of_bot(pair[0], config, 0), ReactionModel.of_bot(pair[1], config, 1))
-        fast = simulate(config, models, decks, starters, keys)
+        fast = simulate(config, models, decks, starters, keys, backend=backend)
         moves = simulate_moves(config, models, decks, starters, keys)
         for i in range(300):
             assert fast.round_info(i) == moves.round_info(i), (pair, i)

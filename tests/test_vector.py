@@ -3,8 +3,11 @@
 The single env (``war_env.env``) is the reference; the batched env is a second implementation of the
 same rules for speed, so these tests play both side by side with the same seeds and actions and
 compare everything they return: observation (bit for bit), reward, terminated, truncated, the action
-mask and the round's info.
+mask and the round's info. Every test runs over both backends of the batched env: numpy, and the
+compiled kernels of ``war_env.vector_kernel`` (skipped where numba, the ``fast`` extra, is missing).
 """
+
+import sys
 
 import gymnasium as gym
 import numpy as np
@@ -14,6 +17,19 @@ from gymnasium.vector import AutoresetMode
 import war_env  # noqa: F401
 from war_env.rules import WarConfig
 from war_env.vector import WarVectorEnv, sub_env_round_info
+
+try:
+    import numba  # noqa: F401
+
+    NUMBA = True
+except ImportError:
+    NUMBA = False
+
+
+@pytest.fixture(params=["numpy", pytest.param("numba", marks=pytest.mark.skipif(not NUMBA, reason="numba not installed"))])
+def backend(request):
+    return request.param
+
 
 BOTS = ["instant", "human", "uniform:low=1,high=10", "fixed:ticks=5", "fixed:ticks=30", "absent"]
 
@@ -57,9 +73,9 @@ def pressing(num_envs, p, seed):
 
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
 @pytest.mark.parametrize("opponent", BOTS)
-def test_each_sub_env_follows_the_single_env_over_whole_rounds(opponent, pickup):
+def test_each_sub_env_follows_the_single_env_over_whole_rounds(opponent, pickup, backend):
     config = WarConfig(pickup=pickup)
-    vector = WarVectorEnv(3, opponent=opponent, config=config)
+    vector = WarVectorEnv(3, opponent=opponent, config=config, backend=backend)
     singles = [gym.make("War-v0", opponent=opponent, config=config) for _ in range(3)]
     # p = 0.3 presses in and out of turn (false starts, idle ticks); rounds end by the rules.
     ended = play_side_by_side(vector, singles, pressing(3, 0.3, seed=1), steps=1200, seed=100)
@@ -67,38 +83,38 @@ def test_each_sub_env_follows_the_single_env_over_whole_rounds(opponent, pickup)
 
 
 @pytest.mark.parametrize("opponent", ["human", "uniform:low=0,high=9"])
-def test_other_rules_and_timers_are_batched_the_same(opponent):
+def test_other_rules_and_timers_are_batched_the_same(opponent, backend):
     config = WarConfig(turn_seconds=1.0, war_face_down=2, target_points=10, max_battles=30, pickup="shuffled",
                        reward_idle_tick=-0.01, reward_false_start=-0.05, reward_draw=0.25)
-    vector = WarVectorEnv(3, opponent=opponent, config=config)
+    vector = WarVectorEnv(3, opponent=opponent, config=config, backend=backend)
     singles = [gym.make("War-v0", opponent=opponent, config=config) for _ in range(3)]
     ended = play_side_by_side(vector, singles, pressing(3, 0.15, seed=4), steps=600, seed=50)
     assert ended >= 6
 
 
-def test_takeovers_are_played_out_within_the_step_exactly_as_the_single_env_does():
+def test_takeovers_are_played_out_within_the_step_exactly_as_the_single_env_does(backend):
     # Pressing rarely lets the timer run out: seat 0 is taken over and the round is played out.
-    vector = WarVectorEnv(4, opponent="human")
+    vector = WarVectorEnv(4, opponent="human", backend=backend)
     singles = [gym.make("War-v0", opponent="human") for _ in range(4)]
     ended = play_side_by_side(vector, singles, pressing(4, 0.02, seed=2), steps=1500, seed=7)
     assert ended >= 20
 
 
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
-def test_dealt_piles_and_starter_reach_every_sub_env(pickup):
+def test_dealt_piles_and_starter_reach_every_sub_env(pickup, backend):
     # Short piles with ties: wars, a war shortage, every card counted.
     piles = [["2C", "5D", "9H", "KS", "3C"], ["2D", "5H", "9S", "QC", "4D", "7H"]]
     config = WarConfig(pickup=pickup)
-    vector = WarVectorEnv(2, opponent="instant", config=config)
+    vector = WarVectorEnv(2, opponent="instant", config=config, backend=backend)
     singles = [gym.make("War-v0", opponent="instant", config=config) for _ in range(2)]
     options = {"piles": piles, "starter": 1}
     ended = play_side_by_side(vector, singles, pressing(2, 1.0, seed=0), steps=40, seed=3, options=options)
     assert ended >= 2
 
 
-def test_reset_options_can_differ_per_sub_env():
+def test_reset_options_can_differ_per_sub_env(backend):
     piles = [[["AC"], ["2C"]], [["2D"], ["AD"]]]
-    vector = WarVectorEnv(2, opponent="instant")
+    vector = WarVectorEnv(2, opponent="instant", backend=backend)
     vector.reset(seed=0, options={"piles": piles, "starter": [0, 1]})
     _, _, terminated, _, info = vector.step(np.array([1, 0]))
     assert not terminated.any()  # env 0: seat 0 drew; env 1: seat 1 drew, seat 0 is next
@@ -109,11 +125,11 @@ def test_reset_options_can_differ_per_sub_env():
         vector.reset(options={"piles": [piles[0]] * 3})
 
 
-def test_the_gymnasium_sync_vector_env_of_single_envs_gives_the_same_batches():
+def test_the_gymnasium_sync_vector_env_of_single_envs_gives_the_same_batches(backend):
     """``check_environments_match`` for vector envs: Gymnasium's own SyncVectorEnv over War-v0 (its
     NEXT_STEP autoreset, its info batching) against the batched env, on whole arrays."""
     kwargs = {"opponent": "human", "max_episode_steps": 900}
-    ours = gym.make_vec("War-v0", num_envs=4, vectorization_mode="vector_entry_point", **kwargs)
+    ours = gym.make_vec("War-v0", num_envs=4, vectorization_mode="vector_entry_point", **kwargs, backend=backend)
     theirs = gym.make_vec("War-v0", num_envs=4, vectorization_mode="sync", **kwargs)
     assert isinstance(ours.unwrapped, WarVectorEnv)
     assert theirs.metadata["autoreset_mode"] == ours.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
@@ -141,10 +157,10 @@ def test_the_gymnasium_sync_vector_env_of_single_envs_gives_the_same_batches():
     assert rounds >= 2 and truncations >= 1
 
 
-def test_autoreset_next_step_resets_on_the_step_after_the_end_and_ignores_its_action():
+def test_autoreset_next_step_resets_on_the_step_after_the_end_and_ignores_its_action(backend):
     # As Gymnasium's own autoreset tests: the step after a termination returns the reset
     # observation, reward 0, terminated = truncated = False, and the action is not applied.
-    vector = WarVectorEnv(2, opponent="instant")
+    vector = WarVectorEnv(2, opponent="instant", backend=backend)
     reference = gym.make("War-v0", opponent="instant")
     vector.reset(seed=[21, 22])
     reference.reset(seed=21)
@@ -169,8 +185,8 @@ def test_autoreset_next_step_resets_on_the_step_after_the_end_and_ignores_its_ac
     assert sub_env_round_info(info, 0) == reference_info["round"]
 
 
-def test_max_episode_steps_truncates_like_gymnasiums_time_limit():
-    vector = WarVectorEnv(3, opponent="absent", max_episode_steps=5)
+def test_max_episode_steps_truncates_like_gymnasiums_time_limit(backend):
+    vector = WarVectorEnv(3, opponent="absent", max_episode_steps=5, backend=backend)
     vector.reset(seed=0)
     for step in range(1, 6):
         _, _, terminated, truncated, _ = vector.step(np.zeros(3, dtype=np.int64))
@@ -178,12 +194,12 @@ def test_max_episode_steps_truncates_like_gymnasiums_time_limit():
         assert not terminated.any()
     _, rewards, terminated, truncated, _ = vector.step(np.zeros(3, dtype=np.int64))
     assert not truncated.any() and not terminated.any() and (rewards == 0.0).all()
-    made = gym.make_vec("War-v0", num_envs=2, vectorization_mode="vector_entry_point", max_episode_steps=7)
+    made = gym.make_vec("War-v0", num_envs=2, vectorization_mode="vector_entry_point", max_episode_steps=7, backend=backend)
     assert made.unwrapped.max_episode_steps == 7
 
 
-def test_shapes_and_dtypes_of_every_return():
-    vector = WarVectorEnv(5, opponent="instant")
+def test_shapes_and_dtypes_of_every_return(backend):
+    vector = WarVectorEnv(5, opponent="instant", backend=backend)
     observations, info = vector.reset(seed=1)
     assert observations.shape == (5, 16) and observations.dtype == np.float32
     assert vector.observation_space.contains(observations)
@@ -206,8 +222,8 @@ def test_shapes_and_dtypes_of_every_return():
     assert ended
 
 
-def test_seeding_a_list_and_continuing_the_generators():
-    vector = WarVectorEnv(2, opponent="human")
+def test_seeding_a_list_and_continuing_the_generators(backend):
+    vector = WarVectorEnv(2, opponent="human", backend=backend)
     first, _ = vector.reset(seed=[9, None])
     again, _ = vector.reset(seed=[9, 4])
     np.testing.assert_array_equal(first[0], again[0])
@@ -217,8 +233,8 @@ def test_seeding_a_list_and_continuing_the_generators():
     np.testing.assert_array_equal(continued[1], single.reset()[0])
 
 
-def test_a_partial_reset_leaves_the_other_sub_envs_alone():
-    vector = WarVectorEnv(3, opponent="instant")
+def test_a_partial_reset_leaves_the_other_sub_envs_alone(backend):
+    vector = WarVectorEnv(3, opponent="instant", backend=backend)
     vector.reset(seed=0)
     for _ in range(7):
         before, *_ = vector.step(np.ones(3, dtype=np.int64))
@@ -231,35 +247,35 @@ def test_a_partial_reset_leaves_the_other_sub_envs_alone():
     "actions, message",
     [(np.array([0, 2]), "invalid action"), (np.array([0.0, 1.0]), "integers"), (np.array([1]), "shape")],
 )
-def test_bad_actions_are_named_in_the_error(actions, message):
-    vector = WarVectorEnv(2)
+def test_bad_actions_are_named_in_the_error(actions, message, backend):
+    vector = WarVectorEnv(2, backend=backend)
     vector.reset(seed=0)
     with pytest.raises(ValueError, match=message):
         vector.step(actions)
 
 
-def test_bad_construction_and_use_are_named_in_the_error():
+def test_bad_construction_and_use_are_named_in_the_error(backend):
     class Policy:
         def act(self, observation):
             return 0
 
     with pytest.raises(TypeError, match="bot opponents only"):
-        WarVectorEnv(2, opponent=Policy())
+        WarVectorEnv(2, opponent=Policy(), backend=backend)
     with pytest.raises(ValueError, match="num_envs"):
-        WarVectorEnv(0)
+        WarVectorEnv(0, backend=backend)
     with pytest.raises(ValueError, match="max_episode_steps"):
-        WarVectorEnv(2, max_episode_steps=0)
+        WarVectorEnv(2, max_episode_steps=0, backend=backend)
     with pytest.raises(ValueError, match="unknown War-v0 argument"):
-        WarVectorEnv(2, turn_secs=3)
-    vector = WarVectorEnv(2)
+        WarVectorEnv(2, turn_secs=3, backend=backend)
+    vector = WarVectorEnv(2, backend=backend)
     with pytest.raises(RuntimeError, match="reset"):
         vector.step(np.zeros(2, dtype=np.int64))
     with pytest.raises(ValueError, match="unknown reset option"):
         vector.reset(options={"new_match": True})
 
 
-def test_memory_stays_flat_over_many_steps():
-    vector = WarVectorEnv(64, opponent="human")
+def test_memory_stays_flat_over_many_steps(backend):
+    vector = WarVectorEnv(64, opponent="human", backend=backend)
     vector.reset(seed=0)
     act = pressing(64, 0.5, seed=0)
     for step in range(2000):
@@ -268,3 +284,27 @@ def test_memory_stays_flat_over_many_steps():
     for step in range(2000):
         vector.step(act(step))
     assert vector.state_nbytes() == size
+
+
+@pytest.mark.parametrize("target_points, max_battles", [(None, 2000), (300, None)])
+def test_long_rounds_outgrow_the_reaction_log_and_stay_equal(target_points, max_battles, backend):
+    # Rounds far longer than the 128 reactions the log starts with: it grows within a step and in a
+    # play-out (rare presses let the timer run out), and the reaction ticks stay the single env's.
+    config = WarConfig(target_points=target_points, max_battles=max_battles)
+    vector = WarVectorEnv(2, opponent="instant", config=config, backend=backend)
+    singles = [gym.make("War-v0", opponent="instant", config=config) for _ in range(2)]
+    play_side_by_side(vector, singles, pressing(2, 0.9, seed=6), steps=1500, seed=11)
+    assert vector.rounds.reactions.shape[2] > 128
+
+
+def test_the_backend_is_chosen_by_the_flag_and_falls_back_to_numpy_without_numba(monkeypatch):
+    assert WarVectorEnv(2, backend="numpy").backend == "numpy"
+    assert WarVectorEnv(2).backend == ("numba" if NUMBA else "numpy")
+    with pytest.raises(ValueError, match="'cuda'"):
+        WarVectorEnv(2, backend="cuda")
+    monkeypatch.setitem(sys.modules, "numba", None)  # as if numba were not installed
+    monkeypatch.delitem(sys.modules, "war_env.vector_kernel", raising=False)
+    monkeypatch.delattr(war_env, "vector_kernel", raising=False)
+    assert WarVectorEnv(2, backend="auto").backend == "numpy"
+    with pytest.raises(ImportError, match="numba"):
+        WarVectorEnv(2, backend="numba")

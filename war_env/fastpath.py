@@ -19,7 +19,8 @@ for rounds played by two reaction-time models: ``play_cards`` plays every round'
 (one battle of every running round per numpy iteration), then ``_time_rounds`` derives each move's
 tick, the takeovers, reaction ticks, env steps and seat 0's return from the reaction hashes alone.
 ``simulate_moves`` computes the same through ``BatchedRounds.play_moves`` and is kept as its
-cross-check. ``tests/test_fastpath.py`` and ``tests/test_vector.py`` prove all of them equal, round by
+cross-check. With numba installed, ``_time_rounds`` runs the compiled ``vector_kernel.time_rounds``
+instead of its numpy chunks (``backend="numpy"`` keeps them; both are tested). ``tests/test_fastpath.py`` and ``tests/test_vector.py`` prove all of them equal, round by
 round, to the tick-by-tick ``WarEnv``.
 """
 
@@ -360,11 +361,15 @@ class BatchedRounds:
     def _log_reactions(self, seats, games, ticks):
         slots = self.n_reactions[seats, games]
         if slots.max() >= self.reactions.shape[2]:
-            grown = np.zeros((2, self.n, 2 * self.reactions.shape[2]), dtype=self.reactions.dtype)
-            grown[:, :, : self.reactions.shape[2]] = self.reactions
-            self.reactions = grown
+            self.grow_reactions()
         self.reactions[seats, games, slots] = ticks
         self.n_reactions[seats, games] = slots + 1
+
+    def grow_reactions(self) -> None:
+        """Double the room of the reaction log (a new ``reactions`` array, the old entries kept)."""
+        grown = np.zeros((2, self.n, 2 * self.reactions.shape[2]), dtype=self.reactions.dtype)
+        grown[:, :, : self.reactions.shape[2]] = self.reactions
+        self.reactions = grown
 
     def _count_idle(self, games, seats, ticks, takeover):
         """Seat 0 played by a model: it idles ``reaction`` ticks before its own draw, ``turn_ticks - 1``
@@ -387,6 +392,25 @@ class BatchedRounds:
     def nbytes(self) -> int:
         """Memory of the state arrays."""
         return sum(value.nbytes for value in vars(self).values() if isinstance(value, np.ndarray))
+
+
+# --- the optional compiled kernels -------------------------------------------------------
+BACKENDS = ("auto", "numba", "numpy")
+
+
+def load_kernel(backend: str):
+    """``war_env.vector_kernel`` if ``backend`` allows it and numba imports, else ``None``."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "numpy":
+        return None
+    try:
+        from war_env import vector_kernel
+    except ImportError as error:
+        if backend == "numba":
+            raise ImportError(f"backend='numba' needs numba (pip install war-env[fast]): {error}") from error
+        return None
+    return vector_kernel
 
 
 # --- deals ------------------------------------------------------------------------------
@@ -465,16 +489,17 @@ class RoundBatch:
 
 
 def simulate(config: WarConfig, seat_models: tuple[ReactionModel, ReactionModel],
-             decks: np.ndarray | list, starters: np.ndarray, round_keys: np.ndarray) -> RoundBatch:
+             decks: np.ndarray | list, starters: np.ndarray, round_keys: np.ndarray, backend: str = "auto") -> RoundBatch:
     """Play one whole round per deal, both seats timed by their reaction models.
 
     ``decks``: shuffled decks ``(k, 52)`` or a list of ``(pile0, pile1)`` card lists. First the card
     game of every round is played to its end (``play_cards``: it never depends on timing), then the
-    ticks of every move follow from the reaction hashes (``_time_rounds``)."""
+    ticks of every move follow from the reaction hashes (``_time_rounds``). ``backend`` as for
+    ``WarVectorEnv``: ``"auto"`` times the moves with the compiled kernel when numba imports."""
     starters = np.asarray(starters, dtype=np.int64)
     round_keys = np.asarray(round_keys, dtype=np.uint64)
     cards = play_cards(config, decks, starters, round_keys)
-    return _time_rounds(config, seat_models, starters, round_keys, cards)
+    return _time_rounds(config, seat_models, starters, round_keys, cards, backend=backend)
 
 
 def simulate_moves(config: WarConfig, seat_models: tuple[ReactionModel, ReactionModel],
@@ -752,7 +777,47 @@ class _CardState:
                            self.out_cards, out["steps"])
 
 
-def _time_rounds(config, seat_models, starters, round_keys, cards: CardResults, chunk_cells: int = 1 << 20) -> RoundBatch:
+def _time_rounds(config, seat_models, starters, round_keys, cards: CardResults, chunk_cells: int = 1 << 20,
+                 backend: str = "auto") -> RoundBatch:
+    """The clock of whole rounds from the moves alone (``_clock_numpy``, or with numba the compiled
+    ``vector_kernel.time_rounds``: the same figures round by round), then seat 0's return."""
+    kernel = load_kernel(backend)
+    if kernel is None:
+        ticks, steps, takeover, idle, reactions = _clock_numpy(config, seat_models, starters, round_keys, cards, chunk_cells)
+    else:
+        ticks, steps, takeover, idle, reactions = _clock_compiled(kernel, config, seat_models, starters, round_keys, cards)
+    false_starts = np.zeros((2, len(starters)), dtype=np.int64)
+    if seat_models[0].presses_always:
+        if seat_models[0].cdf != Instant().reaction_cdf(config) or seat_models[1].presses_always:
+            raise ValueError("presses_always is the eager agent at seat 0: it needs the instant reaction model")
+        false_starts[0] = ticks - cards.steps  # every tick but those of its own draws
+        returns = _eager_returns(config, false_starts[0], starters == 0, cards.winner)
+    else:
+        returns = _returns(config, takeover[0], idle, cards.winner)
+    return RoundBatch(
+        winner=cards.winner, reason=cards.reason, battles=cards.battles, wars=cards.wars, points=cards.points,
+        cards=cards.cards, takeover=takeover, false_starts=false_starts, ticks=ticks, steps=steps,
+        episode_return=returns, reaction_ticks=reactions,
+    )
+
+
+def _clock_compiled(kernel, config, seat_models, starters, round_keys, cards: CardResults):
+    count = len(starters)
+    keys = [round_keys if model.key_stream is None else hash64_array(round_keys, model.key_stream, 0) >> np.uint64(33)
+            for model in seat_models]
+    ticks, steps, idle = (np.zeros(count, dtype=np.int64) for _ in range(3))
+    takeover = np.zeros((2, count), dtype=bool)
+    counts = np.zeros((2, count), dtype=np.int64)
+    total = int(cards.steps.sum())
+    packed = (np.zeros(total, dtype=np.int16), np.zeros(total, dtype=np.int16))
+    kernel.time_rounds(kernel.timing_of(seat_models), config.turn_ticks, starters, keys[0], keys[1],
+                       np.ascontiguousarray(cards.steps, dtype=np.int64), ticks, steps, takeover, idle, counts, *packed)
+    reactions = tuple((packed[seat][: counts[seat].sum()], np.cumsum(counts[seat]) - counts[seat], counts[seat])
+                      for seat in (0, 1))
+    return ticks, steps, takeover, idle, reactions
+
+
+def _clock_numpy(config, seat_models, starters, round_keys, cards: CardResults, chunk_cells: int):
     """The clock of whole rounds from the moves alone.
 
     Step j (battle or war) is the starter's move j then the other seat's move j. A seat's move j
@@ -806,19 +871,7 @@ def _time_rounds(config, seat_models, starters, round_keys, cards: CardResults, 
         idle[part] = np.where(move < taken_at[:, None], delay[0], 0).sum(axis=1) + np.where(taken0, turn_ticks - 1, 0)
         start = stop
     reactions = tuple(_gather_reactions(pieces[seat], own_counts[seat], order) for seat in (0, 1))
-    false_starts = np.zeros((2, count), dtype=np.int64)
-    if seat_models[0].presses_always:
-        if seat_models[0].cdf != Instant().reaction_cdf(config) or seat_models[1].presses_always:
-            raise ValueError("presses_always is the eager agent at seat 0: it needs the instant reaction model")
-        false_starts[0] = ticks - cards.steps  # every tick but those of its own draws
-        returns = _eager_returns(config, false_starts[0], starters == 0, cards.winner)
-    else:
-        returns = _returns(config, takeover[0], idle, cards.winner)
-    return RoundBatch(
-        winner=cards.winner, reason=cards.reason, battles=cards.battles, wars=cards.wars, points=cards.points,
-        cards=cards.cards, takeover=takeover, false_starts=false_starts, ticks=ticks, steps=steps,
-        episode_return=returns, reaction_ticks=reactions,
-    )
+    return ticks, steps, takeover, idle, reactions
 
 
 def _gather_reactions(pieces, counts, order):
@@ -942,7 +995,7 @@ def agent_reaction_model(agent, config: WarConfig) -> ReactionModel | None:
 
 def play_rounds(config: WarConfig, agent, opponent: str | Bot, seeds: Sequence[int], *, first_index: int = 0,
                 indices: Sequence[int] | None = None, agent_spec: str | None = None,
-                opponent_spec: str | None = None) -> list:
+                opponent_spec: str | None = None, backend: str = "auto") -> list:
     """``records.play_round(env, agent, seed, index=...)`` for every seed at once, for agents that
     ``agent_reaction_model`` covers: the same ``RoundRecord`` list, field by field. Round i gets
     index ``indices[i]`` (default ``first_index + i``).
@@ -956,7 +1009,8 @@ def play_rounds(config: WarConfig, agent, opponent: str | Bot, seeds: Sequence[i
         raise ValueError(f"the fast path plays reaction-time agents only, not {agent!r}: use records.play_round")
     opponent_bot = make_bot(opponent)
     decks, starters, keys = deals_from_seeds(seeds)
-    batch = simulate(config, (model, ReactionModel.of_bot(opponent_bot, config, seat=1)), decks, starters, keys)
+    batch = simulate(config, (model, ReactionModel.of_bot(opponent_bot, config, seat=1)), decks, starters, keys,
+                     backend=backend)
     agent_name = agent_spec if agent_spec is not None else agent.spec()
     opponent_name = opponent_spec if opponent_spec is not None else opponent_bot.spec()
     if indices is None:

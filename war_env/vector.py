@@ -5,6 +5,10 @@ of all games lives in one ``fastpath.BatchedRounds``; ``step`` has no Python loo
 it computes, for every game at once, what the tick does (false start, idle tick, draw, takeover,
 the opponent bot's draw), then plays the draws of the few games in which one happens as one batch.
 ``tests/test_vector.py`` proves every sub-env equal to the single ``WarEnv``, step by step.
+
+With numba installed (the ``fast`` extra), ``step`` instead runs the compiled kernels of
+``war_env.vector_kernel`` on the same arrays: one plain loop over the games, no numpy call per event.
+``backend="numpy"`` keeps the numpy code; the tests run every equality test over both.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from war_env.cards import DECK_SIZE, parse_piles
 from war_env.engine import END_REASONS
 from war_env.deal import check_starter, draw_deal
 from war_env.env import make_config
-from war_env.fastpath import NO_WINNER, BatchedRounds, ReactionModel, _any
+from war_env.fastpath import NO_WINNER, BatchedRounds, ReactionModel, _any, load_kernel
 from war_env.observation import OBSERVATION_SIZE, battle_scale, point_scale
 from war_env.rules import WarConfig
 
@@ -87,12 +91,18 @@ class WarVectorEnv(VectorEnv):
     ``vectorization_mode="sync"``); ``max_episode_steps`` truncates a round after that many steps,
     as ``gym.make``'s ``TimeLimit`` does (``truncated`` is true on that step even if it also
     terminated); ``config`` / rule keywords as for ``WarEnv``.
+
+    ``backend``: ``"auto"`` (default) steps with the compiled kernels of ``war_env.vector_kernel``
+    when numba imports (``pip install war-env[fast]``) and with numpy otherwise; ``"numba"`` insists
+    on the kernels (``ImportError`` without numba); ``"numpy"`` never uses them. Both give identical
+    results (the tests run over both); ``self.backend`` says which one runs. The first compiled step
+    of a process compiles the kernels (numba caches them on disk: later processes only load them).
     """
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, num_envs: int = 1, opponent: str | Bot = "human", max_episode_steps: int | None = None,
-                 render_mode: str | None = None, config: WarConfig | None = None, **rules):
+                 render_mode: str | None = None, config: WarConfig | None = None, backend: str = "auto", **rules):
         if isinstance(num_envs, bool) or not isinstance(num_envs, Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         if max_episode_steps is not None and (
@@ -141,6 +151,10 @@ class WarVectorEnv(VectorEnv):
         self._scales = np.array([1.0, 1.0, DECK_SIZE, DECK_SIZE, 14.0, 14.0, 1.0, DECK_SIZE, point_scale(config),
                                  point_scale(config), battle_scale(config), 1.0, 1.0, 1.0])
         self._outcomes = np.array([config.outcome_reward(None, 0), config.outcome_reward(0, 0), config.outcome_reward(1, 0)])
+        self._kernel = load_kernel(backend)
+        self.backend = "numpy" if self._kernel is None else "numba"
+        if self._kernel is not None:
+            self._compiled_state()
 
     # --- Gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None):
@@ -176,6 +190,8 @@ class WarVectorEnv(VectorEnv):
     def step(self, actions):
         if not self._started:
             raise RuntimeError("call reset() before step()")
+        if self._kernel is not None:
+            return self._compiled_step(actions)
         press = self._check_actions(actions)
         rounds = self.rounds
         needs_reset = self._needs_reset
@@ -237,6 +253,57 @@ class WarVectorEnv(VectorEnv):
         """Memory of the state of all games (rounds, generators excluded, plus the observation buffer)."""
         return self.rounds.nbytes() + self._observations.nbytes + self._steps.nbytes + self._needs_reset.nbytes
 
+    # --- the compiled backend (war_env.vector_kernel) -----------------------------------
+    def _compiled_state(self):
+        kernel, n = self._kernel, self.num_envs
+        self._k_rules = kernel.rules_of(self.config, track_idle=False)
+        self._k_timing = kernel.timing_of(self.rounds.models)
+        self._k_rounds = kernel.rounds_of(self.rounds)
+        self._k_observer = kernel.Observer(
+            self._observations, self._timer_table, self._scales.astype(np.float64), self._tick_rewards,
+            self._outcomes, self._steps, self._needs_reset, self.max_episode_steps or 0,
+        )
+        self._k_resets = np.empty(n, dtype=np.int64)
+        self._k_playouts = np.empty(n, dtype=np.int64)
+
+    def _grow_reactions(self):
+        self.rounds.grow_reactions()
+        self._k_rounds = self._kernel.rounds_of(self.rounds)
+
+    def _compiled_step(self, actions):
+        """``step`` by ``vector_kernel.step``: the same transitions, one compiled loop over the games."""
+        kernel, n = self._kernel, self.num_envs
+        actions = np.asarray(actions)
+        if actions.dtype == bool and actions.shape == (n,):
+            actions = actions.view(np.uint8)
+        elif actions.shape != (n,) or actions.dtype.kind not in "iu" or not kernel.valid_actions(actions):
+            self._check_actions(actions)  # raises, naming the problem
+        rewards = np.empty(n, dtype=np.float64)
+        terminated = np.empty(n, dtype=bool)
+        truncated = np.empty(n, dtype=bool)
+        state = (self._k_rounds, self._k_rules, self._k_timing, self._k_observer)
+        resets, playouts, ended, most = kernel.step(*state, actions, rewards, terminated, truncated,
+                                                    self._k_resets, self._k_playouts)
+        if playouts:
+            games = self._k_playouts[:playouts].copy()
+            while True:  # a long play-out may fill the reaction log: grow it and go on
+                stop, finished = kernel.finish_playouts(self._k_rounds, *state[1:], games, rewards, terminated, truncated)
+                ended += finished
+                if stop < 0:
+                    break
+                self._grow_reactions()
+                games = games[stop:]
+        if most >= self.rounds.reactions.shape[2]:  # room for the next step's one draw per game
+            self._grow_reactions()
+        infos = {}
+        if resets:
+            self._autoreset(self._k_resets[:resets].copy())
+        infos["action_mask"] = self._action_mask()
+        infos["_action_mask"] = self._all_valid
+        if ended:
+            infos["round"], infos["_round"] = self._round_infos(np.flatnonzero(terminated), terminated)
+        return self._observations.copy(), rewards, terminated, truncated, infos
+
     # --- helpers -------------------------------------------------------------------------
     def _start(self, games, piles, starters, keys):
         self.rounds.start(games, piles, starters, keys)
@@ -265,7 +332,11 @@ class WarVectorEnv(VectorEnv):
     def _observe_rows(self, games):
         """Columns 2-15 of ``observation.observe`` for seat 0 of ``games`` (columns 0-1 are the timer):
         the same integer counts divided by the same scales in float64 (``min(..., 1.0)`` is a no-op
-        on every column but the three capped ones), then cast to float32."""
+        on every column but the three capped ones), then cast to float32. (The compiled backend
+        writes whole rows, timer included, with ``vector_kernel.observe_rows``.)"""
+        if self._kernel is not None:
+            self._kernel.observe_rows(self._k_rounds, self._k_observer, np.asarray(games, dtype=np.int64))
+            return
         rounds = self.rounds
         visible = rounds.visible[:, games]
         rank_values = np.where(visible >= 0, (visible >> 2) + 2, 0)

@@ -7,7 +7,10 @@ peer's, both measured in this run by the same loop:
 
 * single env steps/s through ``gym.make``: War-v0 against CartPole-v1 and Blackjack-v1;
 * ``WarVectorEnv`` env-steps/s at N = 1, 16, 256, 4096 against Gymnasium's numpy CartPole vector env
-  (``gym.make_vec(..., vectorization_mode="vector_entry_point")``);
+  (``gym.make_vec(..., vectorization_mode="vector_entry_point")``), with its default backend (the
+  compiled numba kernels when numba is installed) and, when that is numba, again with
+  ``backend="numpy"``; the kernels' compile time (or cache load) is measured apart and excluded
+  from the throughput (every env takes one step before the clock starts);
 * whole rounds and battles per second of the fast path (``war_env.fastpath.simulate``) against a
   plain pure-Python War of the same rules (``python_war_round`` below), both with human-bot timing;
 * the benchmark league end to end (``scripts.benchmark.main``, one worker, the default league);
@@ -101,6 +104,7 @@ def vector_env_loop(env_id: str, num_envs: int, steps: int, **kwargs) -> Callabl
     rng = np.random.default_rng(0)
     actions = [rng.integers(0, 2, size=num_envs) for _ in range(64)]
     env.reset(seed=0)
+    env.step(actions[0])  # compiles (or loads) any JIT kernels outside the timed runs
 
     def run() -> float:
         for i in range(steps):
@@ -110,14 +114,16 @@ def vector_env_loop(env_id: str, num_envs: int, steps: int, **kwargs) -> Callabl
     return run
 
 
-def fast_path_run(rounds: int, opponent: str, config: WarConfig, timing: bool = True) -> Callable[[], float]:
+def fast_path_run(rounds: int, opponent: str, config: WarConfig, timing: bool = True,
+                  backend: str = "auto") -> Callable[[], float]:
     """Whole rounds bot against bot; returns battles (rounds are ``rounds``)."""
     decks, starters, keys = random_deals(np.random.default_rng(0), rounds)
     models = (ReactionModel.of_bot(opponent, config, 0), ReactionModel.of_bot(opponent, config, 1))
+    simulate(config, models, decks[:2], starters[:2], keys[:2], backend=backend)  # JIT kernels outside the timing
 
     def run() -> float:
         if timing:
-            return float(simulate(config, models, decks, starters, keys).battles.sum())
+            return float(simulate(config, models, decks, starters, keys, backend=backend).battles.sum())
         return float(play_cards(config, decks, starters, keys).battles.sum())
 
     return run
@@ -195,6 +201,22 @@ def league_run(rounds: int) -> Callable[[], float]:
     return run
 
 
+def kernel_start_seconds() -> dict:
+    """Seconds of the first compiled step in this process (numba compiles the kernels, or loads them
+    from its on-disk cache), and which it was; empty without numba."""
+    probe = WarVectorEnv(1, opponent="human")
+    if probe.backend != "numba":
+        return {}
+    from war_env import vector_kernel
+
+    probe.reset(seed=0)
+    start = time.perf_counter()
+    probe.step(np.ones(1, dtype=np.int64))
+    seconds = time.perf_counter() - start
+    cached = vector_kernel.step.stats.cache_hits
+    return {"seconds": seconds, "from_cache": bool(sum(cached.values()))}
+
+
 def memory_figures(num_envs: int = 4096, steps: int = 250) -> dict:
     """State bytes of ``num_envs`` games, and traced memory before/after ``steps`` batched steps."""
     env = WarVectorEnv(num_envs, opponent="human")
@@ -237,6 +259,7 @@ class PerfResult:
     rows: list[Row] = field(default_factory=list)
     memory: dict = field(default_factory=dict)
     machine: dict = field(default_factory=dict)
+    kernel_start: dict = field(default_factory=dict)
     table: str = ""
 
 
@@ -274,6 +297,12 @@ def render(result: PerfResult) -> str:
         cpu_ratio = "" if row.cpu_ratio is None else f"{row.cpu_ratio:.2f}"
         lines.append(f"| {row.what} | {_rate(row.war.rate)} {row.unit} | {row.peer_name} | {peer} | {ratio} | "
                      f"{cpu_ratio} | {_rate(row.war.cpu_rate)} |")
+    start = result.kernel_start
+    if start:
+        how = "loaded from numba's on-disk cache" if start["from_cache"] else "compiled by numba (no cache yet)"
+        lines += ["", f"Default backend: numba kernels ({how} in {start['seconds']:.1f} s on the vector env's first "
+                      "step; excluded from every figure above: each env steps once, and the fast path runs two "
+                      "rounds, before timing). Rows marked 'numpy backend' use backend=\"numpy\"."]
     mem = result.memory
     if mem:
         lines += ["", f"Memory: state of {mem['num_envs']} games {mem['state_bytes'] / 1e6:.2f} MB "
@@ -287,7 +316,7 @@ def main(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768, league
     """Measure everything; ``budget`` scales the work of each measurement (1.0: about a second each)."""
     if repeats < 1 or budget <= 0:
         raise ValueError(f"repeats must be >= 1 and budget > 0, got repeats={repeats!r}, budget={budget!r}")
-    result = PerfResult(machine=machine_info())
+    result = PerfResult(machine=machine_info(), kernel_start=kernel_start_seconds())
     steps = max(1000, int(60000 * budget))
     war, cartpole, blackjack = measure_side_by_side(
         [single_env_loop(env_id, steps) for env_id in ("War-v0", "CartPole-v1", "Blackjack-v1")], repeats)
@@ -295,9 +324,15 @@ def main(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768, league
     result.rows.append(Row("single env via gym.make", war, "Blackjack-v1", blackjack))
     for num_envs in VECTOR_SIZES:
         vector_steps = max(20, int(budget * 400000 / num_envs) if num_envs > 1 else int(20000 * budget))
-        war_vec, cartpole = measure_side_by_side(
-            [vector_env_loop(env_id, num_envs, vector_steps) for env_id in ("War-v0", "CartPole-v1")], repeats)
+        loops = [vector_env_loop(env_id, num_envs, vector_steps) for env_id in ("War-v0", "CartPole-v1")]
+        if result.kernel_start:  # the default backend is numba: the numpy one measured beside it
+            loops.append(vector_env_loop("War-v0", num_envs, vector_steps, backend="numpy"))
+        war_vec, cartpole, *numpy_vec = measure_side_by_side(loops, repeats)
         result.rows.append(Row(f"vector env N={num_envs}", war_vec, "CartPole-v1 vector", cartpole, "env-steps/s"))
+        if numpy_vec:
+            numpy_vec = numpy_vec[0]
+            result.rows.append(Row(f"vector env N={num_envs}, numpy backend", numpy_vec, "CartPole-v1 vector",
+                                   cartpole, "env-steps/s"))
     config = WarConfig()
     python_rounds = max(200, int(3000 * budget))
     baseline = None
@@ -310,6 +345,12 @@ def main(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768, league
         rounds_peer = Timing(python_rounds, peer.wall, peer.cpu)
         result.rows.append(Row(f"fast path rounds, {opponent} vs {opponent}", rounds_fast, "pure-Python War",
                                rounds_peer, "rounds/s"))
+        if result.kernel_start:  # the clock was the compiled kernel: the numpy one beside it
+            numpy_fast, peer = measure_side_by_side(
+                [fast_path_run(fast_rounds, opponent, config, backend="numpy"),
+                 python_war_run(python_rounds, opponent, config)], repeats)
+            result.rows.append(Row(f"fast path battles, {opponent} vs {opponent}, numpy backend", numpy_fast,
+                                   "pure-Python War", peer, "battles/s"))
     cards = measure(fast_path_run(fast_rounds, "human", config, timing=False), repeats)
     result.rows.append(Row("fast path battles, cards only (no clock)", cards, "pure-Python War", baseline, "battles/s"))
     if league:

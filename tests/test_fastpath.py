@@ -33,19 +33,6 @@ from war_env.randomness import (
 from war_env.records import play_round
 from war_env.rules import WarConfig
 
-try:
-    import numba  # noqa: F401
-
-    NUMBA = True
-except ImportError:
-    NUMBA = False
-
-
-@pytest.fixture(params=["numpy", pytest.param("numba", marks=pytest.mark.skipif(not NUMBA, reason="numba not installed"))])
-def backend(request):
-    """The clock of ``simulate``: numpy, or the compiled ``vector_kernel.time_rounds``."""
-    return request.param
-
 BOTS = ["instant", "human", "uniform:low=1,high=10", "fixed:ticks=29", "fixed:ticks=30", "absent"]
 
 

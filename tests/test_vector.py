@@ -7,6 +7,7 @@ mask and the round's info. Every test runs over both backends of the batched env
 compiled kernels of ``war_env.vector_kernel`` (skipped where numba, the ``fast`` extra, is missing).
 """
 
+import importlib.util
 import sys
 
 import gymnasium as gym
@@ -17,19 +18,6 @@ from gymnasium.vector import AutoresetMode
 import war_env  # noqa: F401
 from war_env.rules import WarConfig
 from war_env.vector import WarVectorEnv, sub_env_round_info
-
-try:
-    import numba  # noqa: F401
-
-    NUMBA = True
-except ImportError:
-    NUMBA = False
-
-
-@pytest.fixture(params=["numpy", pytest.param("numba", marks=pytest.mark.skipif(not NUMBA, reason="numba not installed"))])
-def backend(request):
-    return request.param
-
 
 BOTS = ["instant", "human", "uniform:low=1,high=10", "fixed:ticks=5", "fixed:ticks=30", "absent"]
 
@@ -299,7 +287,7 @@ def test_long_rounds_outgrow_the_reaction_log_and_stay_equal(target_points, max_
 
 def test_the_backend_is_chosen_by_the_flag_and_falls_back_to_numpy_without_numba(monkeypatch):
     assert WarVectorEnv(2, backend="numpy").backend == "numpy"
-    assert WarVectorEnv(2).backend == ("numba" if NUMBA else "numpy")
+    assert WarVectorEnv(2).backend == ("numba" if importlib.util.find_spec("numba") else "numpy")
     with pytest.raises(ValueError, match="'cuda'"):
         WarVectorEnv(2, backend="cuda")
     monkeypatch.setitem(sys.modules, "numba", None)  # as if numba were not installed

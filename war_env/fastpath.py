@@ -74,6 +74,25 @@ class ReactionModel:
         return cls(make_bot(bot).reaction_cdf(config), STREAM_REACTION[seat])
 
 
+def end_after_trick(batch, rounds, winners, loser_has_no_cards) -> None:
+    """The end checks after a trick, in ``Game._take_trick``'s order: all cards, points, battle limit.
+    ``batch`` is either batched card game of this module (their ``points``/``battles`` are indexed
+    ``[winner, round]``/``[round]``, and ``_end(rounds, winners, reason)`` ends rounds)."""
+    config = batch.config
+    ended = loser_has_no_cards
+    if _any(ended):
+        batch._end(rounds[ended], winners[ended], ALL_CARDS)
+    if config.target_points is not None:
+        reached = ~ended & (batch.points[winners, rounds] >= config.target_points)
+        if _any(reached):
+            batch._end(rounds[reached], winners[reached], POINTS)
+        ended |= reached
+    if config.max_battles is not None:
+        limit = ~ended & (batch.battles[rounds] >= config.max_battles)
+        if _any(limit):
+            batch._end(rounds[limit], NO_WINNER, BATTLE_LIMIT)
+
+
 class BatchedRounds:
     """The state of ``n`` rounds (game and clock) in numpy arrays.
 
@@ -281,23 +300,11 @@ class BatchedRounds:
         self.at_war[games[neither]] = True
 
     def _take_trick(self, games, winners):
-        config = self.config
         self._pick_up(games, winners)
         self.points[winners, games] += 1
         self.tricks[games] += 1
         self.at_war[games] = False
-        ended = self.count[(1 - winners) * self.n + games] == 0
-        if _any(ended):
-            self._end(games[ended], winners[ended], ALL_CARDS)
-        if config.target_points is not None:
-            reached = ~ended & (self.points[winners, games] >= config.target_points)
-            if _any(reached):
-                self._end(games[reached], winners[reached], POINTS)
-            ended |= reached
-        if config.max_battles is not None:
-            limit = ~ended & (self.battles[games] >= config.max_battles)
-            if _any(limit):
-                self._end(games[limit], NO_WINNER, BATTLE_LIMIT)
+        end_after_trick(self, games, winners, loser_has_no_cards=self.count[(1 - winners) * self.n + games] == 0)
 
     def _pick_up(self, games, winners):
         """The pot under the winner's pile, in the order laid or sorted by the pickup hash exactly as
@@ -728,20 +735,7 @@ class _CardState:
 
     # --- the end of a round --------------------------------------------------------------
     def _check_end(self, rounds, winners):
-        """After a trick, in ``Game._take_trick``'s order: all cards, points, battle limit."""
-        config = self.config
-        ended = self.n[1 - winners, rounds] == 0
-        if _any(ended):
-            self._end(rounds[ended], winners[ended], ALL_CARDS)
-        if config.target_points is not None:
-            reached = ~ended & (self.points[winners, rounds] >= config.target_points)
-            if _any(reached):
-                self._end(rounds[reached], winners[reached], POINTS)
-            ended |= reached
-        if config.max_battles is not None:
-            limit = ~ended & (self.battles[rounds] >= config.max_battles)
-            if _any(limit):
-                self._end(rounds[limit], NO_WINNER, BATTLE_LIMIT)
+        end_after_trick(self, rounds, winners, loser_has_no_cards=self.n[1 - winners, rounds] == 0)
 
     def _end(self, rounds, winner_sides, reason):
         """Copy a finished round's results out (in seat terms) when it ends. It stays in the arrays

@@ -287,6 +287,19 @@ class WallClock:
         time.sleep(seconds)
 
 
+class ManualClock:
+    """Time that moves only when the loop sleeps: for tests and for scripted play (screenshots)."""
+
+    def __init__(self):
+        self.time = 0.0
+
+    def now(self) -> float:
+        return self.time
+
+    def sleep(self, seconds: float) -> None:
+        self.time += seconds
+
+
 # --- the loop -----------------------------------------------------------------------------------
 def play_loop(
     session: PlaySession,

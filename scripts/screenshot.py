@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from scripts.play import AUTOPLAY, TURN, PlaySession
+from scripts.play import AUTOPLAY, TURN, ManualClock, PlaySession
 
 SCOREBOARD_ROUNDS = ([["AS"], ["2C"]], [["3C"], ["KH"]])
 """Two one-battle rounds: you win the first, the bot the second."""
@@ -25,19 +25,6 @@ TABLE_PILES = [
 TIMER_SECONDS_GONE = 1.2
 
 
-class _StoppedClock:
-    """Time that moves only when the script says so."""
-
-    def __init__(self):
-        self.time = 0.0
-
-    def now(self) -> float:
-        return self.time
-
-    def sleep(self, seconds: float) -> None:
-        self.time += seconds
-
-
 def main(out_dir: str | Path = "docs") -> list[Path]:
     from war_env.render.table import TablePainter
 
@@ -45,7 +32,7 @@ def main(out_dir: str | Path = "docs") -> list[Path]:
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    clock = _StoppedClock()
+    clock = ManualClock()
     session = PlaySession(opponent="fixed:ticks=4", turn_seconds=3.0, seed=0)
     for piles in SCOREBOARD_ROUNDS:
         session.new_round(clock.now(), options={"piles": piles, "starter": 0})

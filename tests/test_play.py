@@ -17,6 +17,7 @@ from scripts.play import (  # noqa: E402
     NEW_ROUND,
     QUIT,
     TURN,
+    ManualClock,
     PlaySession,
     PygameEvents,
     TerminalKeys,
@@ -28,16 +29,6 @@ from scripts.play import (  # noqa: E402
 
 FPS = 10  # one frame per tick of 0.1 s
 
-
-class FakeClock:
-    def __init__(self):
-        self.time = 0.0
-
-    def now(self) -> float:
-        return self.time
-
-    def sleep(self, seconds: float) -> None:
-        self.time += seconds
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +42,7 @@ def view():
 def table(view):
     """A session dealt with seed 5 where you start, the clock at 0, the event queue empty."""
     pygame.event.clear()
-    clock = FakeClock()
+    clock = ManualClock()
     session = PlaySession(opponent="fixed:ticks=2", seed=5)
     session.new_round(clock.now(), options={"starter": 0})
     return session, clock
@@ -113,7 +104,7 @@ def test_a_mouse_event_made_from_a_touch_is_not_counted_twice_and_clicks_off_the
 
 def test_turn_cards_outside_your_turn_is_ignored_not_a_false_start(view):
     pygame.event.clear()
-    clock = FakeClock()
+    clock = ManualClock()
     session = PlaySession(opponent="fixed:ticks=10", seed=5)
     session.new_round(clock.now(), options={"starter": 1})  # the bot draws first, after 1 s
     assert not session.your_turn and not session.controls()[0].enabled
@@ -138,7 +129,7 @@ def test_play_10_battles_plays_exactly_ten_battles_for_you(table, view):
 
 def test_new_round_deals_again_and_keeps_the_scoreboard(view):
     pygame.event.clear()
-    clock = FakeClock()
+    clock = ManualClock()
     session = PlaySession(opponent="instant", seed=5)
     session.new_round(clock.now(), options={"piles": [["AS"], ["2C"]], "starter": 0})
     key(pygame.K_SPACE)
@@ -186,7 +177,7 @@ def test_main_runs_the_window_until_quit():
     pygame.display.init()
     pygame.event.clear()
     pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE))
-    result = main(opponent="instant", seed=1, mode="window", clock=FakeClock(), max_frames=50)
+    result = main(opponent="instant", seed=1, mode="window", clock=ManualClock(), max_frames=50)
     assert result.stopped == "quit" and result.rounds == 0
 
 
@@ -206,14 +197,14 @@ def test_the_terminal_mode_plays_with_keys_and_shows_the_ansi_table():
     read_end, write_end = os.pipe()
     out = io.StringIO()
     with os.fdopen(read_end, "rb", buffering=0) as stream:
-        clock = FakeClock()
+        clock = ManualClock()
         session = PlaySession(opponent="instant", seed=3)
         session.new_round(clock.now(), options={"starter": 0})
         os.write(write_end, b" ")
         play_loop(session, TerminalKeys(stream), clock, TerminalView(out), fps=FPS, max_frames=3)
         assert session.timed.game.moves == [1, 1]
         os.write(write_end, b"q")
-        result = main(opponent="instant", seed=3, mode="terminal", clock=FakeClock(), keys=stream, out=out, max_frames=5)
+        result = main(opponent="instant", seed=3, mode="terminal", clock=ManualClock(), keys=stream, out=out, max_frames=5)
     os.close(write_end)
     text = out.getvalue()
     assert result.stopped == "quit"

@@ -30,7 +30,6 @@ from scripts.play import (  # noqa: E402
 FPS = 10  # one frame per tick of 0.1 s
 
 
-
 @pytest.fixture(scope="module")
 def view():
     window = WindowView()

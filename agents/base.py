@@ -30,6 +30,13 @@ class Agent:
         """The spec string that builds this agent again (see ``agents.make_agent``)."""
         return self.name
 
+    def reaction_model(self, config):
+        """How the fast path can play this agent without ticks: a ``war_env.fastpath.ReactionModel``
+        when the agent's draws depend only on its own turn clock, else ``None`` (the default), and its
+        rounds are played tick by tick. ``config`` is the env's ``WarConfig``. The fast path ignores
+        this method in a subclass that overrides ``act`` below the class that defines it."""
+        return None
+
     def predict(self, observation, state=None, episode_start=None, deterministic: bool = True):
         """SB3's ``predict``: one observation -> ``(action, state)``; a batch of shape (n_envs, obs)
         -> ``(actions, state)``, with one independent copy of the agent per env, reset wherever

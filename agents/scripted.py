@@ -29,9 +29,11 @@ from numbers import Real
 import numpy as np
 
 from agents.base import Agent
-from war_env.bots import Bot, Human, make_bot, sample_reaction
+from war_env.bots import Bot, Fixed, Human, Instant, make_bot, sample_reaction
+from war_env.fastpath import ReactionModel
 from war_env.observation import INDEX
-from war_env.randomness import hash_uniform
+from war_env.randomness import STREAM_REACTION, hash_uniform
+from war_env.records import STREAM_AGENT_SEED
 from war_env.rules import WarConfig
 
 CAN_DRAW = INDEX["can_draw"]
@@ -83,6 +85,9 @@ class Prompt(Agent):
     def act(self, observation) -> int:
         return int(observation[CAN_DRAW] > 0.5)
 
+    def reaction_model(self, config):
+        return ReactionModel(Fixed(0).reaction_cdf(config), STREAM_REACTION[0])
+
 
 class Eager(Agent):
     """Presses draw on every tick: in turn as early as possible, a false start every other tick."""
@@ -92,6 +97,9 @@ class Eager(Agent):
     def act(self, observation) -> int:
         return 1
 
+    def reaction_model(self, config):
+        return ReactionModel(Instant().reaction_cdf(config), STREAM_REACTION[0], presses_always=True)
+
 
 class Never(Agent):
     """Always waits: its seat is taken over at the end of its first turn."""
@@ -100,6 +108,9 @@ class Never(Agent):
 
     def act(self, observation) -> int:
         return 0
+
+    def reaction_model(self, config):
+        return ReactionModel(Fixed(config.turn_ticks).reaction_cdf(config), STREAM_REACTION[0])
 
 
 class RandomPress(Agent):
@@ -144,6 +155,10 @@ class LastMoment(Agent):
         elapsed = self._clock.elapsed(observation)
         return int(elapsed is not None and elapsed >= self.config.turn_ticks - 1)
 
+    def reaction_model(self, config):
+        _check_same_clock(self, config)
+        return ReactionModel(Fixed(config.turn_ticks - 1).reaction_cdf(config), STREAM_REACTION[0])
+
 
 class BotAgent(Agent):
     """Any opponent bot of ``war_env.bots`` as an agent: on the opening tick of each turn it samples
@@ -177,6 +192,10 @@ class BotAgent(Agent):
             self._turn += 1
         return int(elapsed >= self._reaction)
 
+    def reaction_model(self, config):
+        _check_same_clock(self, config)
+        return ReactionModel(self.bot.reaction_cdf(config), STREAM_AGENT_REACTION, STREAM_AGENT_SEED)
+
     def spec(self) -> str:
         return f"bot:{self.bot.spec()}"
 
@@ -200,6 +219,14 @@ def _check_config(config) -> WarConfig:
     if not isinstance(config, WarConfig):
         raise TypeError(f"config must be a WarConfig, got {type(config).__name__}")
     return config
+
+
+def _check_same_clock(agent, config: WarConfig) -> None:
+    if agent.config.turn_ticks != config.turn_ticks or agent.config.tick_seconds != config.tick_seconds:
+        raise ValueError(
+            f"agent {agent.spec()!r} was built for a turn of {agent.config.turn_ticks} ticks of "
+            f"{agent.config.tick_seconds} s, the env has {config.turn_ticks} of {config.tick_seconds} s"
+        )
 
 
 def _check_seed(seed) -> int:

@@ -192,6 +192,17 @@ def test_agents_that_are_not_reaction_models_are_refused():
         agent_reaction_model(make_agent("human"), fast_clock)
 
 
+def test_a_subclass_that_changes_act_is_played_tick_by_tick():
+    from agents.scripted import Prompt
+
+    class NeverDraws(Prompt):  # draws differently, yet inherits Prompt's reaction model
+        def act(self, observation):
+            return 0
+
+    assert agent_reaction_model(Prompt(), WarConfig()) is not None
+    assert agent_reaction_model(NeverDraws(), WarConfig()) is None
+
+
 @pytest.mark.parametrize(
     "config",
     [WarConfig(), WarConfig(pickup="shuffled"), WarConfig(target_points=None),

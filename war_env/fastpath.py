@@ -956,35 +956,22 @@ def _idle_sums(idle: float, largest: int) -> np.ndarray:
 
 # --- the benchmark's entry point -------------------------------------------------------
 def agent_reaction_model(agent, config: WarConfig) -> ReactionModel | None:
-    """The reaction model of a scripted agent that times its draws like a bot, or ``None`` when the
-    agent's draws depend on more than its turn clock (then it must be played tick by tick).
-
-    ``prompt`` draws at once, ``never`` is taken over, ``last_moment`` draws on the last tick, and
-    ``human`` / ``bot:SPEC`` sample the bot's reaction with ``hash_uniform(agent_seed, 18, turn)``
-    (``agents.scripted``), which ``ReactionModel(key_stream=STREAM_AGENT_SEED)`` reproduces."""
+    """The reaction model of a bot, or of an agent that times its draws like one (its
+    ``reaction_model(config)``, see ``agents.base.Agent``), or ``None`` when the agent's draws depend
+    on more than its turn clock (then it must be played tick by tick). An agent class that overrides
+    ``act`` below the class that defines ``reaction_model`` is played tick by tick: its draws may
+    no longer be the model's."""
     if isinstance(agent, Bot):
         return ReactionModel.of_bot(agent, config, seat=0)
-    try:
-        from agents import scripted
-        from war_env.records import STREAM_AGENT_SEED
-    except ImportError:  # pragma: no cover - the agents package is part of the project
+    if not callable(getattr(agent, "reaction_model", None)):
         return None
-    name = type(agent)
-    if name is scripted.Eager:
-        return ReactionModel(Instant().reaction_cdf(config), STREAM_REACTION[0], presses_always=True)
-    fixed = {scripted.Prompt: 0, scripted.Never: config.turn_ticks}
-    if name in fixed:
-        return ReactionModel(make_bot(f"fixed:ticks={fixed[name]}").reaction_cdf(config), STREAM_REACTION[0])
-    if isinstance(agent, (scripted.LastMoment, scripted.BotAgent)):
-        if agent.config.turn_ticks != config.turn_ticks or agent.config.tick_seconds != config.tick_seconds:
-            raise ValueError(
-                f"agent {agent.spec()!r} was built for a turn of {agent.config.turn_ticks} ticks of "
-                f"{agent.config.tick_seconds} s, the env has {config.turn_ticks} of {config.tick_seconds} s"
-            )
-        if isinstance(agent, scripted.LastMoment):
-            return ReactionModel(make_bot(f"fixed:ticks={config.turn_ticks - 1}").reaction_cdf(config), STREAM_REACTION[0])
-        return ReactionModel(agent.bot.reaction_cdf(config), scripted.STREAM_AGENT_REACTION, STREAM_AGENT_SEED)
-    return None
+    if not issubclass(_defined_in(type(agent), "reaction_model"), _defined_in(type(agent), "act")):
+        return None
+    return agent.reaction_model(config)
+
+
+def _defined_in(cls: type, name: str) -> type:
+    return next(klass for klass in cls.__mro__ if name in vars(klass))
 
 
 def play_rounds(config: WarConfig, agent, opponent: str | Bot, seeds: Sequence[int], *, first_index: int = 0,

@@ -323,13 +323,7 @@ def _reaction(r: Rounds, rules: Rules, timing: Timing, g, seat):
         return 0
     if not timing.has_model[seat]:
         return rules.turn_ticks
-    bits = hash64(r.reaction_key[seat, g], timing.stream[seat], r.moves[seat, g])
-    bucket = bits >> _BUCKET_SHIFT
-    if not timing.straddles[seat, bucket]:
-        return np.int64(timing.table[seat, bucket])
-    uniform = np.float64(bits >> np.uint64(11)) * _UNIFORM_SCALE
-    cdf = timing.cdf0 if seat == 0 else timing.cdf1
-    return np.int64(np.searchsorted(cdf, uniform, side="right"))
+    return _sample(timing, seat, r.reaction_key[seat, g], r.moves[seat, g])
 
 
 @numba.njit(cache=True, inline="always")
@@ -496,7 +490,7 @@ def finish_playouts(r: Rounds, rules: Rules, timing: Timing, o: Observer, games,
 
 
 # --- the fast path's per-move clock: fastpath._time_rounds ---------------------------------------
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _sample(timing: Timing, seat, key, counter):
     """``sample_reaction(cdf, hash_uniform(key, stream, counter))`` through the bucket table."""
     bits = hash64(key, timing.stream[seat], counter)

@@ -57,10 +57,13 @@ def test_searchsorted_samples_reactions_like_bisect():
     assert batched.tolist() == [sample_reaction(cdf, u) for u in uniforms.tolist()]
 
 
-def play_with_a_clock_bot_at_seat_0(env, bot, seed):
+def play_with_a_clock_bot_at_seat_0(env, bot, seed, options=None, round_key=None):
     """The tick-by-tick reference for a bot at seat 0: press exactly when ``TimedRound`` would press
-    for a bot controller of seat 0 (reaction from ``STREAM_REACTION[0]``)."""
-    env.reset(seed=seed)
+    for a bot controller of seat 0 (reaction from ``STREAM_REACTION[0]``). ``round_key`` replaces the
+    dealt round's key (for rounds the fast path was given a key of its own)."""
+    env.reset(seed=seed, options=options)
+    if round_key is not None:
+        env.round.round_key = env.round.game.round_key = round_key
     cdf = make_bot(bot).reaction_cdf(env.config)
     total, done = 0.0, False
     while not done:
@@ -137,21 +140,11 @@ def test_dealt_piles_reach_each_end_like_the_env(piles, starter, reason, backend
     parsed = [parse_piles(piles)]
     batch = simulate(config, models, parsed, np.array([starter]), np.array([77], dtype=np.uint64), backend=backend)
     env = gym.make("War-v0", opponent="human", config=config).unwrapped
-    env.reset(seed=0, options={"piles": piles, "starter": starter})
-    env.round.round_key = env.round.game.round_key = 77  # the fast path was given key 77
-    cdf = make_bot("uniform:low=0,high=3").reaction_cdf(config)
-    total, done = 0.0, False
-    while not done:
-        timed = env.round
-        tick = timed.tick_count + 1
-        press = 0
-        if timed.turn_open(0, tick):
-            uniform = hash_uniform(77, STREAM_REACTION[0], timed.game.moves[0])
-            press = int(tick - timed.opens_at[0] >= sample_reaction(cdf, uniform))
-        _, reward, done, _, info = env.step(press)
-        total += reward
-    assert batch.round_info(0) == info["round"]
-    assert info["round"]["reason"] == reason
+    round_info, total = play_with_a_clock_bot_at_seat_0(
+        env, "uniform:low=0,high=3", 0, {"piles": piles, "starter": starter}, round_key=77  # the fast path's key
+    )
+    assert batch.round_info(0) == round_info
+    assert round_info["reason"] == reason
     assert batch.episode_return[0] == total
 
 

@@ -80,14 +80,14 @@ class TimedRound:
             opens = opens_at[seat]
             is_open = opens is not None and opens <= tick  # turn_open, inlined: this runs every tick
             if self.controllers[seat] is not None:
-                press = is_open and tick - self.opens_at[seat] >= self._reaction_of(seat)
+                press = is_open and tick - opens >= self._reaction_of(seat)
             else:
                 press = pressed[seat]
             if not press:
                 continue
             if is_open:
                 if not self.taken_over[seat]:
-                    self.reaction_ticks[seat].append(tick - self.opens_at[seat])
+                    self.reaction_ticks[seat].append(tick - opens)
                 self._draw(seat, tick)
             else:
                 self.false_starts[seat] += 1
@@ -97,7 +97,7 @@ class TimedRound:
             if opens is None or opens > tick:
                 continue
             rewards[seat] += config.reward_idle_tick
-            if tick - self.opens_at[seat] >= config.turn_ticks - 1:
+            if tick - opens >= config.turn_ticks - 1:
                 self.taken_over[seat] = True
                 self.controllers[seat] = TAKEOVER_BOT
                 self._cdfs[seat] = TAKEOVER_BOT.reaction_cdf(config)

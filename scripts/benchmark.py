@@ -126,7 +126,8 @@ def make_opponent(spec: str, config: WarConfig):
 
 
 def play_shard(shard: Shard, on_round: Callable[[RoundRecord], None] | None = None) -> list[RoundRecord]:
-    """Play the shard's rounds tick by tick through War-v0; the records in the shard's order."""
+    """Play the shard's rounds: on the fast path when a bot meets a reaction-time agent, else tick by
+    tick through War-v0. The records in the shard's order; ``on_round`` sees each one."""
     import gymnasium as gym
 
     import war_env  # noqa: F401  (registers War-v0)
@@ -140,8 +141,9 @@ def play_shard(shard: Shard, on_round: Callable[[RoundRecord], None] | None = No
         indices, seeds = zip(*shard.rounds) if shard.rounds else ((), ())
         records = play_rounds(config, agent, env.opponent_bot, seeds, indices=indices,
                               agent_spec=shard.agent, opponent_spec=shard.opponent)
-        for record in records if on_round is not None else ():
-            on_round(record)
+        if on_round is not None:
+            for record in records:
+                on_round(record)
         return records
     records = []
     for index, seed in shard.rounds:

@@ -1,13 +1,13 @@
 # Two commands a fresh clone needs: `make run` (the main job) and `make test` (the whole suite).
-# Each builds its own virtual environment in .venv first; torch is the CPU wheel torch==2.13.0.
+# Each builds its own virtual environment in .venv first; torch is the CPU wheel of constraints.txt.
+# No thread variables are set here on purpose: the code limits its own threads (war_env/threads.py),
+# and the tests must see what a user's plain shell gives.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-EXTRAS := train,bench,render,multiagent,distributed,dev,fast
+EXTRAS := train,bench,render,multiagent,distributed,dev,fast,zoo
 STAMP := $(VENV)/.installed
 
-export OMP_NUM_THREADS := 1
-export MKL_NUM_THREADS := 1
 export SDL_VIDEODRIVER := dummy
 export SDL_AUDIODRIVER := dummy
 
@@ -15,17 +15,17 @@ export SDL_AUDIODRIVER := dummy
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m scripts.benchmark
+	$(VENV)/bin/war-bench
 
 test: $(STAMP)
 	$(PY) -m pytest
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis build dist

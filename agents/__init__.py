@@ -7,20 +7,24 @@ Spec grammar (the project's ``war_env.specs`` plus two rules for text that is no
   ``random:p=0.2``, ``last_moment``, ``never``, ``human``, ``human:median=0.8``.
 * ``bot:SPEC``: everything after the first ``:`` is a bot spec, taken verbatim
   (``bot:fixed:ticks=5``, ``bot:uniform:low=1,high=10``).
-* ``ppo:PATH``, ``a2c:PATH``, ``dqn:PATH``, ``maskable_ppo:PATH``: when the text after the first
-  ``:`` has no ``=`` it is the model file's path (``ppo:runs/x/best.zip``); otherwise it is read as
-  ``key=value`` pairs: ``ppo:path=runs/x/best.zip,trust_model_file=true``. (A path containing ``=``
-  or ``,`` cannot be written in a spec; call ``agents.sb3_model.load_sb3_agent`` directly.)
+* ``ppo:PATH``, ``a2c:PATH``, ``dqn:PATH``, ``maskable_ppo:PATH``: the text after the first ``:`` is
+  the model file's path, verbatim (``ppo:runs/x/best.zip``; any characters, ``=`` and ``,`` included).
+  Model files are loaded weights-only. Whether to trust a file's pickled data is never part of a spec
+  (specs are stored in run folders, which other people send): it is the ``trust_model_file`` argument,
+  which the commands take from their own command line only.
+
+This package is installed as ``war_env.agents`` (its source lives in the repository's ``agents/``).
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-from agents.base import Agent
-from agents.scripted import BotAgent, Eager, HumanAgent, LastMoment, Never, Prompt, RandomPress
+from war_env.agents.base import Agent
+from war_env.agents.scripted import BotAgent, Eager, HumanAgent, LastMoment, Never, Prompt, RandomPress
+from war_env.bots import BOTS, Bot, make_bot
 from war_env.rules import WarConfig
-from war_env.specs import build_from_spec, parse_spec
+from war_env.specs import build_from_spec, split_spec
 
 SCRIPTED = {
     "prompt": Prompt,
@@ -34,14 +38,15 @@ MODEL_ALGOS = ("ppo", "a2c", "dqn", "maskable_ppo")
 BASELINES = ("prompt", "eager", "random:p=0.2", "last_moment", "never", "human")
 """The benchmark's default agents: every scripted baseline."""
 
-__all__ = ["Agent", "BASELINES", "MODEL_ALGOS", "SCRIPTED", "BotAgent", "make_agent"]
+__all__ = ["Agent", "BASELINES", "MODEL_ALGOS", "SCRIPTED", "BotAgent", "make_agent", "make_opponent"]
 
 
-def make_agent(spec: str | Agent, *, config: WarConfig | None = None) -> Agent:
+def make_agent(spec: str | Agent, *, config: WarConfig | None = None, trust_model_file: bool = False) -> Agent:
     """Build an agent from a spec string (see the module docstring); an ``Agent`` is returned as is.
 
     ``config`` is the ``WarConfig`` of the env the agent will play in; the agents that count
     ticks (``last_moment``, ``human``, ``bot:*``) need it when the rules differ from the defaults.
+    ``trust_model_file`` lets SB3 unpickle a model file's data (it can run code from the file).
     """
     if isinstance(spec, Agent):
         return spec
@@ -49,14 +54,13 @@ def make_agent(spec: str | Agent, *, config: WarConfig | None = None) -> Agent:
         raise TypeError(f"config must be a WarConfig, got {type(config).__name__}")
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec must be a non-empty string like 'prompt' or 'random:p=0.2', got {spec!r}")
-    name, _, rest = spec.strip().partition(":")
-    name = name.strip().lower()
+    name, rest = split_spec(spec)
     if name == "bot":
-        if not rest.strip():
+        if not rest:
             raise ValueError(f"agent spec {spec!r} needs a bot spec after 'bot:', e.g. 'bot:human'")
-        return BotAgent(rest.strip(), config=config)
+        return BotAgent(rest, config=config)
     if name in MODEL_ALGOS:
-        return _load_model(name, rest.strip(), spec)
+        return _load_model(name, rest, spec, trust_model_file)
     if name not in SCRIPTED:
         known = sorted(SCRIPTED) + ["bot:SPEC"] + [f"{algo}:PATH" for algo in MODEL_ALGOS]
         raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known: {', '.join(known)}")
@@ -67,26 +71,23 @@ def make_agent(spec: str | Agent, *, config: WarConfig | None = None) -> Agent:
     return build_from_spec(spec, registry, "agent")
 
 
-def _load_model(algo: str, rest: str, spec: str) -> Agent:
-    if not rest:
+def make_opponent(spec: str | Bot | Agent, *, config: WarConfig | None = None,
+                  trust_model_file: bool = False) -> Bot | Agent:
+    """Who plays seat 1: a bot spec (``instant``, ``human``, ``fixed:ticks=5``, ...) or ``Bot`` gives the
+    env's opponent bot; any other spec is an agent playing seat 1 (``prompt``, ``ppo:PATH``). The name
+    ``human`` is the bot (the agent of the same model is ``bot:human``)."""
+    if isinstance(spec, (Bot, Agent)):
+        return spec
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an opponent spec must be a non-empty string like 'human' or 'prompt', got {spec!r}")
+    if split_spec(spec)[0] in BOTS:
+        return make_bot(spec)
+    return make_agent(spec, config=config, trust_model_file=trust_model_file)
+
+
+def _load_model(algo: str, path: str, spec: str, trust_model_file: bool) -> Agent:
+    if not path:
         raise ValueError(f"agent spec {spec!r} needs a model file: '{algo}:PATH'")
-    if "=" in rest:
-        params = parse_spec(spec)[1]
-        unknown = set(params) - {"path", "trust_model_file"}
-        if unknown or "path" not in params:
-            raise ValueError(
-                f"bad parameters {sorted(params)} in spec {spec!r}: a model spec takes path=... and "
-                f"optionally trust_model_file=true (or just '{algo}:PATH')"
-            )
-        path, trust = str(params["path"]), params.get("trust_model_file", False)
-        if not isinstance(trust, bool):
-            raise ValueError(f"trust_model_file must be true or false in spec {spec!r}, got {trust!r}")
-    else:
-        path, trust = rest, False
-    try:
-        from agents.sb3_model import load_sb3_agent  # lazy: torch and SB3 only when a model is asked for
-    except ModuleNotFoundError as error:
-        if error.name == "agents.sb3_model":
-            raise ValueError(f"agent spec {spec!r} needs agents/sb3_model.py (the model loader), which is missing") from None
-        raise
-    return load_sb3_agent(algo, path, trust_model_file=trust)
+    from war_env.agents.sb3_model import load_sb3_agent  # lazy: torch and SB3 only when a model is asked for
+
+    return load_sb3_agent(algo, path, trust_model_file=trust_model_file)

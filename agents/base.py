@@ -27,7 +27,7 @@ class Agent:
         raise NotImplementedError
 
     def spec(self) -> str:
-        """The spec string that builds this agent again (see ``agents.make_agent``)."""
+        """The spec string that builds this agent again (see ``war_env.agents.make_agent``)."""
         return self.name
 
     def reaction_model(self, config):

@@ -14,7 +14,7 @@ or, without one, SB3's default architecture for the algorithm. Then it loads onl
 (tensors and plain containers, no code). A file that does not fit gets a ``ValueError`` that says
 why. ``trust_model_file=True`` opts in to SB3's full ``load`` (which does unpickle ``data``).
 
-torch and stable-baselines3 are imported inside the functions, so ``import agents`` stays light.
+torch and stable-baselines3 are imported inside the functions, so ``import war_env.agents`` stays light.
 """
 
 from __future__ import annotations
@@ -27,9 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import Agent
+from war_env.agents.base import Agent
 from war_env.atomic import write_atomic
+from war_env.extras import require
 from war_env.observation import INDEX, OBSERVATION_FIELDS
+from war_env.threads import single_threaded_torch
 
 METADATA_NAME = "war_env_model.json"
 """The plain-JSON entry ``save_model`` adds to an SB3 zip: how to rebuild the model safely."""
@@ -104,16 +106,13 @@ def check_algorithm(algo: str) -> str:
 
 
 def algorithm_class(algo: str) -> type:
-    """The SB3 (or sb3-contrib) class of ``algo``, imported on demand."""
+    """The SB3 (or sb3-contrib) class of ``algo``, imported on demand (torch one-threaded)."""
     import importlib
 
     module_name, class_name = ALGORITHMS[check_algorithm(algo)]
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        extra = "sb3-contrib" if module_name == "sb3_contrib" else "the 'train' extra"
-        raise ImportError(f"algorithm {algo!r} needs {module_name} ({extra}): {error}") from error
-    return getattr(module, class_name)
+    require("train", f"the {algo} models")
+    single_threaded_torch()
+    return getattr(importlib.import_module(module_name), class_name)
 
 
 def check_policy_kwargs(algo: str, policy_kwargs: dict) -> dict:
@@ -312,8 +311,7 @@ class SB3Agent(Agent):
     """
 
     def __init__(self, model, algo: str, path: str, deterministic: bool = True, fields=OBSERVATION_FIELDS):
-        import torch
-
+        torch = single_threaded_torch()
         self.model = model
         self.algo = algo
         self.path = path

@@ -28,7 +28,7 @@ from numbers import Real
 
 import numpy as np
 
-from agents.base import Agent
+from war_env.agents.base import Agent
 from war_env.bots import Bot, Fixed, Human, Instant, make_bot, sample_reaction
 from war_env.fastpath import ReactionModel
 from war_env.observation import INDEX

@@ -5,7 +5,7 @@ only moves when told (so the picture is the same on every run): two short rounds
 scoreboard, then a dealt round reaches a double war with your timer running, and is played to the
 end for the result popup.
 
-    python -m scripts.screenshot            # writes docs/screenshot.png and docs/screenshot-popup.png
+    python -m war_env.scripts.screenshot            # writes docs/screenshot.png and docs/screenshot-popup.png
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from scripts.play import AUTOPLAY, TURN, ManualClock, PlaySession
+from war_env.play.loop import ManualClock
+from war_env.play.session import AUTOPLAY, TURN, PlaySession
 
 SCOREBOARD_ROUNDS = ([["AS"], ["2C"]], [["3C"], ["KH"]])
 """Two one-battle rounds: you win the first, the bot the second."""

@@ -3,10 +3,10 @@ import os
 
 import pytest
 
-# Headless and single-threaded everywhere: pygame needs no display, torch stays on one core.
+# Headless everywhere: pygame needs no display. No thread variables are set: the code limits its own
+# threads (war_env/threads.py), and the tests must see what a user's plain shell gives.
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 NUMBA_INSTALLED = importlib.util.find_spec("numba") is not None
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import war_env  # noqa: F401
-from agents import make_agent
+from war_env.agents import make_agent
 from war_env.bots import make_bot, sample_reaction
 from war_env.cards import parse_piles
 from war_env.fastpath import (
@@ -30,7 +30,7 @@ from war_env.randomness import (
     hash_uniform,
     hash_uniform_array,
 )
-from war_env.records import play_round
+from war_env.evaluation import play_round
 from war_env.rules import WarConfig
 
 BOTS = ["instant", "human", "uniform:low=1,high=10", "fixed:ticks=29", "fixed:ticks=30", "absent"]
@@ -186,7 +186,7 @@ def test_agents_that_are_not_reaction_models_are_refused():
 
 
 def test_a_subclass_that_changes_act_is_played_tick_by_tick():
-    from agents.scripted import Prompt
+    from war_env.agents.scripted import Prompt
 
     class NeverDraws(Prompt):  # draws differently, yet inherits Prompt's reaction model
         def act(self, observation):

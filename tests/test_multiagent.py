@@ -16,8 +16,8 @@ import pytest
 pettingzoo_test = pytest.importorskip("pettingzoo.test")
 from gymnasium.utils.env_checker import data_equivalence  # noqa: E402
 
-from agents import make_agent  # noqa: E402
-from agents.base import Agent  # noqa: E402
+from war_env.agents import make_agent  # noqa: E402
+from war_env.agents.base import Agent  # noqa: E402
 from war_env.env import WarEnv  # noqa: E402
 from war_env.multiagent import AGENTS, WarParallelEnv, env, foreseen_result, parallel_env  # noqa: E402
 from war_env.observation import INDEX  # noqa: E402

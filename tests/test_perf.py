@@ -4,7 +4,8 @@ import random
 
 import pytest
 
-from scripts.perf import main, python_war_round
+from war_env.perf import measure_all as main
+from war_env.perf import python_war_round
 from war_env.bots import make_bot
 from war_env.rules import WarConfig
 

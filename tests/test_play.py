@@ -12,20 +12,11 @@ from war_env.render import layout as L
 
 pygame = pytest.importorskip("pygame")
 
-from scripts.play import (  # noqa: E402
-    AUTOPLAY,
-    NEW_ROUND,
-    QUIT,
-    TURN,
-    ManualClock,
-    PlaySession,
-    PygameEvents,
-    TerminalKeys,
-    TerminalView,
-    WindowView,
-    main,
-    play_loop,
-)
+from war_env.play.loop import ManualClock, play_loop  # noqa: E402
+from war_env.play.loop import play as main  # noqa: E402
+from war_env.play.session import AUTOPLAY, NEW_ROUND, QUIT, TURN, PlaySession  # noqa: E402
+from war_env.play.terminal import TerminalKeys, TerminalView  # noqa: E402
+from war_env.play.window import PygameEvents, WindowView  # noqa: E402
 
 FPS = 10  # one frame per tick of 0.1 s
 

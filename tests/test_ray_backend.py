@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from scripts import ray_backend
-from scripts.benchmark import League, main, make_shards, play_shard, read_rounds
-from scripts.ray_backend import ShardsFailed, run_shards_on_ray
+from war_env.league import League, make_shards, play_shard, read_rounds
+from war_env.league import ray_backend
+from war_env.league import run_league as main
+from war_env.league.ray_backend import ShardsFailed, run_shards_on_ray
 
 ray = pytest.importorskip("ray")
 
@@ -112,11 +113,11 @@ def test_a_shard_that_keeps_failing_is_reported_and_the_run_resumes(ray_instance
     assert len(played) == 3 * 2 * 8 - 3 and not played & {("human", "prompt", i) for i in (3, 4, 5)}
     assert not (run_dir / "results.json").exists()  # no report from incomplete data
 
-    with pytest.raises(SystemExit) as exit_status:  # the command line says so and exits with status 1
-        from scripts.benchmark import cli
+    from war_env.scripts.benchmark import cli
 
-        cli(["--resume", str(run_dir), "--backend", "ray", "--quiet"])
-    assert "failed after 4 attempt" in str(exit_status.value.code)
+    capsys.readouterr()
+    assert cli(["--resume", str(run_dir), "--backend", "ray", "--quiet"]) == 1  # the command line says so
+    assert "failed after 4 attempt" in capsys.readouterr().err
 
     monkeypatch.setattr(ray_backend, "SHARD_PLAYER", play_shard)  # the cause is fixed
     resumed = main(resume=run_dir, progress=False, backend="ray")
@@ -128,7 +129,7 @@ def test_a_shard_that_keeps_failing_is_reported_and_the_run_resumes(ray_instance
 def test_a_killed_driver_resumes_to_the_results_of_an_uninterrupted_run(ray_instance, tmp_path):
     league = ["--agents", "prompt", "last_moment", "--opponents", "human", "--rounds", "60", "--seed", "9"]
     killed = tmp_path / "killed"
-    command = [sys.executable, "-m", "scripts.benchmark", *league, "--out", str(killed), "--quiet",
+    command = [sys.executable, "-m", "war_env.scripts.benchmark", *league, "--out", str(killed), "--quiet",
                "--shard-rounds", "5", "--workers", "1", "--backend", "ray", "--address", ray_instance]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     log = killed / "rounds.jsonl"
@@ -153,8 +154,8 @@ def test_a_killed_driver_resumes_to_the_results_of_an_uninterrupted_run(ray_inst
 
 # --- Ray stays out of the core and of the local benchmark ----------------------------------------------
 def test_the_benchmark_and_a_local_run_never_import_ray(tmp_path):
-    code = ("import sys; from scripts.benchmark import main; import scripts.ray_backend; "
-            f"main(agents=['prompt'], opponents=['instant'], rounds=2, out={str(tmp_path / 'run')!r}, workers=2, "
+    code = ("import sys; from war_env.league import run_league; import war_env.league.ray_backend; "
+            f"run_league(agents=['prompt'], opponents=['instant'], rounds=2, out={str(tmp_path / 'run')!r}, workers=2, "
             "shard_rounds=1, progress=False); "
             "assert 'ray' not in sys.modules, sorted(m for m in sys.modules if m.startswith('ray'))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -182,7 +182,7 @@ def test_record_video_writes_a_video_of_a_round(tmp_path):
 
 
 def test_the_screenshot_script_writes_the_table_and_the_popup(tmp_path):
-    from scripts.screenshot import main
+    from war_env.scripts.screenshot import main
 
     paths = main(tmp_path)
     assert [path.name for path in paths] == ["screenshot.png", "screenshot-popup.png"]

@@ -19,7 +19,7 @@ import pytest
 import torch
 
 import war_env  # noqa: F401
-from agents.sb3_model import (
+from war_env.agents.sb3_model import (
     METADATA_NAME,
     build_model,
     check_algorithm,
@@ -225,7 +225,7 @@ def test_stochastic_play_is_reproducible_from_the_round_seed(saved_ppo):
 
 
 def test_a_policy_trained_on_some_fields_gets_those_fields_from_the_full_observation(tmp_path):
-    from agents.sb3_model import TIMING_FIELDS, select_observation
+    from war_env.agents.sb3_model import TIMING_FIELDS, select_observation
 
     env = select_observation(gym.make("War-v0"), "timing")
     assert env.observation_space.shape == (len(TIMING_FIELDS),)
@@ -244,7 +244,7 @@ def test_a_policy_trained_on_some_fields_gets_those_fields_from_the_full_observa
     (["can_draw", "can_draw"], "must not repeat"),
 ])
 def test_bad_observation_fields_get_clear_errors(fields, message):
-    from agents.sb3_model import check_observation_fields
+    from war_env.agents.sb3_model import check_observation_fields
 
     with pytest.raises(ValueError, match=message):
         check_observation_fields(fields)

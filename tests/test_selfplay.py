@@ -1,5 +1,5 @@
-"""Self-play: a tiny run refreshes the frozen opponent on schedule and keeps every snapshot; a match in
-the two-seat env swaps seats over the same deals."""
+"""Self-play: a tiny run refreshes the frozen opponent on schedule and keeps every snapshot; a match puts
+each agent in seat 0 for every deal (the benchmark's paired loop)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ import pytest
 pytest.importorskip("stable_baselines3")
 pytest.importorskip("pettingzoo")
 
-from agents import make_agent  # noqa: E402
-from agents.sb3_model import load_sb3_agent, read_metadata  # noqa: E402
-from scripts import selfplay  # noqa: E402
+from war_env.agents import make_agent  # noqa: E402
+from war_env.agents.sb3_model import load_sb3_agent, read_metadata  # noqa: E402
+from war_env.training import selfplay  # noqa: E402
 
 TINY = {"n_steps": 64, "batch_size": 64}
 
 
 def test_a_tiny_self_play_run_refreshes_the_opponent_every_n_steps_and_keeps_each_copy(tmp_path):
-    result = selfplay.main(timesteps=256, refresh_every=128, n_envs=2, run_dir=tmp_path, eval_deals=1,
+    result = selfplay.self_play(timesteps=256, refresh_every=128, n_envs=2, run_dir=tmp_path, eval_deals=1,
                            hyperparameters=TINY, seed=3)
     assert result.timesteps == 256 and result.refreshes == 2
     # the untrained learner, then a copy at 128 and at 256 learner steps
@@ -33,27 +33,28 @@ def test_a_tiny_self_play_run_refreshes_the_opponent_every_n_steps_and_keeps_eac
     assert saved["snapshots"] == result.snapshots and set(saved["evaluation"]) == set(result.evaluation)
     for match in result.evaluation.values():
         (a, b) = match["agents"].values()
-        assert a["rounds"] == b["rounds"] == 2  # one deal, both seatings
-        assert a["wins"] == b["losses"] and a["losses"] == b["wins"]
+        assert a["rounds"] == b["rounds"] == 1  # one deal, each agent in seat 0
+        assert a["wins"] == b["wins"] and a["losses"] == b["losses"]  # paired: the cards decide
 
 
-def test_a_match_plays_every_deal_from_both_seats():
-    match = selfplay.play_match((make_agent("prompt"), make_agent("never")), deals=3, seed=0)
-    prompt, never = (record.summary() for record in match.records)
+def test_a_match_plays_every_deal_with_each_agent_in_seat_0():
+    match = selfplay.play_match((make_agent("prompt"), make_agent("never")), deals=6, seed=0)
+    prompt, never = match.as_dict()["agents"].values()
     assert prompt["rounds"] == never["rounds"] == 6
-    # the cards decide who wins: over swapped seatings each side wins exactly the other's losses
-    assert prompt["wins"] == never["losses"] and prompt["losses"] == never["wins"]
-    assert prompt["wins"] + prompt["losses"] >= 4 and prompt["wins"] == prompt["losses"]
+    # the cards decide who wins: on the same deals in the same seat both win exactly the same rounds
+    assert prompt["wins"] == never["wins"] and prompt["losses"] == never["losses"]
+    assert prompt["wins"] + prompt["losses"] >= 4
     assert prompt["takeover_rate"] == 0 and prompt["false_starts_per_round"] == 0 and prompt["mean_reaction_ticks"] == 0
     assert never["takeover_rate"] == 1 and never["mean_reaction_ticks"] is None
     assert prompt["mean_return"] - never["mean_return"] == pytest.approx(1.0 + 30 * 0.001, abs=1e-9)  # taken over: 30 idle ticks and -1
+    assert match.as_dict()["mean_return_difference"] == pytest.approx(1.0 + 30 * 0.001, abs=1e-9)
 
 
 def test_a_match_of_an_agent_against_a_second_copy_of_itself_keeps_both_sides_apart():
     match = selfplay.play_match((make_agent("prompt"), make_agent("prompt")), deals=1, seed=4)
     summary = match.as_dict()["agents"]
     assert list(summary) == ["prompt #1", "prompt #2"]
-    assert summary["prompt #1"]["wins"] == summary["prompt #2"]["losses"]
+    assert summary["prompt #1"]["wins"] == summary["prompt #2"]["wins"]
 
 
 def test_bad_input_is_refused(tmp_path):
@@ -63,6 +64,6 @@ def test_bad_input_is_refused(tmp_path):
     with pytest.raises(ValueError, match="deals"):
         selfplay.play_match((make_agent("prompt"), make_agent("never")), deals=0)
     with pytest.raises(ValueError, match="refresh_every"):
-        selfplay.main(timesteps=10, refresh_every=0, run_dir=tmp_path)
+        selfplay.self_play(timesteps=10, refresh_every=0, run_dir=tmp_path)
     with pytest.raises(ValueError, match="self-play supports"):
-        selfplay.main(algo="dqn", run_dir=tmp_path)
+        selfplay.self_play(algo="dqn", run_dir=tmp_path)

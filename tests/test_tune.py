@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from scripts.train import CONFIG_DIR
-from scripts.tune import check_space, cli, main
+from war_env.data import training_config_file
+from war_env.scripts.tune import cli
+from war_env.training.tune import check_space
+from war_env.training.tune import tune_sweep as main
 
 ray = pytest.importorskip("ray")
 
@@ -24,7 +26,7 @@ def ray_instance():
 
 
 def tiny_ppo_config(folder: Path) -> Path:
-    raw = json.loads((CONFIG_DIR / "ppo.json").read_text())
+    raw = json.loads(training_config_file("ppo").read_text())
     raw["hyperparameters"].update({"n_steps": 64, "batch_size": 64, "n_epochs": 1})
     raw["policy_kwargs"]["net_arch"] = {"pi": [16], "vf": [16]}
     raw["evaluation"] = {"every_timesteps": 0, "rounds": 1, "seed": 1_000_000}
@@ -54,7 +56,7 @@ def test_a_tiny_sweep_trains_every_trial_with_its_own_hyperparameters(ray_instan
     summary = json.loads((tmp_path / "sweep" / "tune.json").read_text())
     assert summary["trials"] == json.loads(json.dumps(run.trials)) and summary["space"] == space
 
-    from agents.sb3_model import load_sb3_agent
+    from war_env.agents.sb3_model import load_sb3_agent
 
     best = load_sb3_agent("ppo", str(Path(run.best["run_dir"]) / "best.zip"))
     assert best.act(__import__("numpy").zeros(16, dtype="float32")) in (0, 1)

@@ -957,7 +957,7 @@ def _idle_sums(idle: float, largest: int) -> np.ndarray:
 # --- the benchmark's entry point -------------------------------------------------------
 def agent_reaction_model(agent, config: WarConfig) -> ReactionModel | None:
     """The reaction model of a bot, or of an agent that times its draws like one (its
-    ``reaction_model(config)``, see ``agents.base.Agent``), or ``None`` when the agent's draws depend
+    ``reaction_model(config)``, see ``war_env.agents.base.Agent``), or ``None`` when the agent's draws depend
     on more than its turn clock (then it must be played tick by tick). An agent class that overrides
     ``act`` below the class that defines ``reaction_model`` is played tick by tick: its draws may
     no longer be the model's."""
@@ -977,7 +977,7 @@ def _defined_in(cls: type, name: str) -> type:
 def play_rounds(config: WarConfig, agent, opponent: str | Bot, seeds: Sequence[int], *, first_index: int = 0,
                 indices: Sequence[int] | None = None, agent_spec: str | None = None,
                 opponent_spec: str | None = None, backend: str = "auto") -> list:
-    """``records.play_round(env, agent, seed, index=...)`` for every seed at once, for agents that
+    """``evaluation.play_round(env, agent, seed, index=...)`` for every seed at once, for agents that
     ``agent_reaction_model`` covers: the same ``RoundRecord`` list, field by field. Round i gets
     index ``indices[i]`` (default ``first_index + i``).
 
@@ -987,7 +987,7 @@ def play_rounds(config: WarConfig, agent, opponent: str | Bot, seeds: Sequence[i
 
     model = agent_reaction_model(agent, config)
     if model is None:
-        raise ValueError(f"the fast path plays reaction-time agents only, not {agent!r}: use records.play_round")
+        raise ValueError(f"the fast path plays reaction-time agents only, not {agent!r}: use war_env.evaluation.play_round")
     opponent_bot = make_bot(opponent)
     decks, starters, keys = deals_from_seeds(seeds)
     batch = simulate(config, (model, ReactionModel.of_bot(opponent_bot, config, seat=1)), decks, starters, keys,

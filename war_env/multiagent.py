@@ -19,13 +19,11 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 
-try:
-    from pettingzoo import ParallelEnv
-    from pettingzoo.utils.conversions import parallel_to_aec
-except ImportError as error:  # pragma: no cover - depends on the installed extras
-    raise ImportError(
-        "war_env.multiagent needs PettingZoo: pip install 'war-env[multiagent]'"
-    ) from error
+from war_env.extras import require
+
+require("multiagent", "war_env.multiagent")
+from pettingzoo import ParallelEnv  # noqa: E402
+from pettingzoo.utils.conversions import parallel_to_aec  # noqa: E402
 
 from war_env.clock import TimedRound
 from war_env.deal import deal_round

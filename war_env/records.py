@@ -1,8 +1,9 @@
 """One played round as a small, frozen, JSON-serialisable record: what the benchmark aggregates.
 
-``play_round(env, agent, seed)`` plays a round tick by tick through a War-v0 env and returns its
-``RoundRecord``. Any other way of producing rounds (a batched fast path, a Ray task) must return
-records equal to these, field by field, so the benchmark does not care where a record came from.
+``war_env.evaluation.play_round(env, agent, seed)`` plays a round tick by tick through a War-v0 env
+and returns its ``RoundRecord``. Any other way of producing rounds (the batched fast path, a Ray task)
+must return records equal to these, field by field, so the benchmark does not care where a record
+came from.
 The JSON form (``to_json`` / ``from_json``) is one line of ``rounds.jsonl``; its keys are the field
 names, tuples become lists.
 """
@@ -74,45 +75,3 @@ _FIELD_NAMES = tuple(field.name for field in dataclasses.fields(RoundRecord))
 def agent_seed(round_key: int) -> int:
     """The seed an agent gets for the round with this key (31 bits, like the opponent policy's)."""
     return hash64(round_key, STREAM_AGENT_SEED, 0) >> 33
-
-
-def play_round(env, agent, seed: int, *, index: int = 0, agent_spec: str | None = None,
-               opponent_spec: str | None = None) -> RoundRecord:
-    """Reset ``env`` with ``seed``, let ``agent`` play seat 0 tick by tick to the end of the round.
-
-    ``agent_spec`` / ``opponent_spec`` name the players in the record (default: their ``spec()``).
-    A round cut short by a ``TimeLimit`` wrapper is recorded with reason ``"truncated"``.
-    """
-    observation, _ = env.reset(seed=seed)
-    base = env.unwrapped
-    agent.reset(seed=agent_seed(base.round.round_key))
-    total = 0.0
-    terminated = truncated = False
-    while not (terminated or truncated):
-        observation, reward, terminated, truncated, info = env.step(agent.act(observation))
-        total += reward
-    summary = info["round"] if terminated else base.round_info()
-    return RoundRecord(
-        round=index,
-        seed=seed,
-        agent=agent_spec if agent_spec is not None else agent.spec(),
-        opponent=opponent_spec if opponent_spec is not None else _opponent_spec(base),
-        winner=summary["winner"],
-        reason=summary["reason"] if terminated else "truncated",
-        battles=summary["battles"],
-        wars=summary["wars"],
-        points=tuple(summary["points"]),
-        cards=tuple(summary["cards"]),
-        takeover=tuple(summary["takeover"]),
-        false_starts=tuple(summary["false_starts"]),
-        reaction_ticks=tuple(summary["reaction_ticks"][0]),
-        steps=summary["steps"],
-        ticks=summary["ticks"],
-        episode_return=total,
-    )
-
-
-def _opponent_spec(env) -> str:
-    player = env.opponent_bot if env.opponent_bot is not None else env.opponent_policy
-    spec = getattr(player, "spec", None)
-    return spec() if callable(spec) else type(player).__name__

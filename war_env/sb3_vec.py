@@ -19,9 +19,13 @@ seed (``seed(s)`` seeds env ``i`` with ``s + i`` at the next ``reset``), which t
 from __future__ import annotations
 
 import numpy as np
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from war_env.vector import WarVectorEnv, sub_env_round_info
+from war_env.extras import require
+
+require("train", "war_env.sb3_vec")
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv  # noqa: E402
+
+from war_env.vector import WarVectorEnv, sub_env_round_info  # noqa: E402
 
 
 class WarSB3VecEnv(VecEnv):

@@ -1,30 +1,48 @@
-"""Spec strings such as ``"human"``, ``"fixed:ticks=5"`` or ``"random:p=0.2"``.
+"""Spec strings such as ``"human"``, ``"fixed:ticks=5"`` or ``"random:p=0.2"``: the one parser.
 
 One small grammar for everything a user names on a command line or in ``gym.make``: a name,
 optionally followed by ``:`` and comma-separated ``key=value`` pairs. Values become ``int``,
 ``float``, ``bool`` or ``None`` when they look like one, else stay strings (paths, for example).
+The same ``key=value`` lists are what ``war-bench --env``, ``war-train --set`` and ``--env-arg`` take.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
+def split_spec(spec: str) -> tuple[str, str]:
+    """``"Bot:fixed:ticks=5"`` -> ``("bot", "fixed:ticks=5")``: the lower-cased name and the text after
+    the first ``:`` (empty when there is none)."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"a spec must be a non-empty string like 'name' or 'name:key=value', got {spec!r}")
     name, _, rest = spec.strip().partition(":")
-    params: dict[str, object] = {}
-    if rest:
-        for item in rest.split(","):
-            key, sep, value = item.partition("=")
-            if not sep or not key.strip():
-                raise ValueError(f"bad parameter {item!r} in spec {spec!r}: expected key=value")
-            params[key.strip()] = _parse_value(value.strip())
-    return name.strip().lower(), params
+    return name.strip().lower(), rest.strip()
 
 
-def _parse_value(text: str) -> object:
+def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
+    """``"random:p=0.2"`` -> ``("random", {"p": 0.2})``."""
+    name, rest = split_spec(spec)
+    return name, parse_assignments([rest] if rest else [], f"spec {spec!r}")
+
+
+def parse_assignments(items: Iterable[str], where: str = "the arguments") -> dict[str, object]:
+    """``["gamma=0.9", "a=1,b=shuffled"]`` -> ``{"gamma": 0.9, "a": 1, "b": "shuffled"}``; each item
+    may hold several comma-separated pairs. A key given twice is an error (which one was meant?)."""
+    result: dict[str, object] = {}
+    for item in items:
+        for pair in item.split(","):
+            key, sep, value = pair.partition("=")
+            key = key.strip()
+            if not sep or not key:
+                raise ValueError(f"bad parameter {pair!r} in {where}: expected key=value")
+            if key in result:
+                raise ValueError(f"parameter {key!r} given twice in {where}")
+            result[key] = parse_value(value.strip())
+    return result
+
+
+def parse_value(text: str) -> object:
     lowered = text.lower()
     if lowered in ("none", "null"):
         return None

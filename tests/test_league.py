@@ -15,9 +15,12 @@ import jsonschema
 import numpy as np
 import pytest
 
-from agents import BASELINES
-from scripts.benchmark import (DEFAULT_OPPONENTS, SCHEMA_PATH, League, Shard, card_outcome, cli, main, play_shard,
-                               read_rounds)
+from war_env.agents import BASELINES
+from war_env.data import results_schema_file
+from war_env.league import DEFAULT_OPPONENTS, League, Shard, play_shard, read_rounds, run_shards
+from war_env.league import run_league as main
+from war_env.league.results import card_outcome
+from war_env.scripts.benchmark import cli
 from war_env.records import RoundRecord
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +54,7 @@ def test_a_run_leaves_every_file_of_the_report(league_run):
 def test_results_json_follows_its_schema_and_the_schema_bites(league_run):
     run, _ = league_run
     results = json.loads((run.run_dir / "results.json").read_text())
-    schema = json.loads(SCHEMA_PATH.read_text())
+    schema = json.loads(results_schema_file().read_text())
     jsonschema.validate(results, schema)
     broken = json.loads(json.dumps(results))
     broken["pairings"][0]["win"]["method"] = "guess"
@@ -163,7 +166,7 @@ def test_one_and_two_workers_give_the_same_results(tmp_path):
 def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_one(tmp_path):
     league = ["--agents", "prompt", "last_moment", "--opponents", "human", "--rounds", "60", "--seed", "9"]
     killed = tmp_path / "killed"
-    command = [sys.executable, "-m", "scripts.benchmark", *league, "--out", str(killed), "--quiet", "--shard-rounds", "7"]
+    command = [sys.executable, "-m", "war_env.scripts.benchmark", *league, "--out", str(killed), "--quiet", "--shard-rounds", "7"]
     command += ["--workers", "2"]  # the parent is killed; its two workers must notice and stop by themselves
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)
@@ -247,10 +250,81 @@ def test_a_shard_is_a_picklable_pure_description_of_its_rounds():
 
 
 def test_an_error_in_a_worker_process_reaches_the_caller():
-    from scripts.benchmark import run_shards
-
     good = Shard("prompt", "instant", (), ((0, 1), (1, 2)))
     bad = Shard("prompt", "nobody", (), ((0, 1),))
     received = []
     with pytest.raises(ValueError, match="unknown agent 'nobody'"):
         run_shards([good, bad], workers=2, sink=received.append)
+
+
+# --- model agents in worker processes, and trust ------------------------------------------------------------
+def _tiny_ppo_file(path: Path) -> Path:
+    import gymnasium as gym
+
+    from war_env.agents.sb3_model import build_model, save_model
+
+    model = build_model("ppo", gym.make("War-v0"), {"net_arch": {"pi": [8], "vf": [8]}}, {"n_steps": 64, "batch_size": 64},
+                        seed=0)
+    return save_model(model, path, "ppo", {"net_arch": {"pi": [8], "vf": [8]}})
+
+
+def test_a_model_agent_with_two_workers_finishes_in_a_plain_shell(tmp_path):
+    """The README's training command ends in war-bench with a model agent and the default 2 workers. In a
+    shell without thread variables, workers forked from a parent that had started torch's OpenMP hung
+    forever in its barrier; spawned workers with their threads limited finish."""
+    pytest.importorskip("stable_baselines3")
+    from war_env.threads import THREAD_VARIABLES
+
+    model = _tiny_ppo_file(tmp_path / "model.zip")
+    plain_shell = {name: value for name, value in os.environ.items() if name not in THREAD_VARIABLES}
+    command = [sys.executable, "-m", "war_env.scripts.benchmark", "--agents", "prompt", f"ppo:{model}",
+               "--opponents", "human", "--rounds", "12", "--shard-rounds", "3", "--workers", "2", "--quiet",
+               "--out", str(tmp_path / "run")]
+    done = subprocess.run(command, env=plain_shell, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(read_rounds(tmp_path / "run" / "rounds.jsonl")) == 24
+
+
+def test_resuming_a_run_folder_never_trusts_a_model_file_on_its_word(tmp_path):
+    """Trust comes from the command line of the run in progress, never from a run folder someone sent:
+    a model spec in config.json that asks for trust is a path like any other, and a model file with a
+    payload in its pickled data is resumed weights-only, without running the payload."""
+    pytest.importorskip("stable_baselines3")
+    import base64
+    import pickle
+    import zipfile
+
+    model = _tiny_ppo_file(tmp_path / "model.zip")
+    marker = tmp_path / "payload-ran"
+    with zipfile.ZipFile(model) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    data = json.loads(entries["data"])
+    data["planted"] = {":type:": "<class 'object'>",
+                       ":serialized:": base64.b64encode(pickle.dumps(_TouchOnUnpickle(str(marker)))).decode()}
+    entries["data"] = json.dumps(data).encode()
+    planted = tmp_path / "planted.zip"
+    with zipfile.ZipFile(planted, "w") as archive:
+        for name, content in entries.items():
+            archive.writestr(name, content)
+
+    run = main(agents=["prompt"], opponents=["instant"], rounds=2, out=tmp_path / "run", progress=False)
+    config = json.loads((run.run_dir / "config.json").read_text())
+    config["league"]["agents"] = ["prompt", f"ppo:path={planted},trust_model_file=true"]
+    (run.run_dir / "config.json").write_text(json.dumps(config))
+    with pytest.raises(FileNotFoundError, match="trust_model_file=true"):  # just a (missing) path
+        main(resume=run.run_dir, progress=False)
+    config["league"]["agents"] = ["prompt", f"ppo:{planted}"]
+    (run.run_dir / "config.json").write_text(json.dumps(config))
+    resumed = main(resume=run.run_dir, progress=False)
+    assert resumed.rounds_played == 2 and not marker.exists()
+    sessions = json.loads((run.run_dir / "run.json").read_text())["sessions"]
+    assert [session["trust_model_file"] for session in sessions] == [False, False]
+    assert "trusted" not in (run.run_dir / "report.md").read_text()
+
+
+class _TouchOnUnpickle:
+    def __init__(self, path: str):
+        self.path = path
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.path),))

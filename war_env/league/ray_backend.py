@@ -1,7 +1,7 @@
 """The benchmark's shards as Ray tasks: ``war-bench --backend ray [--address ADDRESS]``.
 
-The league is cut into the same shards as on the local backend (``scripts.benchmark.make_shards``)
-and every shard is played by the same pure function (``scripts.benchmark.play_shard``) inside a
+The league is cut into the same shards as on the local backend (``war_env.league.make_shards``)
+and every shard is played by the same pure function (``war_env.league.play_shard``) inside a
 Ray task, so the records, and therefore ``results.json``, do not depend on the backend, the number
 of workers or the order in which shards finish. The driver keeps at most ``workers`` tasks in
 flight, waits for whichever finishes first (``ray.wait``) and hands its records to the benchmark's
@@ -14,16 +14,16 @@ other shards finish, the failures are written to ``failed_shards.json`` in the r
 ``ShardsFailed`` is raised (``war-bench`` exits with status 1), so no report is written from
 incomplete data.
 
-Ray is imported inside the functions of this module only: ``import scripts.benchmark`` and the
+Ray is imported inside the functions of this module only: ``import war_env.league`` and the
 local backend never import it.
 
-``python -m scripts.ray_backend`` measures, on a local Ray instance, the per-task overhead (no-op
-tasks) and the backend's throughput with 1..N workers (see README, section Distributed).
+``measure`` (``python -m war_env.scripts.ray_scaling``) measures, on a local Ray instance, the
+per-task overhead (no-op tasks) and the backend's throughput with 1..N workers (see the docs,
+"Distributed").
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from scripts.benchmark import Shard, play_shard
+from war_env.league.league import Shard, play_shard
 from war_env.atomic import write_atomic
 from war_env.records import RoundRecord
 
@@ -221,7 +221,7 @@ def measure(agent: str = "prompt", opponent: str = "human", rounds: int = 400, s
     workers (tasks in flight), and the per-task overhead of Ray (no-op tasks, one and ``cpus`` in flight)."""
     import ray
 
-    from scripts.benchmark import League, make_shards
+    from war_env.league.league import League, make_shards
 
     connect(None)
     cpus = int(ray.cluster_resources().get("CPU", 1))
@@ -310,54 +310,10 @@ def _cpu_seconds_of_this_process_tree() -> float:
 
 
 def _write_like_the_benchmark(records: Sequence[RoundRecord]) -> None:
-    """The benchmark's sink (scripts.benchmark._play) without the progress bar."""
+    """The benchmark's sink (``war_env.league.run._play``) without the progress bar."""
     import tempfile
 
     with tempfile.TemporaryFile("w", encoding="utf-8") as log:
         for record in records:
             log.write(record.to_json() + "\n")
             log.flush()
-
-
-def _rounded(value):
-    if isinstance(value, float):
-        return round(value, 5)
-    if isinstance(value, dict):
-        return {key: _rounded(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_rounded(item) for item in value]
-    return value
-
-
-def cli(argv: list[str] | None = None) -> Scaling:
-    parser = argparse.ArgumentParser(
-        prog="python -m scripts.ray_backend",
-        description="Measure the Ray backend on a local instance: rounds/s with 1..N workers and the per-task "
-                    "overhead (medians of several runs).", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--agent", default="prompt")
-    parser.add_argument("--opponent", default="human")
-    parser.add_argument("--rounds", type=int, default=400, help="rounds per timed run")
-    parser.add_argument("--shard-rounds", type=int, default=20)
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args(argv)
-    result = measure(args.agent, args.opponent, args.rounds, args.shard_rounds, args.workers, args.repeats)
-    print(f"local Ray instance with {result.cpus} CPUs; {result.rounds} rounds of {args.agent} vs {args.opponent}, "
-          f"shards of {result.shard_rounds}; medians of {args.repeats} runs")
-    print(f"  in process, no Ray:      {result.in_process_rounds_per_second:8.1f} rounds/s")
-    base = result.ray_rounds_per_second[min(result.ray_rounds_per_second)]
-    for w, rate in result.ray_rounds_per_second.items():
-        print(f"  ray, {w} worker(s):        {rate:8.1f} rounds/s  (x{rate / base:.2f}); {result.ray_cores_busy[w]:.2f} cores "
-              f"busy, {result.ray_rounds_per_cpu_second[w]:.1f} rounds per CPU second")
-    for w, speedup in result.machine_speedup.items():
-        print(f"  plain processes, {w}:     x{speedup:.2f} (pure-Python loop: what this machine allowed)")
-    print(f"  no-op task round trip:   {result.task_overhead_seconds * 1e3:8.2f} ms (one in flight)")
-    print(f"  no-op tasks, {result.cpus} in flight: {result.noop_tasks_per_second:8.1f} tasks/s")
-    print(f"  shard size for task overhead < 5%: >= {result.shard_rounds_for_5_percent} rounds")
-    print(f"  driver writing rounds.jsonl: {result.driver_records_per_second:8.0f} records/s")
-    print("  runs: " + json.dumps(_rounded(result.runs)))
-    return result
-
-
-if __name__ == "__main__":
-    cli()

@@ -1,0 +1,110 @@
+"""What a benchmark run plays: the ``League`` (agents x opponents x paired rounds) and its ``Shard``s.
+
+Round ``i`` of every pairing is ``env.reset(seed=seed + i)``: the same deal, starter and round key,
+and because every random event inside a round is hashed from that key, the same cards fall the
+same way whatever the players' timing. Differences between agents are therefore not the luck of
+the deal. Rounds are played in *shards* (a picklable description: agent spec, opponent spec, env
+keyword arguments, a list of (round index, seed)); ``play_shard(shard)`` is the one source of
+``RoundRecord``s, run in this process, in worker processes or as Ray tasks, with results that do not
+depend on where it ran.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+from war_env.env import make_config
+from war_env.evaluation import play_rounds
+from war_env.records import RoundRecord
+from war_env.rules import WarConfig
+
+DEFAULT_OPPONENTS = ("instant", "human", "uniform", "absent")
+DEFAULT_ROUNDS = 1600
+DEFAULT_SEED = 0
+DEFAULT_SHARD_ROUNDS = 20
+
+
+@dataclass(frozen=True)
+class League:
+    """Everything that decides the numbers of a run (workers and shard size do not)."""
+
+    agents: tuple[str, ...]
+    opponents: tuple[str, ...]
+    rounds: int
+    seed: int
+    env_kwargs: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        for kind, specs in (("agents", self.agents), ("opponents", self.opponents)):
+            if not specs:
+                raise ValueError(f"a league needs at least one of {kind}")
+            duplicates = sorted(spec for spec, count in Counter(specs).items() if count > 1)
+            if duplicates:
+                raise ValueError(f"{kind} listed twice: {duplicates}")
+        if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 1:
+            raise ValueError(f"rounds must be a whole number >= 1, got {self.rounds!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a whole number >= 0, got {self.seed!r}")
+
+    @property
+    def config(self) -> WarConfig:
+        return make_config(None, dict(self.env_kwargs))
+
+    def round_seed(self, index: int) -> int:
+        return self.seed + index
+
+    def to_dict(self) -> dict:
+        return {"agents": list(self.agents), "opponents": list(self.opponents), "rounds": self.rounds,
+                "seed": self.seed, "env_kwargs": dict(self.env_kwargs)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> League:
+        return cls(tuple(data["agents"]), tuple(data["opponents"]), data["rounds"], data["seed"],
+                   dict(data["env_kwargs"]))
+
+    def config_hash(self) -> str:
+        """sha256 of the league with the rules fully resolved (defaults spelt out)."""
+        canonical = {**self.to_dict(), "env_kwargs": None, "rules": asdict(self.config)}
+        digest = hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()
+        return f"sha256:{digest[:16]}"
+
+
+@dataclass(frozen=True)
+class Shard:
+    """A batch of rounds of one pairing; small and picklable, so any process can play it."""
+
+    agent: str
+    opponent: str
+    env_kwargs: tuple[tuple[str, object], ...]
+    rounds: tuple[tuple[int, int], ...]
+    """(round index, seed) pairs."""
+    trust_model_file: bool = False
+    """From the command line of the run in progress only (``war-bench --trust-model-file``), never
+    from a run folder: resuming someone else's run must not unpickle their model files."""
+
+
+def play_shard(shard: Shard, on_round: Callable[[RoundRecord], None] | None = None) -> list[RoundRecord]:
+    """Play the shard's rounds (``war_env.evaluation.play_rounds``: the fast path where it applies, else
+    tick by tick). The records in the shard's order; ``on_round`` sees each one."""
+    config = make_config(None, dict(shard.env_kwargs))
+    indices = [index for index, _ in shard.rounds]
+    seeds = [seed for _, seed in shard.rounds]
+    return play_rounds(shard.agent, shard.opponent, config, seeds, indices=indices, agent_spec=shard.agent,
+                       opponent_spec=shard.opponent, on_round=on_round, trust_model_file=shard.trust_model_file)
+
+
+def make_shards(league: League, done: set[tuple[str, str, int]], shard_rounds: int,
+                trust_model_file: bool = False) -> list[Shard]:
+    """Shards of the rounds not yet in ``done``, pairing by pairing."""
+    env_kwargs = tuple(sorted(league.env_kwargs.items()))
+    shards = []
+    for agent in league.agents:
+        for opponent in league.opponents:
+            todo = [(i, league.round_seed(i)) for i in range(league.rounds) if (agent, opponent, i) not in done]
+            for start in range(0, len(todo), shard_rounds):
+                shards.append(Shard(agent, opponent, env_kwargs, tuple(todo[start:start + shard_rounds]), trust_model_file))
+    return shards

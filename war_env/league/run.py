@@ -1,0 +1,155 @@
+"""A benchmark run: play the league's rounds into a run folder, then write results, report and plots.
+
+A run folder holds ``config.json`` (what to play), ``rounds.jsonl`` (one record per round, appended
+and flushed as rounds finish; ``resume`` continues from it), then ``results.json`` (the numbers,
+schema ``war_env/data/results.schema.json``), ``report.md`` (the same for people), ``run.json``
+(versions, commit, timing) and PNG plots. Report files are written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from war_env.agents import BASELINES, make_agent, make_opponent
+from war_env.atomic import write_atomic
+from war_env.league.league import (DEFAULT_OPPONENTS, DEFAULT_ROUNDS, DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, League, Shard,
+                                   make_shards)
+from war_env.league.plots import make_plots
+from war_env.league.report import render_report
+from war_env.league.results import summarise, validate_results
+from war_env.league.rounds_file import index_records, read_rounds
+from war_env.league.workers import run_shards
+from war_env.provenance import provenance
+from war_env.records import RoundRecord
+
+
+@dataclass
+class BenchmarkRun:
+    run_dir: Path
+    results: dict
+    rounds_played: int
+    """Rounds played by this call (fewer than the league's when resuming)."""
+    seconds: float
+    rounds_per_second: float | None
+
+
+def check_players(league: League, trust_model_file: bool = False) -> None:
+    """Build every agent and opponent once, so a bad spec fails before any round is played."""
+    config = league.config
+    for spec in league.agents:
+        make_agent(spec, config=config, trust_model_file=trust_model_file)
+    for spec in league.opponents:
+        make_opponent(spec, config=config, trust_model_file=trust_model_file)
+
+
+def run_league(
+    agents: Sequence[str] | None = None,
+    opponents: Sequence[str] | None = None,
+    rounds: int | None = None,
+    seed: int | None = None,
+    env_kwargs: dict | None = None,
+    out: str | Path | None = None,
+    workers: int = 1,
+    resume: str | Path | None = None,
+    shard_rounds: int = DEFAULT_SHARD_ROUNDS,
+    progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
+    trust_model_file: bool = False,
+) -> BenchmarkRun:
+    """Play the league (or the rest of the run in ``resume``) and write the report files.
+    ``backend="ray"`` plays the shards as Ray tasks (``war_env.league.ray_backend``; ``workers`` = tasks
+    in flight) on the cluster at ``address``, or on a local Ray instance without one.
+    ``trust_model_file`` lets SB3 unpickle the model files of model agents: it comes from the caller
+    (``war-bench --trust-model-file``) for this session only and is never read from the run folder."""
+    for name, value, minimum in (("workers", workers, 1), ("shard_rounds", shard_rounds, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    if backend not in ("local", "ray") or (address is not None and backend != "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray' (an address only with 'ray'), got {backend!r}, "
+                         f"address {address!r}")
+    if resume is not None:
+        given = [name for name, value in (("agents", agents), ("opponents", opponents), ("rounds", rounds),
+                                          ("seed", seed), ("env_kwargs", env_kwargs), ("out", out)) if value is not None]
+        if given:
+            raise ValueError(f"a resumed run takes its league from {resume}/config.json; do not also give {given}")
+        run_dir = Path(resume)
+        if not (run_dir / "config.json").is_file():
+            raise FileNotFoundError(f"{run_dir} is not a benchmark run folder (no config.json)")
+        league = League.from_dict(json.loads((run_dir / "config.json").read_text())["league"])
+    else:
+        league = League(tuple(agents or BASELINES), tuple(opponents or DEFAULT_OPPONENTS),
+                        DEFAULT_ROUNDS if rounds is None else rounds, DEFAULT_SEED if seed is None else seed,
+                        dict(env_kwargs or {}))
+        run_dir = Path(out) if out is not None else Path("runs") / "bench" / datetime.now().strftime("%Y%m%d-%H%M%S")
+        if (run_dir / "config.json").exists():
+            raise ValueError(f"{run_dir} already holds a run: continue it with --resume {run_dir}, or choose another --out")
+    check_players(league, trust_model_file)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if resume is None:
+        write_atomic(run_dir / "config.json",
+                     json.dumps({"league": league.to_dict(), "config_hash": league.config_hash()}, indent=2) + "\n")
+
+    rounds_path = run_dir / "rounds.jsonl"
+    done = index_records(read_rounds(rounds_path, repair=True), league)
+    shards = make_shards(league, set(done), shard_rounds, trust_model_file)
+    todo = sum(len(shard.rounds) for shard in shards)
+    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started = time.perf_counter()
+    _play(shards, todo, workers, rounds_path, run_dir, progress, backend, address)
+    seconds = time.perf_counter() - started
+
+    indexed = index_records(read_rounds(rounds_path), league)
+    expected = len(league.agents) * len(league.opponents) * league.rounds
+    if len(indexed) != expected:
+        raise RuntimeError(f"{rounds_path} holds {len(indexed)} of {expected} rounds after playing; cannot report")
+    results = summarise(league, indexed)
+    validate_results(results)
+    write_atomic(run_dir / "results.json", json.dumps(results, indent=2) + "\n")
+
+    run_path = run_dir / "run.json"
+    run = json.loads(run_path.read_text()) if run_path.exists() else {"sessions": []}
+    run["provenance"] = provenance()
+    rate = todo / seconds if todo and seconds > 0 else None
+    if todo:
+        run["sessions"].append({"started_at": started_at, "backend": backend, "workers": workers, "rounds_played": todo,
+                                "seconds": round(seconds, 3), "rounds_per_second": rate,
+                                "trust_model_file": trust_model_file})
+    write_atomic(run_path, json.dumps(run, indent=2) + "\n")
+    plots = make_plots(league, indexed, results, run_dir)
+    write_atomic(run_dir / "report.md", render_report(results, run, plots))
+    return BenchmarkRun(run_dir, results, todo, seconds, rate)
+
+
+def _play(shards: list[Shard], todo: int, workers: int, rounds_path: Path, run_dir: Path, progress: bool,
+          backend: str = "local", address: str | None = None) -> None:
+    from tqdm import tqdm
+
+    with open(rounds_path, "a", encoding="utf-8") as log, \
+            tqdm(total=todo, unit="round", disable=not progress, desc="league", smoothing=0.05) as bar:
+
+        def record_round(record: RoundRecord) -> None:
+            log.write(record.to_json() + "\n")  # one write per line, flushed: a crash cuts at most this line
+            log.flush()
+            bar.update()
+
+        try:
+            if backend == "ray":  # Ray is imported by war_env.league.ray_backend only
+                from war_env.league.ray_backend import run_on_ray
+
+                run_on_ray(shards, workers, record_round, run_dir, address)
+            else:
+                run_shards(shards, workers, record_round)
+        except KeyboardInterrupt:
+            bar.close()
+            print(f"\ninterrupted: every finished round is in {rounds_path}; continue with: "
+                  f"war-bench --resume {run_dir}", file=sys.stderr)
+            raise
+        os.fsync(log.fileno())

@@ -1,0 +1,119 @@
+"""Estimates with 95% intervals, each with the name of its method (scipy does the statistics).
+
+Rates use the Wilson score interval; means a percentile bootstrap whose RNG is fixed by the data (a
+run's numbers are reproducible, and equal data get equal intervals); the 95th percentile the
+order-statistic interval. An estimate is a dict ``{"value", "low", "high", "method", ...}``, the
+form ``results.json`` stores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import zlib
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+CONFIDENCE = 0.95
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def estimate(value, low, high, method: str, **extra) -> dict:
+    """An estimate; a value or interval that is not a finite number is ``None``, and an interval with an
+    undefined bound (a bootstrap over too few rounds, say) is undefined as a whole."""
+
+    def clean(number):
+        return None if number is None or not math.isfinite(number) else float(number)
+
+    low, high = clean(low), clean(high)
+    if low is None or high is None:
+        low = high = None
+    return {"value": clean(value), "low": low, "high": high, "method": method, **extra}
+
+
+def wilson(count: int, n: int) -> dict:
+    """A rate with its Wilson score interval."""
+    from scipy.stats import binomtest
+
+    if n == 0:
+        return estimate(None, None, None, "wilson", count=0)
+    interval = binomtest(count, n).proportion_ci(CONFIDENCE, method="wilson")
+    return estimate(count / n, interval.low, interval.high, "wilson", count=count)
+
+
+def _rng(*arrays: np.ndarray) -> np.random.Generator:
+    """The bootstrap RNG is fixed by the data resampled: a run's numbers are reproducible, and equal
+    data (battles of paired rounds, say) get equal intervals."""
+    return np.random.default_rng(zlib.crc32(b"".join(np.ascontiguousarray(a, dtype=float).tobytes() for a in arrays)))
+
+
+_bootstrap_cache: dict[bytes, dict] = {}
+
+
+def _cached(kind: str, arrays: tuple[np.ndarray, ...], compute: Callable[[], dict]) -> dict:
+    key = hashlib.sha256(kind.encode() + b"".join(a.tobytes() for a in arrays)).digest()
+    if key not in _bootstrap_cache:
+        _bootstrap_cache[key] = compute()
+    return dict(_bootstrap_cache[key])
+
+
+def bootstrap_mean(values: Sequence[float]) -> dict:
+    """A mean with its percentile-bootstrap interval."""
+    x = np.asarray(values, dtype=float)
+    return _cached("mean", (x,), lambda: _bootstrap_mean(x))
+
+
+def _bootstrap_mean(x: np.ndarray) -> dict:
+    from scipy.stats import bootstrap
+
+    method = f"bootstrap percentile ({BOOTSTRAP_RESAMPLES} resamples)"
+    if x.size == 0:
+        return estimate(None, None, None, method)
+    if np.all(x == x[0]):  # no spread to resample
+        return estimate(x[0], x[0], x[0], method)
+    result = bootstrap((x,), np.mean, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
+                       method="percentile", rng=_rng(x))
+    return estimate(x.mean(), result.confidence_interval.low, result.confidence_interval.high, method)
+
+
+def bootstrap_ratio(sums: Sequence[float], counts: Sequence[float]) -> dict:
+    """sum(sums) / sum(counts) (a mean over draws) with a bootstrap over rounds, which keeps the
+    draws of one round together."""
+    s, c = np.asarray(sums, dtype=float), np.asarray(counts, dtype=float)
+    return _cached("ratio", (s, c), lambda: _bootstrap_ratio(s, c))
+
+
+def _bootstrap_ratio(s: np.ndarray, c: np.ndarray) -> dict:
+    from scipy.stats import bootstrap
+
+    method = f"bootstrap percentile over rounds ({BOOTSTRAP_RESAMPLES} resamples)"
+    if c.sum() == 0:
+        return estimate(None, None, None, method)
+    value = s.sum() / c.sum()
+    rounds_with_draws = c > 0
+    per_round = s[rounds_with_draws] / c[rounds_with_draws]
+    if rounds_with_draws.sum() < 2 or np.all(per_round == per_round[0]):
+        return estimate(value, value, value, method)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = bootstrap((s, c), lambda a, b, axis=-1: a.sum(axis) / b.sum(axis), paired=True,
+                           confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
+                           rng=_rng(s, c))
+    return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
+
+
+def quantile_95(values: Sequence[int]) -> dict:
+    """The 95th percentile with the distribution-free order-statistic interval (draws taken as independent)."""
+    from scipy.stats import quantile_test
+
+    method = "order statistics (scipy.stats.quantile_test)"
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return estimate(None, None, None, method)
+    value = float(np.percentile(x, 95))
+    interval = quantile_test(x, q=value, p=0.95).confidence_interval(CONFIDENCE)
+    return estimate(value, interval.low, interval.high, method)
+
+
+def scaled(entry: dict, factor: float) -> dict:
+    return {**entry, **{key: None if entry[key] is None else entry[key] * factor for key in ("value", "low", "high")}}

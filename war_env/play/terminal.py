@@ -1,0 +1,79 @@
+"""Playing in a terminal: keys typed as commands, the table drawn as text (``war_env.ansi``)."""
+
+from __future__ import annotations
+
+import os
+import select
+import sys
+
+from war_env.ansi import paint_ansi
+from war_env.play.session import AUTOPLAY, NEW_ROUND, QUIT, TURN, PlaySession
+
+TERMINAL_KEYS = {" ": TURN, "\n": TURN, "\r": TURN, "p": AUTOPLAY, "n": NEW_ROUND, "q": QUIT}
+
+
+class TerminalKeys:
+    """Commands from keys typed in a terminal, read without blocking (single keys when a tty). The end of
+    the input (a closed pipe, ``< /dev/null``) quits: nobody is left to press a key."""
+
+    def __init__(self, stream=None):
+        self.stream = stream if stream is not None else sys.stdin
+        self.fd = self.stream.fileno()
+        self._saved = None
+        self._eof = False
+        if os.isatty(self.fd):
+            import termios
+            import tty
+
+            self._saved = termios.tcgetattr(self.fd)
+            tty.setcbreak(self.fd)
+
+    def poll(self) -> list[str]:
+        commands = []
+        while not self._eof and select.select([self.fd], [], [], 0)[0]:
+            data = os.read(self.fd, 64)
+            if not data:
+                self._eof = True
+                commands.append(QUIT)
+                break
+            for char in data.decode(errors="ignore").lower():
+                if char in TERMINAL_KEYS:
+                    commands.append(TERMINAL_KEYS[char])
+        return commands
+
+    def close(self) -> None:
+        if self._saved is not None:
+            import termios
+
+            termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
+            self._saved = None
+
+
+class TerminalView:
+    """The ansi table, redrawn when it changes, with the keys under it."""
+
+    KEYS_LINE = "[space] Turn cards   [p] Play 10 battles   [n] New round   [q] Quit"
+
+    def __init__(self, out=None):
+        self.out = out if out is not None else sys.stdout
+        self._last = None
+        self._tty = getattr(self.out, "isatty", lambda: False)()
+
+    def show(self, session: PlaySession) -> None:
+        text = paint_ansi(session.scene())
+        if session.timed.taken_over[0] and not session.over:
+            text += "Your timer ran out: the bot plays your seat. [n] deals a new round.\n"
+        elif session.autoplaying:
+            text += f"The bot plays for you until battle {session.autoplay_target} is done.\n"
+        text += self.KEYS_LINE + "\n"
+        if text != self._last:
+            self._last = text
+            if self._tty:  # overwrite in place (home, clear each line's rest, then the screen's) - no flicker
+                text = "\x1b[H" + text.replace("\n", "\x1b[K\n") + "\x1b[J"
+            else:
+                text = "\n" + text
+            self.out.write(text)
+            self.out.flush()
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,98 @@
+"""A trained agent against the ``prompt`` baseline on held-out paired rounds, and the bar it must meet.
+
+Both play round ``k`` as ``env.reset(seed=seed + k)`` through ``war_env.evaluation.play_rounds`` (the
+benchmark's own loop), so the comparison is paired: same deal, starter and bot reactions.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from war_env.env import make_config
+from war_env.evaluation import play_rounds
+from war_env.records import RoundRecord
+
+BASELINE = "prompt"
+BAR = {"takeovers": 0, "false_starts_per_100_rounds_below": 1.0, "return_gap_at_most": 0.02}
+"""The bar on held-out rounds, against the prompt baseline on the same deals."""
+
+
+@dataclass
+class RoundStats:
+    """One agent over ``rounds`` held-out rounds (round k = ``env.reset(seed=seed + k)``)."""
+
+    agent: str
+    opponent: str
+    rounds: int
+    seed: int
+    mean_return: float
+    takeovers: int
+    false_starts: int
+    wins: int
+    mean_reaction_ticks: float | None
+    """Mean ticks from the opening of the agent's turn to its own draws (None: it never drew)."""
+    returns: list[float] = field(repr=False, default_factory=list)
+
+    @classmethod
+    def of_records(cls, records: list[RoundRecord], seed: int) -> RoundStats:
+        reactions = [tick for record in records for tick in record.reaction_ticks]
+        returns = [float(record.episode_return) for record in records]
+        return cls(
+            agent=records[0].agent,
+            opponent=records[0].opponent,
+            rounds=len(records),
+            seed=seed,
+            mean_return=float(np.mean(returns)),
+            takeovers=sum(record.takeover[0] for record in records),
+            false_starts=sum(record.false_starts[0] for record in records),
+            wins=sum(record.winner == 0 for record in records),
+            mean_reaction_ticks=float(np.mean(reactions)) if reactions else None,
+            returns=returns,
+        )
+
+    @property
+    def false_starts_per_100(self) -> float:
+        return 100.0 * self.false_starts / self.rounds
+
+    def summary(self) -> dict:
+        out = asdict(self)
+        out.pop("returns")
+        out["false_starts_per_100_rounds"] = self.false_starts_per_100
+        return out
+
+
+def held_out_stats(agent, opponent: str, env_args: dict, rounds: int, seed: int,
+                   trust_model_file: bool = False) -> RoundStats:
+    """``agent`` (an ``Agent`` or spec) over rounds ``seed .. seed + rounds - 1`` against ``opponent``."""
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds must be a whole number >= 1, got {rounds!r}")
+    config = make_config(None, dict(env_args))
+    records = play_rounds(agent, opponent, config, range(seed, seed + rounds), trust_model_file=trust_model_file)
+    return RoundStats.of_records(records, seed)
+
+
+def compare_with_baseline(agent, opponent: str, env_args: dict, rounds: int, seed: int,
+                          trust_model_file: bool = False) -> dict:
+    """The agent and ``prompt`` on the same held-out deals, and the bar."""
+    model_stats = held_out_stats(agent, opponent, env_args, rounds, seed, trust_model_file)
+    prompt_stats = held_out_stats(BASELINE, opponent, env_args, rounds, seed, trust_model_file)
+    gap = np.asarray(model_stats.returns) - np.asarray(prompt_stats.returns)
+    passed = (
+        model_stats.takeovers == BAR["takeovers"]
+        and model_stats.false_starts_per_100 < BAR["false_starts_per_100_rounds_below"]
+        and -gap.mean() <= BAR["return_gap_at_most"]
+    )
+    return {
+        "rounds": rounds,
+        "seed": seed,
+        "opponent": opponent,
+        "pairing": "round k of both agents is env.reset(seed=seed + k): same deal, starter and bot reactions",
+        "model": model_stats.summary(),
+        "baseline": prompt_stats.summary(),
+        "mean_return_difference": float(gap.mean()),
+        "mean_return_difference_stderr": float(gap.std(ddof=1) / math.sqrt(rounds)) if rounds > 1 else None,
+        "bar": {**BAR, "passed": bool(passed)},
+    }

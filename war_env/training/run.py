@@ -1,0 +1,252 @@
+"""A ``war-train`` run: train PPO, A2C, DQN (stable-baselines3) or MaskablePPO (sb3-contrib) on War-v0.
+
+A run folder (``runs/<algo>-<opponent>-s<seed>-<time>/`` unless given) receives:
+
+* ``config.json``: the exact configuration used (algorithm config file after overrides, env
+  arguments, opponent, timesteps, seed, n_envs), which a resume reads back;
+* ``checkpoints/ckpt_<timesteps>.zip``: periodic checkpoints, each written atomically;
+* ``best.zip`` (best by the evaluation callback on held-out seeds) and ``final.zip``;
+* ``eval/evaluations.npz`` (SB3's evaluation log), ``tb/`` (TensorBoard);
+* ``model_card.json``: algorithm, env arguments, timesteps, seed, provenance, wall time and the
+  evaluation results, including the held-out comparison with the ``prompt`` baseline.
+
+Every model zip also holds ``war_env_model.json`` so that ``war_env.agents.sb3_model.load_sb3_agent``
+can rebuild it from the project's code and load the weights only (no unpickling of the file's data).
+
+Seeds: training env ``i`` starts from ``seed + i``; the evaluation callback replays the same
+held-out deals at every evaluation (``evaluation.seed`` of the config, re-seeded each time, so two
+evaluations differ only by the agent's timing); the final comparison plays round ``k`` with
+``env.reset(seed=bench_seed + k)`` for the model and for ``prompt`` alike (paired deals).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from war_env.agents.sb3_model import build_model, check_algorithm, load_model, load_sb3_agent, read_metadata, save_model
+from war_env.atomic import write_atomic
+from war_env.env import make_config
+from war_env.provenance import provenance
+from war_env.threads import single_threaded_torch
+from war_env.training.callbacks import make_callbacks
+from war_env.training.comparison import compare_with_baseline
+from war_env.training.config import TrainConfig, positive_int, load_config, parse_config, shipped_config_file
+from war_env.training.envs import make_vec
+
+
+@dataclass
+class TrainResult:
+    run_dir: Path
+    algorithm: str
+    timesteps: int
+    final_model: Path
+    best_model: Path
+    model_card: dict
+
+
+def train(
+    algo: str = "ppo",
+    *,
+    config_path: str | os.PathLike | None = None,
+    overrides: dict | None = None,
+    timesteps: int | None = None,
+    n_envs: int | None = None,
+    seed: int = 0,
+    opponent: str = "human",
+    env_args: dict | None = None,
+    runs_root: str | os.PathLike = "runs",
+    run_dir: str | os.PathLike | None = None,
+    resume: str | os.PathLike | None = None,
+    bench_rounds: int = 500,
+    bench_seed: int = 2_000_000,
+    vec_env: str = "dummy",
+    progress_bar: bool = False,
+    trust_model_file: bool = False,
+    verbose: int = 0,
+) -> TrainResult:
+    """Train (or resume), save final/best models and the model card; returns where they are."""
+    single_threaded_torch()  # tiny MLPs: one thread is the fastest, and the machines are shared
+    if resume is not None:
+        plan = _resume_plan(resume, timesteps)
+    else:
+        plan = _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, env_args, runs_root, run_dir,
+                         vec_env)
+    return _run(plan, bench_rounds, bench_seed, progress_bar, trust_model_file, verbose)
+
+
+@dataclass
+class _Plan:
+    run_dir: Path
+    config: TrainConfig
+    settings: dict
+    checkpoint: Path | None = None
+
+
+def _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, env_args, runs_root, run_dir, vec_env):
+    algo = check_algorithm(algo)
+    config_path = Path(config_path) if config_path else shipped_config_file(algo)
+    config = load_config(config_path, overrides)
+    if config.algorithm != algo:
+        raise ValueError(f"config file {str(config_path)!r} is for {config.algorithm!r}, not {algo!r}")
+    env_args = dict(env_args or {})
+    make_config(None, env_args)  # unknown keys and bad values fail here, before anything is created
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    settings = {
+        "algorithm": algo,
+        "config_file": str(config_path),
+        "config_sha256": hashlib.sha256(config_path.read_bytes()).hexdigest(),
+        "timesteps": positive_int("timesteps", timesteps if timesteps is not None else config.timesteps),
+        "n_envs": positive_int("n_envs", n_envs if n_envs is not None else config.n_envs),
+        "seed": seed,
+        "opponent": opponent,
+        "env_args": env_args,
+        "vec_env": vec_env,
+    }
+    if run_dir is None:
+        name = f"{algo}-{opponent.split(':')[0]}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+        run_dir = Path(runs_root) / name
+    run_dir = Path(run_dir)
+    if (run_dir / "config.json").exists():
+        raise FileExistsError(f"run folder {str(run_dir)!r} already holds a run; use --resume {run_dir} to continue it")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    exact = {"settings": settings, "config": config.as_json()}
+    write_atomic(run_dir / "config.json", json.dumps(exact, indent=2))
+    return _Plan(run_dir, config, settings)
+
+
+def _resume_plan(resume, timesteps):
+    """``resume`` is a checkpoint zip (its run folder is two levels up) or a run folder (its latest
+    checkpoint). ``timesteps`` may raise the total budget; everything else comes from config.json."""
+    resume = Path(resume)
+    if resume.is_dir():
+        run_dir = resume
+        checkpoints = sorted((run_dir / "checkpoints").glob("ckpt_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
+        if not checkpoints:
+            raise FileNotFoundError(f"run folder {str(run_dir)!r} has no checkpoints/ckpt_*.zip to resume from")
+        checkpoint = checkpoints[-1]
+    elif resume.is_file():
+        checkpoint, run_dir = resume, resume.parent.parent
+    else:
+        raise FileNotFoundError(f"--resume {str(resume)!r}: no such checkpoint file or run folder")
+    config_file = run_dir / "config.json"
+    if not config_file.is_file():
+        raise FileNotFoundError(f"cannot resume: {str(config_file)!r} (the run's exact config) is missing")
+    recorded = json.loads(config_file.read_text())
+    config = parse_config(recorded["config"])
+    settings = dict(recorded["settings"])
+    if timesteps is not None:
+        settings["timesteps"] = positive_int("timesteps", timesteps)
+    return _Plan(run_dir, config, settings, checkpoint)
+
+
+def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, verbose) -> TrainResult:
+    config, settings, run_dir = plan.config, plan.settings, plan.run_dir
+    algo, target = settings["algorithm"], settings["timesteps"]
+    train_args = {**settings["env_args"], **config.train_env}
+    done = 0
+    if plan.checkpoint is not None:
+        done = int((read_metadata(plan.checkpoint) or {}).get("num_timesteps", 0))
+    env = make_vec(train_args, settings["opponent"], settings["n_envs"], settings["seed"] + done,
+                   settings["vec_env"], trust_model_file, config.observation)
+    eval_env = make_vec(settings["env_args"], settings["opponent"], 1, config.evaluation["seed"], "dummy",
+                        trust_model_file, config.observation)
+    model = _model_for(plan, env, verbose)
+    model_meta = {"algo": algo, "policy_kwargs": config.policy_kwargs, "observation": list(config.observation),
+                  "opponent": settings["opponent"], "env_args": settings["env_args"], "seed": settings["seed"]}
+    callbacks = make_callbacks(model_meta, run_dir, config, eval_env, settings["n_envs"], _best_so_far(run_dir))
+    started = time.perf_counter()
+    if target > model.num_timesteps:
+        model.learn(total_timesteps=target - model.num_timesteps, callback=callbacks, progress_bar=progress_bar,
+                    reset_num_timesteps=plan.checkpoint is None, tb_log_name=algo)
+    train_seconds = time.perf_counter() - started
+    env.close()
+    eval_env.close()
+    final = save_model(model, run_dir / "final.zip", **model_meta)
+    best = run_dir / "best.zip"
+    if not best.exists():  # no evaluation ran (evaluation.every_timesteps = 0 or a tiny budget)
+        save_model(model, best, **model_meta)
+    card = _model_card(plan, model, best, train_seconds, bench_rounds, bench_seed, trust_model_file)
+    write_atomic(run_dir / "model_card.json", json.dumps(card, indent=2))
+    return TrainResult(run_dir, algo, int(model.num_timesteps), final, best, card)
+
+
+def _model_for(plan: _Plan, env, verbose: int):
+    config = plan.config
+    tensorboard = str(plan.run_dir / "tb") if _has_tensorboard() else None
+    model = build_model(
+        config.algorithm, env, config.policy_kwargs, config.hyperparameters,
+        seed=plan.settings["seed"], tensorboard_log=tensorboard, verbose=verbose,
+    )
+    if plan.checkpoint is not None:
+        # The checkpoint is loaded like any model file: weights (and optimizer state) only.
+        loaded = load_model(config.algorithm, plan.checkpoint)
+        model.set_parameters(loaded.get_parameters(), exact_match=True, device="cpu")
+        model.num_timesteps = loaded.num_timesteps
+    return model
+
+
+def _has_tensorboard() -> bool:
+    try:
+        import tensorboard  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _best_so_far(run_dir: Path) -> float:
+    record = run_dir / "best.json"
+    return float(json.loads(record.read_text())["mean_reward"]) if record.exists() else -math.inf
+
+
+def _model_card(plan: _Plan, model, best: Path, train_seconds, bench_rounds, bench_seed, trust_model_file) -> dict:
+    settings, config = plan.settings, plan.config
+    card = {
+        "model": {"final": "final.zip", "best": "best.zip", "load": f"{settings['algorithm']}:{best}"},
+        "algorithm": settings["algorithm"],
+        "opponent": settings["opponent"],
+        "env_args": settings["env_args"],
+        "war_config": asdict(make_config(None, dict(settings["env_args"]))),
+        "train_env_rewards": config.train_env,
+        "timesteps": int(model.num_timesteps),
+        "timesteps_requested": settings["timesteps"],
+        "n_envs": settings["n_envs"],
+        "seed": settings["seed"],
+        "config_file": settings["config_file"],
+        "hyperparameters": config.hyperparameters,
+        "policy_kwargs": config.policy_kwargs,
+        "observation_fields": list(config.observation),
+        "resumed_from": str(plan.checkpoint) if plan.checkpoint else None,
+        "train_wall_seconds": round(train_seconds, 1),
+        "provenance": provenance(),
+        "evaluation_callback": _evaluation_history(plan.run_dir),
+    }
+    if bench_rounds:
+        started = time.perf_counter()
+        agent = load_sb3_agent(settings["algorithm"], str(best))
+        card["benchmark"] = compare_with_baseline(agent, settings["opponent"], settings["env_args"], bench_rounds,
+                                                  bench_seed, trust_model_file)
+        card["benchmark"]["wall_seconds"] = round(time.perf_counter() - started, 1)
+    return card
+
+
+def _evaluation_history(run_dir: Path) -> dict | None:
+    log = run_dir / "eval" / "evaluations.npz"
+    if not log.exists():
+        return None
+    data = np.load(log)
+    best = json.loads((run_dir / "best.json").read_text()) if (run_dir / "best.json").exists() else None
+    return {
+        "timesteps": data["timesteps"].tolist(),
+        "mean_reward": data["results"].mean(axis=1).round(4).tolist(),
+        "best": best,
+        "note": "mean return on the same held-out deals at every evaluation (evaluation.seed)",
+    }

@@ -1,0 +1,234 @@
+"""Self-play: one Stable-Baselines3 policy trained for both seats of War.
+
+How it works. Every seat sees the same 16-float observation from its own side (``war_env.observation``),
+so one network can play either seat. The learner plays seat 0 of War-v0; the opponent at seat 1 is a
+*frozen copy* of the learner (War-v0 takes any object with ``act(observation)`` as its opponent),
+replaced by a fresh copy every ``refresh_every`` steps. Each copy is a snapshot saved with
+``agents.sb3_model.save_model`` and loaded back with ``load_sb3_agent`` (weights only), so the run
+folder keeps, in order, every opponent the learner met: ``opponent_000.zip`` (the untrained
+learner), ``opponent_001.zip``, ... and the final ``model.zip``.
+
+Hyperparameters, network, number of envs and the training-time reward weights come from the same
+config file as ``war-train`` (the shipped ``<algo>.json``, read by ``war_env.training.config``): in
+particular the training envs pay no win/loss reward, because a round's outcome does not depend on
+timing (it is noise for the learner); the evaluation plays the game as given.
+
+The frozen copies play deterministically (the most likely action): a sampling copy would reseed
+torch's global generator at every round, which the learner's own sampling uses too.
+
+After training, the final model plays a match against the first and the last opponent and against
+the scripted ``prompt`` agent: each of the two sits in seat 0 for every deal, with the other in seat 1
+(``war_env.evaluation.play_rounds``, the benchmark's paired loop). In War the cards alone decide who
+wins a round (timing changes when, never who), so both win the same deals; what the match measures is
+timing: returns, false starts, takeovers and reaction ticks, and the paired return difference.
+
+    war-selfplay --timesteps 200000 --refresh-every 20000 --seed 0
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from war_env.agents import make_agent
+from war_env.agents.base import Agent
+from war_env.agents.sb3_model import build_model, check_algorithm, load_sb3_agent, save_model
+from war_env.env import WarEnv
+from war_env.evaluation import play_rounds
+from war_env.records import RoundRecord
+from war_env.rules import WarConfig
+from war_env.threads import single_threaded_torch
+from war_env.training.config import load_config, shipped_config_file
+
+SNAPSHOT_NAME = "opponent_{:03d}.zip"
+SELF_PLAY_ALGORITHMS = ("ppo", "a2c", "maskable_ppo")
+"""On-policy only: DQN's replay buffer would mix transitions played against older opponents."""
+
+
+# --- results --------------------------------------------------------------------------------------
+def seat_summary(records: list[RoundRecord]) -> dict:
+    """One agent's play in seat 0 over a match's deals."""
+    rounds = len(records)
+    reactions = [tick for record in records for tick in record.reaction_ticks]
+    return {
+        "rounds": rounds,
+        "wins": sum(record.winner == 0 for record in records),
+        "losses": sum(record.winner == 1 for record in records),
+        "mean_return": sum(record.episode_return for record in records) / rounds,
+        "false_starts_per_round": sum(record.false_starts[0] for record in records) / rounds,
+        "takeover_rate": sum(record.takeover[0] for record in records) / rounds,
+        "mean_reaction_ticks": float(np.mean(reactions)) if reactions else None,
+        "median_reaction_ticks": float(np.median(reactions)) if reactions else None,
+    }
+
+
+@dataclass
+class MatchResult:
+    """Two agents over the same deals: ``records[i]`` are agent ``i``'s rounds in seat 0, the other
+    agent in seat 1; round ``k`` of both is dealt by the same seed (paired)."""
+
+    names: tuple[str, str]
+    deals: int
+    records: tuple[list[RoundRecord], list[RoundRecord]]
+
+    def as_dict(self) -> dict:
+        first, second = self.records
+        difference = [a.episode_return - b.episode_return for a, b in zip(first, second)]
+        return {"deals": self.deals,
+                "agents": {name: seat_summary(records) for name, records in zip(self.names, self.records)},
+                "mean_return_difference": sum(difference) / len(difference)}
+
+
+@dataclass
+class SelfPlayResult:
+    run_dir: str
+    model_path: str
+    snapshots: list[str]
+    """The opponents the learner met, in order (the first is the untrained learner)."""
+    timesteps: int
+    refreshes: int
+    opponent_ticks: int
+    """Ticks the frozen opponents played during training (seat 1's ``act`` calls)."""
+    seconds: float
+    evaluation: dict
+    """Opponent name -> ``MatchResult.as_dict()`` of the final model against it."""
+
+
+# --- a match on paired deals -------------------------------------------------------------------------
+def play_match(agents: tuple[Agent, Agent], deals: int, seed: int = 0, config: WarConfig | None = None,
+               names: tuple[str, str] | None = None) -> MatchResult:
+    """``agents[0]`` against ``agents[1]`` on deals ``seed .. seed + deals - 1``, each agent in seat 0
+    for every deal with the other in seat 1. The two agents must be distinct objects (they may keep
+    per-round state)."""
+    if agents[0] is agents[1]:
+        raise ValueError("play_match needs two distinct agent objects (load a model twice to play it against itself)")
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
+        raise ValueError(f"deals must be a whole number >= 1, got {deals!r}")
+    config = config or WarConfig()
+    seeds = range(seed, seed + deals)
+    records = (play_rounds(agents[0], agents[1], config, seeds), play_rounds(agents[1], agents[0], config, seeds))
+    names = tuple(names or (agents[0].spec(), agents[1].spec()))
+    if names[0] == names[1]:  # e.g. a model against a second copy of itself
+        names = (f"{names[0]} #1", f"{names[1]} #2")
+    return MatchResult(names=names, deals=deals, records=records)
+
+
+# --- training -------------------------------------------------------------------------------------
+class FrozenOpponent(Agent):
+    """Seat 1 during self-play: plays the current frozen copy of the learner; ``swap`` replaces it."""
+
+    name = "frozen"
+
+    def __init__(self, agent: Agent):
+        self.agent = agent
+        self.acts = 0
+        """Ticks it has played (a check that the opponent really is consulted)."""
+
+    def swap(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def reset(self, seed: int | None = None) -> None:
+        self.agent.reset(seed=seed)
+
+    def act(self, observation) -> int:
+        self.acts += 1
+        return self.agent.act(observation)
+
+    def spec(self) -> str:
+        return self.agent.spec()
+
+
+def self_play(
+    timesteps: int = 200_000,
+    refresh_every: int = 20_000,
+    algo: str = "ppo",
+    seed: int = 0,
+    n_envs: int | None = None,
+    run_dir: str | Path | None = None,
+    eval_deals: int = 50,
+    config: WarConfig | None = None,
+    hyperparameters: dict | None = None,
+    train_config: str | Path | None = None,
+) -> SelfPlayResult:
+    """Train one policy for both seats by self-play (see the module docstring) and evaluate it.
+
+    ``train_config`` is a ``war-train`` config file (default: the shipped one for ``algo``);
+    ``hyperparameters`` override its hyperparameters, ``n_envs`` its number of envs."""
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    single_threaded_torch()
+    algo = check_algorithm(algo)
+    if algo not in SELF_PLAY_ALGORITHMS:
+        raise ValueError(f"self-play supports {list(SELF_PLAY_ALGORITHMS)}, got {algo!r} (an off-policy replay "
+                         "buffer would mix transitions against older opponents)")
+    settings = load_config(train_config or shipped_config_file(algo), overrides=hyperparameters)
+    if settings.algorithm != algo:
+        raise ValueError(f"config file {str(train_config)!r} is for {settings.algorithm!r}, not {algo!r}")
+    n_envs = settings.n_envs if n_envs is None else n_envs
+    for name, value, minimum in (("timesteps", timesteps, 1), ("refresh_every", refresh_every, 1),
+                                 ("n_envs", n_envs, 1), ("eval_deals", eval_deals, 1), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    config = config or WarConfig()
+    train_game = config.replace(**settings.train_env)
+    run_dir = Path(run_dir or f"runs/selfplay/{algo}-seed{seed}-{time.strftime('%Y%m%d-%H%M%S')}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    policy_kwargs = settings.policy_kwargs
+    started = time.perf_counter()
+
+    snapshots: list[str] = []
+
+    def snapshot(model) -> Agent:
+        path = save_model(model, run_dir / SNAPSHOT_NAME.format(len(snapshots)), algo, policy_kwargs,
+                          selfplay_snapshot=len(snapshots))
+        snapshots.append(str(path))
+        return load_sb3_agent(algo, str(path))
+
+    opponent = FrozenOpponent(make_agent("never"))  # replaced by the untrained learner before any step
+    vec_env = make_vec_env(WarEnv, n_envs=n_envs, seed=seed, vec_env_cls=DummyVecEnv,
+                           env_kwargs={"opponent": opponent, "config": train_game})
+    model = build_model(algo, vec_env, policy_kwargs, settings.hyperparameters, seed=seed, verbose=0)
+    opponent.swap(snapshot(model))
+
+    class RefreshOpponent(BaseCallback):
+        """Every ``refresh_every`` learner steps, the opponent becomes a fresh frozen copy."""
+
+        def __init__(self):
+            super().__init__()
+            self.next_refresh = refresh_every
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= self.next_refresh:
+                opponent.swap(snapshot(self.model))
+                self.next_refresh += refresh_every
+            return True
+
+    model.learn(total_timesteps=timesteps, callback=RefreshOpponent())
+    model_path = save_model(model, run_dir / "model.zip", algo, policy_kwargs, selfplay_snapshots=len(snapshots))
+    vec_env.close()
+
+    evaluation = {}
+    opponents = {"first opponent (untrained)": snapshots[0], "last opponent": snapshots[-1], "prompt": "prompt"}
+    for label, spec in opponents.items():
+        other = make_agent(spec, config=config) if spec == "prompt" else load_sb3_agent(algo, spec)
+        learner = load_sb3_agent(algo, str(model_path))
+        match = play_match((learner, other), eval_deals, seed=10_000 + seed, config=config, names=("final model", label))
+        evaluation[label] = match.as_dict()
+    result = SelfPlayResult(
+        run_dir=str(run_dir),
+        model_path=str(model_path),
+        snapshots=snapshots,
+        timesteps=int(model.num_timesteps),
+        refreshes=len(snapshots) - 1,
+        opponent_ticks=opponent.acts,
+        seconds=time.perf_counter() - started,
+        evaluation=evaluation,
+    )
+    (run_dir / "selfplay.json").write_text(json.dumps(asdict(result), indent=2))
+    return result

@@ -1,0 +1,70 @@
+"""The layout the package promises: one top-level package whose modules import each other without
+cycles, and whose library code never imports from the command-line layer."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = {"war_env": ROOT / "war_env", "war_env.agents": ROOT / "agents", "war_env.scripts": ROOT / "scripts"}
+"""Installed package -> repository folder (pyproject.toml's package-dir)."""
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package, folder in SOURCES.items():
+        for path in folder.rglob("*.py"):
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            name = ".".join([package, *parts])
+            if name.startswith("war_env.agents") and package == "war_env" or \
+                    name.startswith("war_env.scripts") and package == "war_env":
+                continue
+            found[name] = path
+    return found
+
+
+def module_level_imports(path: Path, known: set[str]) -> set[str]:
+    """The project modules a module imports when it is imported (not inside functions)."""
+    imported = set()
+    for node in ast.parse(path.read_text()).body:
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        imported |= {name for name in names if name in known}
+    return imported
+
+
+def test_the_modules_import_each_other_without_cycles():
+    found = modules()
+    graph = {name: module_level_imports(path, set(found)) - {name} for name, path in found.items()}
+    cycles, state = [], {}
+
+    def visit(name, stack):
+        state[name] = "open"
+        for target in sorted(graph[name]):
+            if state.get(target) == "open":
+                cycles.append(stack[stack.index(target):] + [target])
+            elif target not in state:
+                visit(target, stack + [target])
+        state[name] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert not cycles, cycles
+
+
+def test_library_code_never_imports_the_command_line_layer():
+    for name, path in modules().items():
+        if name.startswith("war_env.scripts"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert not node.module.startswith("war_env.scripts"), (name, node.module)
+            elif isinstance(node, ast.Import):
+                assert not any(alias.name.startswith("war_env.scripts") for alias in node.names), name

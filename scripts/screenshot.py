@@ -1,4 +1,4 @@
-"""Make the README's screenshots from real play: a double war at the table, then the round's popup.
+"""Make the screenshots of docs/playing.md from real play: a double war at the table, then the round's popup.
 
 The frames come from the same session, painter and controls as war-play, driven by a clock that
 only moves when told (so the picture is the same on every run): two short rounds fill the

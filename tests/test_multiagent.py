@@ -350,11 +350,10 @@ def test_bad_input_is_refused_with_a_clear_error():
         par.reset(options={"colour": "red"})
 
 
-def test_the_readme_example_runs():
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    section = readme.split("<!-- section:multiagent -->")[1].split("<!-- /section:multiagent -->")[0]
-    code = section.split("```python\n")[1].split("```")[0]
-    exec(compile(code, "README.md (multiagent)", "exec"), {})
+def test_the_documented_example_runs():
+    page = (Path(__file__).resolve().parent.parent / "docs" / "multiagent.md").read_text()
+    code = page.split("```python\n")[1].split("```")[0]
+    exec(compile(code, "docs/multiagent.md", "exec"), {})
 
 
 def test_import_war_env_does_not_import_pettingzoo():

@@ -19,7 +19,7 @@ PICKUP_ORDERS = ("in_order", "shuffled")
 @dataclass(frozen=True)
 class WarConfig:
     """Rules, timer and reward weights of War-v0. The defaults are the project's reading of its two
-    source documents (see the README, "Rules")."""
+    source documents (see docs/rules.md)."""
 
     # --- the card game ---
     war_face_down: int = 1

@@ -1,0 +1,151 @@
+"""The optimal timing policy: exactly `prompt` without latency, equal to a brute-force search over press
+times for one move, and, played in an independent simulation of the timing rules, as cheap per move
+as the solver says and never beaten by a simpler policy."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from war_env.bots import make_bot
+from war_env.optimum import OURS, THEIRS, State, TimingProblem, expected_cost, solve
+from war_env.rules import WarConfig
+
+BOTS = ("instant", "fixed:ticks=5", "uniform:low=1,high=10", "human", "absent")
+FS, IDLE, TAKEOVER = 0.1, 0.001, 1.0
+
+
+def problem(bot: str, latency: tuple[float, ...], config: WarConfig = WarConfig()) -> TimingProblem:
+    return TimingProblem(config.turn_ticks, latency, tuple(make_bot(bot).reaction_probabilities(config)),
+                         FS, IDLE, TAKEOVER)
+
+
+# --- no latency: the optimum is prompt --------------------------------------------------------------------
+@pytest.mark.parametrize("bot", BOTS)
+def test_without_latency_the_optimum_presses_exactly_when_its_turn_is_open(bot):
+    policy = solve(problem(bot, (1.0,)))
+    table = policy.table()[..., 0]  # nothing is ever in flight
+    assert table[OURS].all() and not table[THEIRS].any()
+    assert policy.cost_per_move == 0
+
+
+# --- one move, brute force -----------------------------------------------------------------------------------
+def one_move_cost_by_enumeration(p: TimingProblem, delay: int, presses: frozenset[int]) -> float:
+    """Expected cost of one move for a fixed latency: the seat presses at the ticks ``presses`` (counted
+    from the opening of the opponent's turn) while the opponent has not drawn; once it has (tick R, seen
+    at the end of that tick; the seat's turn opens in tick R + 1), the seat presses at once unless a press
+    already sent will land first. A press landing in tick R or before is a false start."""
+    reaction = np.asarray(p.reaction)
+    outcomes = list(enumerate(reaction))
+    outcomes[-1] = (p.turn_ticks - 1, reaction[-1] + max(0.0, 1 - reaction.sum()))  # no reaction: taken over
+    total = 0.0
+    for r, probability in outcomes:
+        sent = [i for i in presses if i <= r]
+        false_starts = sum(i + delay <= r for i in sent)
+        landing_in_turn = [i + delay for i in sent if i + delay >= r + 1]
+        draw_tick = min(landing_in_turn) if landing_in_turn else r + 1 + delay
+        total += probability * (false_starts * p.false_start_cost + (draw_tick - (r + 1)) * p.idle_cost)
+    return total
+
+
+@pytest.mark.parametrize("bot", ["human", "uniform:low=1,high=5", "fixed:ticks=3", "instant", "absent"])
+@pytest.mark.parametrize("delay", [0, 1, 2, 4])
+def test_one_move_costs_what_the_best_press_schedule_costs(bot, delay):
+    config = WarConfig(turn_seconds=0.8)  # 8 ticks: 256 schedules
+    p = problem(bot, tuple(1.0 if d == delay else 0.0 for d in range(delay + 1)), config)
+    best = min(one_move_cost_by_enumeration(p, delay, frozenset(schedule))
+               for size in range(p.turn_ticks + 1) for schedule in itertools.combinations(range(p.turn_ticks), size))
+    assert expected_cost(p, 1, State(THEIRS, 0)) == pytest.approx(best, abs=1e-12)
+
+
+def test_a_random_latency_is_at_least_as_good_as_any_schedule_fixed_in_advance():
+    """With a random latency the seat adapts to what it sees land, so the optimum can only beat the best
+    schedule chosen in advance; an independent enumeration over delays gives that schedule's cost."""
+    config = WarConfig(turn_seconds=0.6)
+    latency = (0.0, 0.5, 0.5)
+    p = problem("uniform:low=0,high=3", latency, config)
+    reaction = np.asarray(p.reaction)
+
+    def cost(presses):
+        total = 0.0
+        for (r, pr), delays in itertools.product(enumerate(reaction),
+                                                 itertools.product((1, 2), repeat=len(presses))):
+            weight = pr * 0.5 ** len(presses)
+            sent = [(i, d) for i, d in zip(sorted(presses), delays) if i <= r]
+            landings = sorted(i + d for i, d in sent)
+            false_starts = sum(t <= r for t in landings)
+            in_turn = [t for t in landings if t >= r + 1]
+            draw = in_turn[0] if in_turn else r + 1 + 1.5  # press at the opening: expected delay 1.5
+            total += weight * (false_starts * FS + (draw - (r + 1)) * IDLE)
+        return total
+
+    schedules = [s for size in range(4) for s in itertools.combinations(range(p.turn_ticks), size)]
+    assert expected_cost(p, 1, State(THEIRS, 0)) <= min(cost(s) for s in schedules) + 1e-12
+
+
+# --- the stationary policy in an independent simulation ----------------------------------------------------------
+def simulate_cost_per_move(p: TimingProblem, press, moves: int, seed: int) -> float:
+    """The timing rules written out plainly: the seat's presses (each with its own sampled delay) act in the
+    tick they land, before the opponent's draw in that tick; the opponent keeps playing (no takeover)."""
+    rng = np.random.default_rng(seed)
+    latency, reaction = np.asarray(p.latency), np.asarray(p.reaction)
+    reaction = reaction / reaction.sum()
+    tick, cost, done = 0, 0.0, 0
+    ours, opens = False, 1  # the opponent's turn opens in tick 1
+    opponent_draw = opens + rng.choice(len(reaction), p=reaction)
+    in_flight: list[tuple[int, int]] = []  # (sent in tick, lands in tick)
+    while done < moves:
+        tick += 1
+        elapsed = tick - opens
+        mask = sum(1 << (tick - 1 - sent) for sent, _ in in_flight)
+        if press(State(OURS if ours else THEIRS, elapsed, False, mask)):
+            in_flight.append((tick, tick + rng.choice(len(latency), p=latency)))
+        landing = [press_ for press_ in in_flight if press_[1] == tick]
+        in_flight = [press_ for press_ in in_flight if press_[1] != tick]
+        if ours:
+            if landing:
+                cost += (len(landing) - 1) * p.false_start_cost
+                done += 1
+                ours, opens = False, tick + 1
+                opponent_draw = opens + rng.choice(len(reaction), p=reaction)
+            else:
+                cost += p.idle_cost
+                assert elapsed < p.turn_ticks - 1, "taken over"
+        else:
+            cost += len(landing) * p.false_start_cost
+            if tick == opponent_draw:
+                ours, opens = True, tick + 1
+    return cost / moves
+
+
+@pytest.mark.parametrize("bot, latency", [
+    ("uniform:low=1,high=10", (0.0, 0.0, 1.0)),
+    ("uniform:low=1,high=10", (0.0, 0.25, 0.25, 0.25, 0.25)),
+    ("fixed:ticks=2", (0.0, 0.0, 0.0, 0.0, 1.0)),
+])
+def test_the_policy_costs_in_simulation_what_the_solver_says_and_beats_waiting_to_see(bot, latency):
+    p = problem(bot, latency)
+    policy = solve(p)
+    moves = 40_000
+    optimum = simulate_cost_per_move(p, policy.press, moves, seed=1)
+    assert optimum == pytest.approx(policy.cost_per_move, abs=3e-4)
+    waiting = simulate_cost_per_move(p, lambda state: state.phase == OURS and state.in_flight == 0, moves, seed=1)
+    assert optimum <= waiting + 1e-9
+
+
+def test_against_a_predictable_opponent_a_fixed_latency_costs_nothing():
+    """Presses sent ahead land exactly on the opening ticks: with latency 4 against `instant` the seat's turn
+    reopens 2 ticks after its draw, so it keeps two presses in flight."""
+    policy = solve(problem("instant", (0.0, 0.0, 0.0, 0.0, 1.0)))
+    assert policy.cost_per_move == 0
+
+
+def test_bad_problems_are_refused():
+    with pytest.raises(ValueError, match="sum to 1"):
+        problem("human", (0.5, 0.4))
+    with pytest.raises(ValueError, match="below the turn"):
+        problem("human", tuple([0.0] * 8 + [1.0]), WarConfig(turn_seconds=0.8))
+    with pytest.raises(ValueError, match="moves must be"):
+        expected_cost(problem("human", (1.0,)), -1, State(THEIRS, 0))

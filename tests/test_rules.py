@@ -1,6 +1,10 @@
+import time
+
+import gymnasium as gym
 import pytest
 
-from war_env.rules import WarConfig
+import war_env  # noqa: F401  (registers War-v0)
+from war_env.rules import MAX_REWARD, MAX_ROUND_LENGTH, MAX_TURN_TICKS, WarConfig
 
 
 def test_defaults_are_the_projects_reading_of_the_sources():
@@ -39,6 +43,16 @@ def test_turn_ticks_follow_the_timer_and_the_tick():
         ({"reward_win": float("inf")}, "reward_win"),
         ({"reward_idle_tick": "x"}, "reward_idle_tick"),
         ({"target_points": None, "max_battles": None}, "cycle forever"),
+        # bounded: a timer of millions of ticks made reset take seconds, then a MemoryError or a hang
+        ({"turn_seconds": 1e6}, "from 1 to 10000"),
+        ({"turn_seconds": 1e12}, "from 1 to 10000"),
+        ({"turn_seconds": 1e308}, "from 1 to 10000"),
+        ({"tick_seconds": 1e-7}, "from 1 to 10000"),
+        ({"war_face_down": 53}, "war_face_down"),
+        ({"target_points": 2**63}, "target_points"),
+        ({"max_battles": MAX_ROUND_LENGTH + 1}, "max_battles"),
+        ({"reward_win": 1e300}, "reward_win"),
+        ({"reward_idle_tick": -2 * MAX_REWARD}, "reward_idle_tick"),
     ],
 )
 def test_each_invalid_value_gets_an_error_that_names_it(changes, field):
@@ -49,3 +63,13 @@ def test_each_invalid_value_gets_an_error_that_names_it(changes, field):
 def test_either_end_may_be_switched_off_alone():
     assert WarConfig(target_points=None).max_battles == 500
     assert WarConfig(max_battles=None).target_points == 50
+
+
+def test_the_largest_values_are_allowed_and_a_reset_stays_quick():
+    config = WarConfig(tick_seconds=0.01, turn_seconds=MAX_TURN_TICKS / 100, war_face_down=52,
+                       target_points=MAX_ROUND_LENGTH, max_battles=MAX_ROUND_LENGTH, reward_win=MAX_REWARD)
+    assert config.turn_ticks == MAX_TURN_TICKS
+    env = gym.make("War-v0", config=config)
+    started = time.perf_counter()
+    env.reset(seed=0)
+    assert time.perf_counter() - started < 1.0

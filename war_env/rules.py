@@ -13,7 +13,18 @@ from dataclasses import dataclass
 from functools import cached_property
 from numbers import Integral, Real
 
+from war_env.cards import DECK_SIZE
+
 PICKUP_ORDERS = ("in_order", "shuffled")
+MAX_ROUND_LENGTH = 100_000
+"""Largest ``target_points`` and ``max_battles``: 200 times the defaults, and every counter of a round
+stays far inside the integers of the batched and compiled engines."""
+MAX_TURN_TICKS = 10_000
+"""Largest turn timer in ticks (a 100 s timer at 10 ms ticks). The reaction tables of the bots and the
+batched engines have one entry per tick of a turn (the fast path keeps ticks as 16-bit integers)."""
+MAX_REWARD = 1e6
+"""Largest magnitude of a reward weight: a round has at most ``MAX_ROUND_LENGTH`` battles of at most
+``2 * MAX_TURN_TICKS`` ticks each, so every return and every statistic of returns stays finite."""
 
 
 @dataclass(frozen=True)
@@ -51,9 +62,9 @@ class WarConfig:
     """Per tick in which the seat's own turn is open and it does not draw."""
 
     def __post_init__(self) -> None:
-        _check_int("war_face_down", self.war_face_down, minimum=0)
-        _check_int("target_points", self.target_points, minimum=1, optional=True)
-        _check_int("max_battles", self.max_battles, minimum=1, optional=True)
+        _check_int("war_face_down", self.war_face_down, 0, DECK_SIZE)
+        _check_int("target_points", self.target_points, 1, MAX_ROUND_LENGTH, optional=True)
+        _check_int("max_battles", self.max_battles, 1, MAX_ROUND_LENGTH, optional=True)
         if self.target_points is None and self.max_battles is None:
             raise ValueError(
                 "target_points and max_battles cannot both be None: with in-order pickup a round of War "
@@ -66,7 +77,12 @@ class WarConfig:
             if not _is_real(value) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
         ratio = self.turn_seconds / self.tick_seconds
-        if ratio < 1 - 1e-9 or abs(ratio - round(ratio)) > 1e-6:
+        if not 1 - 1e-9 <= ratio <= MAX_TURN_TICKS + 0.5:
+            raise ValueError(
+                f"turn_seconds / tick_seconds must be a whole number of ticks from 1 to {MAX_TURN_TICKS}, got "
+                f"{self.turn_seconds} / {self.tick_seconds} = {ratio:.6g} ticks"
+            )
+        if abs(ratio - round(ratio)) > 1e-6:
             raise ValueError(
                 f"turn_seconds ({self.turn_seconds}) must be a whole number (>= 1) of ticks of "
                 f"tick_seconds ({self.tick_seconds})"
@@ -74,8 +90,9 @@ class WarConfig:
         for field in dataclasses.fields(self):
             if field.name.startswith("reward_"):
                 value = getattr(self, field.name)
-                if not _is_real(value) or not math.isfinite(value):
-                    raise ValueError(f"{field.name} must be a finite number, got {value!r}")
+                if not _is_real(value) or not math.isfinite(value) or abs(value) > MAX_REWARD:
+                    raise ValueError(f"{field.name} must be a number from {-MAX_REWARD:g} to {MAX_REWARD:g}, "
+                                     f"got {value!r}")
 
     @cached_property  # read on every tick; the config is frozen, so computed once
     def turn_ticks(self) -> int:
@@ -105,9 +122,9 @@ def _is_real(value) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
-def _check_int(name: str, value, *, minimum: int, optional: bool = False) -> None:
+def _check_int(name: str, value, minimum: int, maximum: int, optional: bool = False) -> None:
     if value is None and optional:
         return
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
-        allowed = f"an integer >= {minimum}" + (" or None" if optional else "")
+    if isinstance(value, bool) or not isinstance(value, Integral) or not minimum <= value <= maximum:
+        allowed = f"an integer from {minimum} to {maximum}" + (" or None" if optional else "")
         raise ValueError(f"{name} must be {allowed}, got {value!r}")

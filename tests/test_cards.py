@@ -41,6 +41,12 @@ def test_piles_accept_any_distinct_cards_and_sizes():
         ([["AS"]], "pair"),
         ("AS KD", "pair"),
         ([["AS"], "KD"], "pile 1 must be a list"),
+        (None, "pair"),
+        (5, "pair"),
+        ({"AS": 1, "KD": 2}, "pair"),
+        ([{"AS", "KD"}, ["2C"]], "pile 0 must be a list"),
+        ([["AS"], 5], "pile 1 must be a list"),
+        ([["AS"], [None]], "unknown card code None"),
     ],
 )
 def test_bad_piles_raise_a_value_error_naming_the_problem(piles, message):

@@ -262,6 +262,8 @@ def test_stepping_before_reset_or_after_the_end_says_to_call_reset():
     env = war_env.WarEnv(opponent="instant")
     with pytest.raises(RuntimeError, match=r"reset\(\)"):
         env.step(0)
+    with pytest.raises(RuntimeError, match=r"reset\(\)"):
+        env.round_info()
     play_round(env, seed=0)
     with pytest.raises(RuntimeError, match=r"reset\(\)"):
         env.step(1)
@@ -278,12 +280,33 @@ def test_stepping_before_reset_or_after_the_end_says_to_call_reset():
         ({"starter": 2}, "starter must be 0"),
         ({"starter": "0"}, "starter must be 0"),
         ({"starter": True}, "starter must be 0"),
+        ({"piles": None}, "piles must be a pair"),
+        ({"piles": 5}, "piles must be a pair"),
+        ({"piles": [["AS"], 5]}, "pile 1 must be a list"),
+        ({"new_match": "no"}, "new_match must be True or False"),
+        ({"new_match": 1}, "new_match must be True or False"),
     ],
 )
 def test_invalid_reset_options_are_named_in_the_error(options, message):
     env = gym.make("War-v0")
     with pytest.raises(ValueError, match=message):
         env.reset(seed=0, options=options)
+
+
+@pytest.mark.parametrize("options", ["piles", ["piles"], {1: 2}])
+def test_reset_options_must_be_a_dict(options):
+    with pytest.raises(TypeError, match="reset options must be a dict"):
+        gym.make("War-v0").reset(seed=0, options=options)
+
+
+def test_a_refused_reset_keeps_the_scoreboard():
+    env = gym.make("War-v0", opponent="instant").unwrapped
+    play_round(env, seed=0)
+    with pytest.raises(ValueError):
+        env.reset(options={"new_match": "no"})
+    with pytest.raises(ValueError):
+        env.reset(options={"new_match": True, "piles": [["AS"], []]})
+    assert env.scoreboard.rounds == 1
 
 
 @pytest.mark.parametrize(

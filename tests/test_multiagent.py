@@ -348,6 +348,12 @@ def test_bad_input_is_refused_with_a_clear_error():
         par.reset(options={"starter": 2})
     with pytest.warns(UserWarning, match="unknown reset option"):
         par.reset(options={"colour": "red"})
+    with pytest.raises(ValueError, match="new_match must be True or False"):
+        par.reset(options={"new_match": "no"})
+    with pytest.raises(ValueError, match="piles must be a pair"):
+        par.reset(options={"piles": None})
+    with pytest.raises(TypeError, match="reset options must be a dict"):
+        par.reset(options="piles")
 
 
 def test_the_documented_example_runs():

@@ -7,7 +7,7 @@ Users meet cards as strings: rank then suit letter, ``"2C"``, ``"10H"``, ``"AS"`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence, Set
 
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUIT_NAMES = ("C", "D", "H", "S")
@@ -47,13 +47,13 @@ def parse_piles(piles: Sequence[Iterable[str]]) -> tuple[list[int], list[int]]:
     Any distinct cards and any sizes >= 1 are allowed; duplicates, unknown codes and empty piles
     raise ``ValueError`` naming the problem.
     """
-    if isinstance(piles, (str, bytes)) or len(piles) != 2:
+    if not _is_collection(piles) or len(piles) != 2:
         raise ValueError(f"piles must be a pair of card-code lists (top card first), got {piles!r}")
     parsed: list[list[int]] = []
     seen: dict[int, int] = {}
     for seat, pile in enumerate(piles):
-        if isinstance(pile, (str, bytes)):
-            raise ValueError(f"pile {seat} must be a list of card codes, got the string {pile!r}")
+        if not _is_collection(pile):
+            raise ValueError(f"pile {seat} must be a list of card codes, got {pile!r}")
         cards = [parse_card(code) for code in pile]
         if not cards:
             raise ValueError(f"pile {seat} is empty: every player needs at least one card")
@@ -63,6 +63,12 @@ def parse_piles(piles: Sequence[Iterable[str]]) -> tuple[list[int], list[int]]:
             seen[card] = seat
         parsed.append(cards)
     return parsed[0], parsed[1]
+
+
+def _is_collection(value) -> bool:
+    """A list, tuple or array: items in an order, but not a string (nor a set or dict, whose order is not
+    the order of a pile)."""
+    return isinstance(value, Collection) and not isinstance(value, (str, bytes, Set, Mapping))
 
 
 def deal_from_permutation(permutation: Sequence[int]) -> tuple[list[int], list[int]]:

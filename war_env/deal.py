@@ -6,6 +6,7 @@ seed deals the same round everywhere.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from numbers import Integral
 
 import numpy as np
@@ -20,6 +21,23 @@ def draw_deal(rng: np.random.Generator) -> tuple[np.ndarray, int, int]:
     permutation = rng.permutation(DECK_SIZE)
     starter = int(rng.integers(2))
     return permutation, starter, draw_round_key(rng)
+
+
+def check_options(options, known: frozenset[str]) -> dict:
+    """A reset's ``options`` as a dict: ``None`` is none; anything but a mapping with string keys is refused.
+    Keys outside ``known`` are returned for the caller to refuse (War-v0) or ignore (the two-seat env)."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping) or not all(isinstance(key, str) for key in options):
+        raise TypeError(f"reset options must be a dict with keys from {sorted(known)}, got {options!r}")
+    return dict(options)
+
+
+def check_new_match(value) -> bool:
+    """``options["new_match"]``: ``True`` clears the scoreboard. Only a bool: ``"no"`` is truthy."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"new_match must be True or False, got {value!r}")
+    return bool(value)
 
 
 def deal_round(rng: np.random.Generator, options: dict) -> tuple[tuple[list[int], list[int]], int, int]:

@@ -10,7 +10,7 @@ from gymnasium import spaces
 
 from war_env.bots import Bot, make_bot
 from war_env.clock import TimedRound
-from war_env.deal import deal_round
+from war_env.deal import check_new_match, check_options, deal_round
 from war_env.observation import OBSERVATION_SIZE, action_mask, observe
 from war_env.randomness import hash64
 from war_env.rules import WarConfig
@@ -117,7 +117,9 @@ class WarEnv(gym.Env):
     * ``config``: a ``WarConfig``; or its fields as keywords: ``war_face_down`` (1),
       ``target_points`` (50), ``max_battles`` (500), ``pickup`` (``"in_order"`` or ``"shuffled"``),
       ``tick_seconds`` (0.1), ``turn_seconds`` (3.0), ``reward_win``, ``reward_loss``,
-      ``reward_draw``, ``reward_takeover``, ``reward_false_start``, ``reward_idle_tick``.
+      ``reward_draw``, ``reward_takeover``, ``reward_false_start``, ``reward_idle_tick``. Bounds (checked by
+      ``WarConfig``): ``war_face_down`` <= 52, ``target_points`` and ``max_battles`` <= 100,000, a turn of
+      1 to 10,000 ticks, reward weights within +-1e6.
 
     ## Rendering
     Every mode paints the same scene (``war_env.scene``): both pile counts, the (at most two) visible
@@ -157,13 +159,14 @@ class WarEnv(gym.Env):
     # --- Gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        options = dict(options or {})
+        options = check_options(options, RESET_OPTIONS)
         unknown = set(options) - RESET_OPTIONS
         if unknown:
             raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: {sorted(RESET_OPTIONS)}")
-        if options.get("new_match"):
-            self.scoreboard = Scoreboard()
+        new_match = check_new_match(options.get("new_match", False))
         piles, starter, round_key = deal_round(self.np_random, options)
+        if new_match:  # after the deal: a reset refused for bad piles keeps the scoreboard
+            self.scoreboard = Scoreboard()
         self.round = TimedRound(self.config, piles, starter, round_key, (None, self.opponent_bot))
         if self.opponent_policy is not None and hasattr(self.opponent_policy, "reset"):
             self.opponent_policy.reset(seed=hash64(round_key, STREAM_POLICY_SEED, 0) >> 33)
@@ -223,6 +226,8 @@ class WarEnv(gym.Env):
 
     def round_info(self) -> dict:
         """The ``info["round"]`` dict of the current (ended or running) round."""
+        if self.round is None:
+            raise RuntimeError("no round yet: call reset() before round_info()")
         return describe_round(self.round, self._steps)
 
     # --- helpers -------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from pettingzoo import ParallelEnv  # noqa: E402
 from pettingzoo.utils.conversions import parallel_to_aec  # noqa: E402
 
 from war_env.clock import TimedRound
-from war_env.deal import deal_round
+from war_env.deal import check_new_match, check_options, deal_round
 from war_env.engine import Game, RoundResult
 from war_env.env import RESET_OPTIONS, STREAM_POLICY_SEED, _parse_action, describe_round, make_config
 from war_env.observation import OBSERVATION_SIZE, action_mask, observe
@@ -153,13 +153,14 @@ class WarParallelEnv(ParallelEnv):
     def reset(self, seed: int | None = None, options: dict | None = None):
         if seed is not None or self.np_random is None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
-        options = dict(options or {})
+        options = check_options(options, RESET_OPTIONS)
         unknown = set(options) - RESET_OPTIONS
         if unknown:
             warnings.warn(f"ignoring unknown reset option(s) {sorted(unknown)}; known: {sorted(RESET_OPTIONS)}")
-        if options.get("new_match"):
-            self.scoreboard = Scoreboard()
+        new_match = check_new_match(options.get("new_match", False))
         piles, starter, round_key = deal_round(self.np_random, options)  # as War-v0 deals
+        if new_match:
+            self.scoreboard = Scoreboard()
         self.round = TimedRound(self.config, piles, starter, round_key, (None, None))
         self.agents = list(AGENTS)
         self._steps = 0

@@ -24,7 +24,7 @@ from war_env.agents.base import Agent
 from war_env.agents.scripted import BotAgent, Eager, HumanAgent, LastMoment, Never, Prompt, RandomPress
 from war_env.bots import BOTS, Bot, make_bot
 from war_env.rules import WarConfig
-from war_env.specs import build_from_spec, split_spec
+from war_env.specs import build_from_spec, did_you_mean, split_spec, unknown_name
 
 SCRIPTED = {
     "prompt": Prompt,
@@ -35,6 +35,8 @@ SCRIPTED = {
     "human": HumanAgent,
 }
 MODEL_ALGOS = ("ppo", "a2c", "dqn", "maskable_ppo")
+AGENT_NAMES = tuple(SCRIPTED) + ("bot:SPEC",) + tuple(f"{algo}:PATH" for algo in MODEL_ALGOS)
+"""What an agent spec may start with, as the error for an unknown name lists them."""
 BASELINES = ("prompt", "eager", "random:p=0.2", "last_moment", "never", "human")
 """The benchmark's default agents: every scripted baseline."""
 
@@ -62,8 +64,7 @@ def make_agent(spec: str | Agent, *, config: WarConfig | None = None, trust_mode
     if name in MODEL_ALGOS:
         return _load_model(name, rest, spec, trust_model_file)
     if name not in SCRIPTED:
-        known = sorted(SCRIPTED) + ["bot:SPEC"] + [f"{algo}:PATH" for algo in MODEL_ALGOS]
-        raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known: {', '.join(known)}")
+        raise unknown_name("agent", name, spec, AGENT_NAMES)
     registry = {
         key: partial(cls, config=config) if getattr(cls, "uses_config", False) else cls
         for key, cls in SCRIPTED.items()
@@ -80,8 +81,13 @@ def make_opponent(spec: str | Bot | Agent, *, config: WarConfig | None = None,
         return spec
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an opponent spec must be a non-empty string like 'human' or 'prompt', got {spec!r}")
-    if split_spec(spec)[0] in BOTS:
+    name = split_spec(spec)[0]
+    if name in BOTS:
         return make_bot(spec)
+    if name not in SCRIPTED and name != "bot" and name not in MODEL_ALGOS:
+        agents = [agent for agent in AGENT_NAMES if agent not in BOTS]
+        raise ValueError(f"unknown opponent {name!r} in spec {spec!r}; known bots: {', '.join(sorted(BOTS))}; "
+                         f"agents (playing seat 1): {', '.join(agents)}{did_you_mean(name, [*BOTS, *agents])}")
     return make_agent(spec, config=config, trust_model_file=trust_model_file)
 
 

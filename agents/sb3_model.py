@@ -31,6 +31,7 @@ from war_env.agents.base import Agent
 from war_env.atomic import write_atomic
 from war_env.extras import require
 from war_env.observation import INDEX, OBSERVATION_FIELDS
+from war_env.specs import did_you_mean
 from war_env.threads import single_threaded_torch
 
 METADATA_NAME = "war_env_model.json"
@@ -101,7 +102,8 @@ def check_algorithm(algo: str) -> str:
     if name == "maskableppo":
         name = "maskable_ppo"
     if name not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algo!r}; known: {', '.join(sorted(ALGORITHMS))}")
+        raise ValueError(f"unknown algorithm {algo!r}; known: {', '.join(sorted(ALGORITHMS))}"
+                         f"{did_you_mean(name, ALGORITHMS)}")
     return name
 
 

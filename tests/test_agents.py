@@ -6,7 +6,7 @@ import pytest
 import gymnasium as gym
 
 import war_env  # noqa: F401  (registers War-v0)
-from war_env.agents import BASELINES, MODEL_ALGOS, make_agent
+from war_env.agents import BASELINES, MODEL_ALGOS, make_agent, make_opponent
 from war_env.agents.base import Agent
 from war_env.agents.scripted import STREAM_AGENT_REACTION, BotAgent, TurnClock
 from war_env.bots import Human, make_bot, sample_reaction
@@ -34,11 +34,12 @@ def test_every_spec_builds_an_agent_whose_spec_builds_it_again(spec):
 
 
 @pytest.mark.parametrize("spec, complaint", [
-    ("rando", "unknown agent 'rando'"),
+    ("rando", "unknown agent 'rando'.*did you mean 'random'"),
     ("random:p=1.5", "p must be a probability"),
     ("random:p=true", "p must be a probability"),
-    ("random:q=0.2", "bad parameters for agent 'random'"),
-    ("prompt:fast=1", "bad parameters for agent 'prompt'"),
+    ("random:q=0.2", "agent 'random' has no parameter 'q'.*it takes p"),
+    ("prompt:fast=1", "agent 'prompt' has no parameter 'fast'.*takes none"),
+    ("human:medain=1", "no parameter 'medain'.*takes median, sigma, miss; did you mean 'median'"),
     ("random:p", "expected key=value"),
     ("bot:", "needs a bot spec"),
     ("bot:robot", "unknown bot 'robot'"),
@@ -49,6 +50,17 @@ def test_every_spec_builds_an_agent_whose_spec_builds_it_again(spec):
 def test_a_bad_spec_is_refused_naming_the_problem(spec, complaint):
     with pytest.raises(ValueError, match=complaint):
         make_agent(spec)
+
+
+@pytest.mark.parametrize("spec, complaint", [
+    ("humann", r"unknown opponent 'humann'.*bots: absent, fixed, human, instant, uniform.*did you mean 'human'\?"),
+    ("promt", r"unknown opponent 'promt'.*agents \(playing seat 1\): prompt.*did you mean 'prompt'\?"),
+    ("ppoo:x.zip", r"unknown opponent 'ppoo'.*did you mean 'ppo:PATH'\?"),
+    ("fixed:tick=3", "bot 'fixed' has no parameter 'tick'.*it takes ticks; did you mean 'ticks'"),
+])
+def test_a_bad_opponent_is_named_with_every_bot_and_agent_and_the_closest_name(spec, complaint):
+    with pytest.raises(ValueError, match=complaint):
+        make_opponent(spec)
 
 
 def test_a_config_that_is_not_a_warconfig_is_a_type_error():

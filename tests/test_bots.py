@@ -47,9 +47,12 @@ def test_bots_are_built_from_spec_strings(spec, expected):
 
 @pytest.mark.parametrize(
     "spec, message",
-    [("robot", "unknown bot 'robot'"), ("fixed:ticks=-1", "ticks"), ("fixed:speed=2", "bad parameters"),
+    [("robot", "unknown bot 'robot'"), ("fixed:ticks=-1", "ticks"), ("fixed:speed=2", "no parameter 'speed'"),
      ("uniform:low=5,high=2", "low <= high"), ("human:sigma=0", "sigma"), ("human:miss=2", "miss"),
-     ("fixed:ticks", "key=value"), ("", "non-empty")],
+     ("fixed:ticks", "key=value"), ("", "non-empty"),
+     ("human:median=inf", "median must be a positive finite"), ("human:median=nan", "median"),
+     ("human:sigma=inf", "sigma must be a positive finite"), ("human:miss=true", "miss must be a probability"),
+     ("human:miss=0.1,miss=0.2", "given twice"), ("humn", "unknown bot 'humn'.*did you mean 'human'")],
 )
 def test_a_bad_bot_spec_gets_a_clear_error(spec, message):
     with pytest.raises(ValueError, match=message):

@@ -168,6 +168,8 @@ def test_bad_files_and_names_get_clear_errors(tmp_path):
         load_sb3_agent("ppo", str(text))
     with pytest.raises(ValueError, match="unknown algorithm 'sac'"):
         load_sb3_agent("sac", str(text))
+    with pytest.raises(ValueError, match="unknown algorithm 'ppoo'.*did you mean 'ppo'"):
+        load_sb3_agent("ppoo", str(text))
     assert check_algorithm("MaskablePPO") == "maskable_ppo"
 
 

@@ -14,6 +14,7 @@ import math
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
+from numbers import Real
 
 from war_env.rules import WarConfig
 from war_env.specs import build_from_spec
@@ -120,11 +121,11 @@ class Human(Bot):
     name = "human"
 
     def __post_init__(self):
-        if not (isinstance(self.median, (int, float)) and self.median > 0):
-            raise ValueError(f"human bot median must be a positive number of seconds, got {self.median!r}")
-        if not (isinstance(self.sigma, (int, float)) and self.sigma > 0):
-            raise ValueError(f"human bot sigma must be positive, got {self.sigma!r}")
-        if not (isinstance(self.miss, (int, float)) and 0 <= self.miss <= 1):
+        if not (_is_number(self.median) and 0 < self.median < math.inf):
+            raise ValueError(f"human bot median must be a positive finite number of seconds, got {self.median!r}")
+        if not (_is_number(self.sigma) and 0 < self.sigma < math.inf):
+            raise ValueError(f"human bot sigma must be a positive finite number, got {self.sigma!r}")
+        if not (_is_number(self.miss) and 0 <= self.miss <= 1):
             raise ValueError(f"human bot miss must be a probability in [0, 1], got {self.miss!r}")
 
     def _lognormal_cdf(self, seconds: float) -> float:
@@ -148,6 +149,10 @@ class Absent(Bot):
 
     def reaction_probabilities(self, config):
         return [0.0] * config.turn_ticks
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool)
 
 
 def _require_ticks(bot: str, field: str, value) -> None:

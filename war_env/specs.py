@@ -8,6 +8,8 @@ The same ``key=value`` lists are what ``war-bench --env``, ``war-train --set`` a
 
 from __future__ import annotations
 
+import difflib
+import inspect
 from collections.abc import Callable, Iterable, Mapping
 
 
@@ -60,12 +62,37 @@ def build_from_spec(spec: str, registry: Mapping[str, Callable[..., object]], ki
     """Look the spec's name up in ``registry`` and call it with the spec's parameters.
 
     Unknown names and parameters the constructor does not take get a ``ValueError`` that lists
-    what is available.
+    what is available and offers the closest name.
     """
     name, params = parse_spec(spec)
     if name not in registry:
-        raise ValueError(f"unknown {kind} {name!r} in spec {spec!r}; known: {', '.join(sorted(registry))}")
+        raise unknown_name(kind, name, spec, sorted(registry))
+    accepted = spec_parameters(registry[name])
+    for key in params:
+        if key not in accepted:
+            takes = f"it takes {', '.join(accepted)}" if accepted else "it takes none"
+            raise ValueError(f"{kind} {name!r} has no parameter {key!r} (spec {spec!r}); {takes}"
+                             f"{did_you_mean(key, accepted)}")
     try:
         return registry[name](**params)
     except TypeError as error:
         raise ValueError(f"bad parameters for {kind} {name!r} in spec {spec!r}: {error}") from None
+
+
+def spec_parameters(constructor: Callable[..., object]) -> list[str]:
+    """The keyword parameters a spec may give ``constructor`` (``config`` is the caller's, never the spec's)."""
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [parameter.name for parameter in inspect.signature(constructor).parameters.values()
+            if parameter.kind in kinds and parameter.name != "config"]
+
+
+def unknown_name(kind: str, name: str, spec: str, known: Iterable[str]) -> ValueError:
+    known = list(known)
+    return ValueError(f"unknown {kind} {name!r} in spec {spec!r}; known: {', '.join(known)}{did_you_mean(name, known)}")
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'human'?"`` for the closest of ``choices`` (names before any ``:``), or ``""``."""
+    by_name = {choice.split(":")[0]: choice for choice in choices}
+    close = difflib.get_close_matches(word, list(by_name), n=1)
+    return f"; did you mean {by_name[close[0]]!r}?" if close else ""

@@ -14,6 +14,11 @@ or, without one, SB3's default architecture for the algorithm. Then it loads onl
 (tensors and plain containers, no code). A file that does not fit gets a ``ValueError`` that says
 why. ``trust_model_file=True`` opts in to SB3's full ``load`` (which does unpickle ``data``).
 
+Resources are bounded before they are spent: entry sizes are read from the zip's directory (an entry
+inflating past ``MAX_ENTRY_BYTES``, or a metadata entry past ``MAX_METADATA_BYTES``, is refused unread),
+the architecture must fit both ``MAX_PARAMETERS`` and the bytes of ``policy.pth`` before the network is
+built, and every weight must be a finite float32 (a NaN network would play garbage silently).
+
 torch and stable-baselines3 are imported inside the functions, so ``import war_env.agents`` stays light.
 """
 
@@ -23,6 +28,7 @@ import io
 import json
 import os
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +36,7 @@ import numpy as np
 from war_env.agents.base import Agent
 from war_env.atomic import write_atomic
 from war_env.extras import require
-from war_env.observation import INDEX, OBSERVATION_FIELDS
+from war_env.observation import INDEX, OBSERVATION_FIELDS, OBSERVATION_SIZE
 from war_env.specs import did_you_mean
 from war_env.threads import single_threaded_torch
 
@@ -45,6 +51,16 @@ ALGORITHMS = {
     "maskable_ppo": ("sb3_contrib", "MaskablePPO"),
 }
 """Algorithm name (as in spec strings ``ppo:PATH`` and ``war-train --algo``) -> (module, class)."""
+
+MAX_PARAMETERS = 10_000_000
+"""Largest network (weights and biases of one policy, DQN's target network included): 40 MB of float32,
+thousands of times the default 64x64 MLP. Checked before a network is built, from a config or a model file."""
+MAX_LAYERS = 32
+MAX_METADATA_BYTES = 1 << 20
+"""Largest ``war_env_model.json`` read (the real ones are about 1 kB)."""
+MAX_ENTRY_BYTES = 256 << 20
+"""Largest uncompressed entry of a model zip read (a network at ``MAX_PARAMETERS`` with Adam's two
+moments is about 120 MB); checked from the zip's directory before anything is inflated."""
 
 ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "elu": "ELU", "leaky_relu": "LeakyReLU"}
 """JSON names of activation functions -> ``torch.nn`` classes (nothing else is accepted)."""
@@ -138,6 +154,9 @@ def check_policy_kwargs(algo: str, policy_kwargs: dict) -> dict:
         _check_layers("net_arch.vf", net_arch["vf"])
     else:
         raise ValueError(f"net_arch must be a list of layer sizes or {{'pi': [...], 'vf': [...]}}, got {net_arch!r}")
+    size = network_parameters(algo, net_arch, OBSERVATION_SIZE)
+    if size > MAX_PARAMETERS:
+        raise ValueError(f"net_arch {net_arch!r} makes a network of {size:,} parameters; at most {MAX_PARAMETERS:,}")
     return checked
 
 
@@ -146,6 +165,23 @@ def _check_layers(name: str, layers) -> None:
         isinstance(size, int) and not isinstance(size, bool) and size >= 1 for size in layers
     ):
         raise ValueError(f"{name} must be a list of positive integers (layer sizes), got {layers!r}")
+    if len(layers) > MAX_LAYERS:
+        raise ValueError(f"{name} has {len(layers)} layers; at most {MAX_LAYERS}")
+
+
+def network_parameters(algo: str, net_arch, inputs: int) -> int:
+    """Weights and biases of SB3's MlpPolicy for ``algo`` with ``net_arch`` (validated) on ``inputs``
+    observation fields and War-v0's two actions: PPO/A2C have a policy and a value network, DQN a
+    Q-network and its target copy."""
+
+    def mlp(layers: list[int], outputs: int) -> int:
+        sizes = [inputs, *layers, outputs]
+        return sum((fan_in + 1) * fan_out for fan_in, fan_out in zip(sizes, sizes[1:]))
+
+    if algo == "dqn":
+        return 2 * mlp(net_arch, 2)
+    pi, vf = (net_arch, net_arch) if isinstance(net_arch, list) else (net_arch["pi"], net_arch["vf"])
+    return mlp(pi, 2) + mlp(vf, 1)
 
 
 def torch_policy_kwargs(policy_kwargs: dict) -> dict:
@@ -200,17 +236,38 @@ def save_model(model, path: str | os.PathLike, algo: str, policy_kwargs: dict, o
     return path
 
 
+def entry_sizes(path: str | os.PathLike) -> dict[str, int]:
+    """The uncompressed size of every entry of a model zip, read from its directory (nothing is inflated).
+    An entry larger than the caps (``MAX_METADATA_BYTES``, ``MAX_ENTRY_BYTES``) is refused here, so no
+    later read can inflate a small file into gigabytes."""
+    path = _existing_file(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            sizes = {info.filename: info.file_size for info in archive.infolist()}
+    except (zipfile.BadZipFile, EOFError):
+        raise ValueError(f"model file {str(path)!r} is not a zip file, or a truncated one (an SB3 model is "
+                         "a .zip)") from None
+    for name, size in sizes.items():
+        cap = MAX_METADATA_BYTES if name == METADATA_NAME else MAX_ENTRY_BYTES
+        if size > cap:
+            raise ValueError(f"model file {str(path)!r}: its entry {name!r} inflates to {size:,} bytes; "
+                             f"at most {cap:,} are read")
+    return sizes
+
+
 def read_metadata(path: str | os.PathLike) -> dict | None:
     """The ``war_env_model.json`` entry of a model zip (plain ``json.loads``, nothing unpickled), or
     ``None`` when the file has none (e.g. a model saved by plain SB3 or the RL Zoo)."""
     path = _existing_file(path)
+    if METADATA_NAME not in entry_sizes(path):
+        return None
     try:
         with zipfile.ZipFile(path) as archive:
-            if METADATA_NAME not in archive.namelist():
-                return None
             text = archive.read(METADATA_NAME).decode("utf-8")
-    except zipfile.BadZipFile:
-        raise ValueError(f"model file {str(path)!r} is not a zip file (an SB3 model is a .zip)") from None
+    except (zipfile.BadZipFile, EOFError, zlib.error) as error:  # a damaged entry (CRC, cut data)
+        raise ValueError(f"model file {str(path)!r} is damaged: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"model file {str(path)!r} has an unreadable {METADATA_NAME}: {error}") from None
     try:
         record = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -244,28 +301,80 @@ def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = Fals
             f"use the spec {metadata.get('algorithm')}:{path}"
         )
     if trust_model_file:
-        return _load_trusted(algo, path, env)
-    policy_kwargs = metadata["policy_kwargs"] if metadata else DEFAULT_POLICY_KWARGS[algo]
+        model = _load_trusted(algo, path, env)
+        check_weights(path, {"policy": model.policy.state_dict()})
+        return model
+    source = f"its {METADATA_NAME}" if metadata else f"SB3's default MlpPolicy for {algo} (the file has no {METADATA_NAME})"
+    try:
+        policy_kwargs = check_policy_kwargs(algo, metadata["policy_kwargs"] if metadata else DEFAULT_POLICY_KWARGS[algo])
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"model file {str(path)!r}: {METADATA_NAME} has no valid policy_kwargs: {error}") from None
+    fields = observation_fields(metadata)
+    # The network is built before its weights are read: its size must fit the tensors the file holds
+    # (4 bytes per float32 parameter), so a small file cannot make this process allocate a huge one.
+    needed = 4 * network_parameters(algo, policy_kwargs["net_arch"], len(fields))
+    held = entry_sizes(path).get("policy.pth", 0)
+    if needed > held:
+        raise _does_not_fit(path, algo, source, f"that network needs {needed:,} bytes of weights, the file's "
+                                                f"policy.pth holds {held:,}")
     if env is None:
         import gymnasium as gym
 
         import war_env  # noqa: F401  (registers War-v0)
 
-        env = select_observation(gym.make("War-v0"), observation_fields(metadata))
+        env = select_observation(gym.make("War-v0"), fields)
     hyperparameters = {"buffer_size": 1, "learning_starts": 0} if algo == "dqn" else {}
     model = build_model(algo, env, policy_kwargs, hyperparameters)
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    try:  # the .pth files only, with torch.load(weights_only=True): tensors and plain containers, no code
+        _, parameters, _ = load_from_zip_file(str(path), device="cpu", load_data=False)
+    except Exception as error:  # torch's UnpicklingError, a damaged zip entry
+        raise _does_not_fit(path, algo, source, f"{type(error).__name__}: {error}") from None
+    check_weights(path, parameters)
     try:
-        model.set_parameters(str(path), exact_match=True, device="cpu")
-    except Exception as error:  # torch's UnpicklingError, load_state_dict's RuntimeError, SB3's ValueError
-        source = f"its {METADATA_NAME}" if metadata else f"SB3's default MlpPolicy for {algo} (the file has no {METADATA_NAME})"
-        raise ValueError(
-            f"model file {str(path)!r} does not fit a {algo} War-v0 policy built from {source}: "
-            f"{type(error).__name__}: {error}. Only weights are loaded (no code from the file runs); "
-            "pass trust_model_file=True (--trust-model-file) to let SB3 unpickle the whole file if you trust it."
-        ) from None
+        model.set_parameters(parameters, exact_match=True, device="cpu")
+    except Exception as error:  # load_state_dict's RuntimeError (shapes, names), SB3's ValueError
+        raise _does_not_fit(path, algo, source, f"{type(error).__name__}: {error}") from None
     if metadata is not None:
         model.num_timesteps = int(metadata.get("num_timesteps", 0))
     return model
+
+
+def _does_not_fit(path: Path, algo: str, source: str, why: str) -> ValueError:
+    return ValueError(
+        f"model file {str(path)!r} does not fit a {algo} War-v0 policy built from {source}: {why}. Only weights "
+        "are loaded (no code from the file runs); pass trust_model_file=True (--trust-model-file) to let SB3 "
+        "unpickle the whole file if you trust it."
+    )
+
+
+def check_weights(path: Path, state_dicts: dict) -> None:
+    """Every tensor of the policy is float32 and every floating tensor (optimizer state too) is finite: a
+    network with a NaN would choose an arbitrary action on every tick (and be taken over all the time)."""
+    import torch
+
+    for module, state in state_dicts.items():
+        for name, tensor in _tensors(state):
+            if not isinstance(tensor, torch.Tensor):
+                continue
+            where = f"{module}.pth: {name}"
+            if module == "policy" and tensor.dtype != torch.float32:
+                raise ValueError(f"model file {str(path)!r}: {where} is {tensor.dtype}, not torch.float32")
+            if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+                raise ValueError(f"model file {str(path)!r}: {where} holds NaN or infinite values")
+
+
+def _tensors(state, prefix: str = ""):
+    """(dotted name, value) of every leaf of a state dict (an optimizer's nests dicts and lists)."""
+    if isinstance(state, dict):
+        for key, value in state.items():
+            yield from _tensors(value, f"{prefix}{key}.")
+    elif isinstance(state, (list, tuple)):
+        for index, value in enumerate(state):
+            yield from _tensors(value, f"{prefix}{index}.")
+    else:
+        yield prefix.rstrip("."), state
 
 
 def observation_fields(metadata: dict | None) -> tuple[str, ...]:

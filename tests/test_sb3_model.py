@@ -250,3 +250,94 @@ def test_bad_observation_fields_get_clear_errors(fields, message):
 
     with pytest.raises(ValueError, match=message):
         check_observation_fields(fields)
+
+
+# --- bounded resources: a small file cannot make the loader inflate, allocate or play garbage ------------
+def _with_policy_tensors(source: pathlib.Path, target: pathlib.Path, change) -> None:
+    """Rewrite ``policy.pth`` of ``source`` after ``change(state_dict)``."""
+    import io
+
+    with zipfile.ZipFile(source) as archive:
+        state = torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=True)
+    change(state)
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    _rewrite_zip(source, target, {"policy.pth": buffer.getvalue()})
+
+
+def test_an_entry_that_inflates_past_the_cap_is_refused_from_the_zip_directory(saved_ppo, tmp_path):
+    import time
+
+    from war_env.agents.sb3_model import MAX_ENTRY_BYTES
+
+    _, path = saved_ppo
+    bomb = tmp_path / "bomb.zip"
+    _rewrite_zip(path, bomb, {})
+    with zipfile.ZipFile(bomb, "a", compression=zipfile.ZIP_DEFLATED) as archive, \
+            archive.open("padding.pth", "w", force_zip64=True) as entry:
+        chunk = bytes(1 << 20)
+        for _ in range(MAX_ENTRY_BYTES // len(chunk) + 1):
+            entry.write(chunk)
+    assert bomb.stat().st_size < MAX_ENTRY_BYTES // 100  # a small file on disk
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match="'padding.pth' inflates to 269,484,032 bytes; at most"):
+        load_sb3_agent("ppo", str(bomb))
+    assert time.perf_counter() - started < 5  # refused before inflating
+
+
+def test_a_huge_metadata_entry_is_refused_before_it_is_read(saved_ppo, tmp_path):
+    _, path = saved_ppo
+    with zipfile.ZipFile(path) as archive:
+        record = json.loads(archive.read(METADATA_NAME))
+    record["padding"] = " " * (2 << 20)
+    padded = tmp_path / "padded.zip"
+    _rewrite_zip(path, padded, {METADATA_NAME: json.dumps(record).encode()})
+    with pytest.raises(ValueError, match=f"'{METADATA_NAME}' inflates to .* bytes; at most 1,048,576"):
+        read_metadata(padded)
+
+
+@pytest.mark.parametrize("net_arch, message", [
+    ({"pi": [60000, 60000], "vf": [8]}, "makes a network of 3,601,.* parameters; at most 10,000,000"),
+    ({"pi": [1] * 200, "vf": [8]}, "200 layers; at most 32"),
+    ({"pi": [1000, 1000], "vf": [8]}, "needs 4,0.* bytes of weights, the file's policy.pth holds"),
+])
+def test_an_architecture_larger_than_the_weights_in_the_file_is_refused_before_it_is_built(saved_ppo, tmp_path,
+                                                                                          net_arch, message):
+    _, path = saved_ppo
+    with zipfile.ZipFile(path) as archive:
+        record = json.loads(archive.read(METADATA_NAME))
+    record["policy_kwargs"]["net_arch"] = net_arch
+    inflated = tmp_path / "inflated.zip"
+    _rewrite_zip(path, inflated, {METADATA_NAME: json.dumps(record).encode()})
+    with pytest.raises(ValueError, match=message):
+        load_sb3_agent("ppo", str(inflated))
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda state: state["action_net.weight"].__setitem__((0, 0), float("nan")), "action_net.weight holds NaN"),
+    (lambda state: state["mlp_extractor.policy_net.0.bias"].__setitem__(0, float("inf")), "holds NaN or infinite"),
+    (lambda state: state.__setitem__("action_net.bias", state["action_net.bias"].double()),
+     "action_net.bias is torch.float64, not torch.float32"),
+])
+def test_weights_that_are_not_finite_float32_are_refused_naming_the_file(saved_ppo, tmp_path, change, message):
+    _, path = saved_ppo
+    broken = tmp_path / "broken.zip"
+    _with_policy_tensors(path, broken, change)
+    with pytest.raises(ValueError, match=f"model file '{broken}': policy.pth: .*{message}"):
+        load_sb3_agent("ppo", str(broken))
+
+
+def test_the_opt_in_full_load_refuses_a_nan_network_too(saved_ppo, tmp_path):
+    _, path = saved_ppo  # (SB3 copies the tensors into its float32 network, so only the values can be checked)
+    broken = tmp_path / "broken.zip"
+    _with_policy_tensors(path, broken, lambda state: state["action_net.weight"].__setitem__((0, 0), float("nan")))
+    with pytest.raises(ValueError, match="action_net.weight holds NaN"):
+        load_sb3_agent("ppo", str(broken), trust_model_file=True)
+
+
+def test_a_truncated_model_file_is_named_as_such(saved_ppo, tmp_path):
+    _, path = saved_ppo
+    cut = tmp_path / "cut.zip"
+    cut.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(ValueError, match="not a zip file, or a truncated one"):
+        load_sb3_agent("ppo", str(cut))

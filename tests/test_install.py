@@ -7,7 +7,7 @@ an unrelated folder, with no thread or display variables from the Makefile.
   that needs an extra says which one in one line, writing nothing;
 * ``war-env[bench,train]`` runs a league with its report, trains a model that ``war-bench`` then loads,
   self-play, and ``war-perf``'s quick mode;
-* the stated dependency floors (the oldest gymnasium, numpy, scipy, matplotlib, tqdm and jsonschema that
+* the stated dependency floors (the oldest gymnasium, numpy, scipy, matplotlib, tqdm, jsonschema and filelock that
   pyproject.toml allows, on the oldest Python it allows when this machine has it) play the same league
   to the same numbers.
 
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
 CONSTRAINTS = ROOT / "constraints.txt"
 FLOORS = {"gymnasium": "1.1.0", "numpy": "1.26.0", "scipy": "1.15.0", "matplotlib": "3.8.0", "tqdm": "4.66.0",
-          "jsonschema": "4.20.0"}
+          "jsonschema": "4.20.0", "filelock": "3.12.0"}
 """The lower bounds of pyproject.toml for the core and the bench extra, installed exactly."""
 LEAGUE = ["--agents", "prompt", "random:p=0.2", "--opponents", "human", "--rounds", "30", "--seed", "5", "--quiet",
           "--workers", "2"]

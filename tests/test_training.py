@@ -76,16 +76,26 @@ def _ppo_raw() -> dict:
         (lambda c: c["hyperparameters"].update(n_step=64), r"unknown ppo hyperparameter\(s\) \['n_step'\]"),
         (lambda c: c["hyperparameters"].update(gamma=1.5), r"gamma must be in \[0, 1\], got 1.5"),
         (lambda c: c["hyperparameters"].update(n_steps=64.5), r"n_steps must be an integer, got 64.5"),
-        (lambda c: c["hyperparameters"].update(n_steps=0), r"n_steps must be > 0, got 0"),
+        (lambda c: c["hyperparameters"].update(n_steps=0), r"n_steps must be in \[1, 65,536\], got 0"),
+        # ranges that bound what a run allocates and computes, checked before anything is built
+        (lambda c: c["hyperparameters"].update(learning_rate=1e300), r"learning_rate must be in \(0, 1\], got 1e\+300"),
+        (lambda c: c["hyperparameters"].update(n_steps=10**9), r"n_steps must be in \[1, 65,536\]"),
+        (lambda c: c["hyperparameters"].update(n_epochs=10**8), r"n_epochs must be in \[1, 1,000\]"),
+        (lambda c: c["hyperparameters"].update(vf_coef=1e300), r"vf_coef must be in \[0, 1,000,000\]"),
+        (lambda c: c["hyperparameters"].update(clip_range_vf=-1e300), r"clip_range_vf must be in \[-1,000,000"),
+        (lambda c: c["policy_kwargs"].update(net_arch=[200000, 200000]), r"parameters; at most 10,000,000"),
+        (lambda c: c["evaluation"].update(rounds=10**9), r"evaluation.rounds must be an integer in \[1, 10,000\]"),
+        (lambda c: c.update(n_envs=10**6), r"n_envs must be an integer in \[1, 64\]"),
+        (lambda c: c.update(keep_checkpoints=0), r"keep_checkpoints must be an integer in \[1, 1,000\]"),
         (lambda c: c["hyperparameters"].update(learning_rate="fast"), r"learning_rate must be a finite number"),
         (lambda c: c["hyperparameters"].update(normalize_advantage="yes"), r"must be true or false"),
         (lambda c: c["hyperparameters"].update(env="War-v0"), r"unknown ppo hyperparameter\(s\) \['env'\]"),
         (lambda c: c["train_env"].update(turn_seconds=1.0), r"train_env takes only reward fields"),
-        (lambda c: c["train_env"].update(reward_win="big"), r"reward_win must be a finite number"),
+        (lambda c: c["train_env"].update(reward_win="big"), r"reward_win must be a number from"),
         (lambda c: c["policy_kwargs"].update(activation_fn="sigmoid"), r"activation_fn must be one of"),
         (lambda c: c["policy_kwargs"].update(net_arch=[64, -1]), r"net_arch must be"),
         (lambda c: c["evaluation"].update(every=5), r"unknown evaluation key\(s\) \['every'\]"),
-        (lambda c: c.update(n_envs=0), r"n_envs must be a positive integer, got 0"),
+        (lambda c: c.update(n_envs=0), r"n_envs must be an integer in \[1, 64\], got 0"),
         (lambda c: c.update(observation=["can_draw", "timer"]), r"unknown observation field\(s\) \['timer'\]"),
         (lambda c: c.update(version=2), r"version must be 1, got 2"),
         (lambda c: c.update(algorithm="sac"), r"unknown algorithm 'sac'"),
@@ -204,7 +214,7 @@ def test_a_scripted_opponent_gets_the_rules_of_the_run(tmp_path):
     with pytest.raises(ValueError, match="does not fit a turn of 30 ticks"):  # built for the default rules
         for _ in range(300):
             unaware.step(0)
-    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+    with pytest.raises(ValueError, match="unknown opponent 'nobody'"):
         make_opponent("nobody")
 
 
@@ -245,8 +255,75 @@ def test_resume_needs_a_checkpoint(tmp_path):
     with pytest.raises(FileNotFoundError, match="no such checkpoint"):
         main(resume=tmp_path / "nothing")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(FileNotFoundError, match="no checkpoints"):
+    with pytest.raises(FileNotFoundError, match="config.json' .the run's exact config. is missing"):
         main(resume=tmp_path / "empty")
+    (tmp_path / "empty" / "config.json").write_text('{"settings": {}')
+    with pytest.raises(ValueError, match="config.json' is not a war-train config: JSONDecodeError"):
+        main(resume=tmp_path / "empty")
+
+
+def test_resume_appends_to_the_evaluation_log_and_the_model_card_keeps_every_session(tmp_path):
+    config = tiny_config(tmp_path, "ppo")
+    first = main("ppo", config_path=config, timesteps=256, n_envs=1, run_dir=tmp_path / "run", bench_rounds=0)
+    assert first.model_card["evaluation_callback"]["timesteps"] == [128, 256]
+    resumed = main(resume=first.run_dir, timesteps=512, bench_rounds=0)
+    with np.load(first.run_dir / "eval" / "evaluations.npz") as log:
+        assert log["timesteps"].tolist() == [128, 256, 384, 512]
+        assert log["results"].shape == (4, 1)
+    card = resumed.model_card
+    assert card["evaluation_callback"]["timesteps"] == [128, 256, 384, 512]
+    assert [(s["from_timesteps"], s["to_timesteps"]) for s in card["sessions"]] == [(0, 256), (256, 512)]
+    assert card["sessions"][1]["resumed_from"].endswith("ckpt_256.zip")
+
+
+def test_resume_falls_back_from_a_cut_checkpoint_says_so_and_ignores_other_files(tmp_path, capsys):
+    first = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=384, n_envs=1, run_dir=tmp_path / "run",
+                 bench_rounds=0)
+    folder = first.run_dir / "checkpoints"
+    latest = folder / "ckpt_384.zip"
+    latest.write_bytes(latest.read_bytes()[:1000])  # a crash cut it short
+    (folder / "ckpt_final.zip").write_bytes((folder / "ckpt_256.zip").read_bytes())  # someone's copy
+    capsys.readouterr()
+    resumed = main(resume=first.run_dir, timesteps=512, bench_rounds=0)
+    said = capsys.readouterr().err
+    assert f"skipping checkpoint {latest}, it does not load: model file '{latest}' is not a zip file, or a truncated one" \
+        in said and f"resuming from the previous checkpoint, {folder / 'ckpt_256.zip'}" in said
+    assert "war_env_model.json" not in said
+    assert resumed.timesteps == 512 and resumed.model_card["resumed_from"].endswith("ckpt_256.zip")
+    assert "ckpt_384.zip" in resumed.model_card["sessions"][1]["skipped_checkpoints"][0]
+
+
+def test_only_the_latest_checkpoints_are_kept(tmp_path):
+    config = tiny_config(tmp_path, "ppo")
+    config.write_text(json.dumps({**json.loads(config.read_text()), "keep_checkpoints": 2, "evaluation":
+                                  {"every_timesteps": 0, "rounds": 1, "seed": 0}}))
+    result = main("ppo", config_path=config, timesteps=640, n_envs=1, run_dir=tmp_path / "run", bench_rounds=0)
+    assert sorted(p.name for p in (result.run_dir / "checkpoints").iterdir()) == ["ckpt_512.zip", "ckpt_640.zip"]
+
+
+def test_a_bad_opponent_fails_before_a_run_folder_is_made(tmp_path):
+    with pytest.raises(ValueError, match="unknown opponent 'humann'.*did you mean 'human'"):
+        main("ppo", config_path=tiny_config(tmp_path, "ppo"), opponent="humann", run_dir=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_run_that_failed_before_saving_anything_is_started_again_by_the_same_command(tmp_path, monkeypatch):
+    import war_env.training.run as run
+
+    arguments = dict(config_path=tiny_config(tmp_path, "ppo"), timesteps=128, n_envs=1, run_dir=tmp_path / "run",
+                     bench_rounds=0)
+
+    def lost_connection(*args, **kwargs):
+        raise ConnectionError("the opponent's server went away")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(run, "make_vec", lost_connection)
+        with pytest.raises(ConnectionError):
+            main("ppo", **arguments)
+    assert (tmp_path / "run" / "config.json").is_file()
+    assert main("ppo", **arguments).timesteps == 128
+    with pytest.raises(FileExistsError, match="already holds a run"):  # now it has trained: refused
+        main("ppo", **arguments)
 
 
 # --- paired evaluation -----------------------------------------------------------------------------

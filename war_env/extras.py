@@ -10,8 +10,8 @@ from __future__ import annotations
 import importlib.util
 
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "bench": ("scipy", "matplotlib", "tqdm", "jsonschema"),
-    "train": ("stable_baselines3", "sb3_contrib", "torch", "tqdm", "rich"),
+    "bench": ("scipy", "matplotlib", "tqdm", "jsonschema", "filelock"),
+    "train": ("stable_baselines3", "sb3_contrib", "torch", "tqdm", "rich", "filelock"),
     "render": ("pygame",),
     "multiagent": ("pettingzoo",),
     "distributed": ("ray",),

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +12,18 @@ import numpy as np
 from war_env.agents.sb3_model import save_model
 from war_env.atomic import write_atomic
 from war_env.training.config import TrainConfig
+
+CHECKPOINT_NAME = re.compile(r"ckpt_(\d+)\.zip")
+EVALUATIONS = "eval/evaluations.npz"
+"""SB3's evaluation log in a run folder: ``timesteps``, ``results`` and ``ep_lengths``, one row per evaluation."""
+
+
+def checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
+    """``checkpoints/ckpt_<timesteps>.zip`` of a run folder, newest first (other files there are not
+    checkpoints and are left alone)."""
+    found = [(int(match[1]), path) for path in (run_dir / "checkpoints").glob("*.zip")
+             if (match := CHECKPOINT_NAME.fullmatch(path.name))]
+    return sorted(found, reverse=True)
 
 
 def make_callbacks(model_meta: dict, run_dir: Path, config: TrainConfig, eval_env, n_envs: int, best_so_far: float):
@@ -38,6 +52,8 @@ def make_callbacks(model_meta: dict, run_dir: Path, config: TrainConfig, eval_en
             if self.num_timesteps >= self.next_at:
                 self.next_at += self.every
                 save_model(self.model, run_dir / "checkpoints" / f"ckpt_{self.num_timesteps}.zip", **model_meta)
+                for _, old in checkpoints(run_dir)[config.keep_checkpoints:]:
+                    old.unlink(missing_ok=True)
             return True
 
     class RoundInfoLogger(BaseCallback):
@@ -77,5 +93,26 @@ def make_callbacks(model_meta: dict, run_dir: Path, config: TrainConfig, eval_en
             verbose=0,
         )
         evaluation.best_mean_reward = best_so_far
+        _continue_history(evaluation, run_dir / EVALUATIONS)
         callbacks.append(evaluation)
     return CallbackList(callbacks)
+
+
+def _continue_history(evaluation, log: Path) -> None:
+    """A resumed run appends to the evaluation log: SB3's callback rewrites the whole file from its own
+    lists at every evaluation, so they start from what the file holds. A file a crash left unreadable is
+    kept aside (``evaluations.unreadable.npz``), not overwritten."""
+    if not log.exists():
+        return
+    try:
+        with np.load(log) as data:
+            timesteps, results, lengths = data["timesteps"].tolist(), data["results"].tolist(), data["ep_lengths"].tolist()
+    except (OSError, ValueError, KeyError) as error:
+        kept = log.with_name("evaluations.unreadable.npz")
+        log.replace(kept)
+        print(f"war-train: cannot read {log} ({error}); kept as {kept}, the evaluation log starts again",
+              file=sys.stderr)
+        return
+    evaluation.evaluations_timesteps = timesteps
+    evaluation.evaluations_results = results
+    evaluation.evaluations_length = lengths

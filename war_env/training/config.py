@@ -37,6 +37,7 @@ CONFIG_KEYS = {
     "hyperparameters": "keyword arguments of the SB3 algorithm class",
     "evaluation": "every_timesteps, rounds and seed of the evaluation callback",
     "checkpoint_every_timesteps": "timesteps between checkpoints (0: none)",
+    "keep_checkpoints": "how many of the latest checkpoints are kept (older ones are deleted)",
 }
 EVALUATION_KEYS = {"every_timesteps", "rounds", "seed"}
 RESERVED_HYPERPARAMETERS = {
@@ -45,9 +46,28 @@ RESERVED_HYPERPARAMETERS = {
     "rollout_buffer_class", "rollout_buffer_kwargs",
 }
 """Algorithm arguments the script sets itself (or that take Python objects, not JSON values)."""
-POSITIVE = {"learning_rate", "n_steps", "batch_size", "n_epochs", "buffer_size", "train_freq", "target_update_interval"}
-UNIT_INTERVAL = {"gamma", "gae_lambda", "tau", "exploration_fraction", "exploration_initial_eps", "exploration_final_eps"}
-NON_NEGATIVE = {"ent_coef", "vf_coef", "max_grad_norm", "learning_starts", "gradient_steps", "clip_range"}
+MAX_MAGNITUDE = 1_000_000
+"""Largest magnitude of any number in a config: beyond it torch's float32 arithmetic overflows."""
+RANGES = {
+    # name: (lowest, highest, whether the lowest itself is excluded). The upper ends bound what a run
+    # allocates and how long one update takes: a rollout holds n_steps * n_envs steps, a DQN replay
+    # buffer buffer_size transitions (about 150 bytes each).
+    "learning_rate": (0, 1, True),
+    "n_steps": (1, 65_536, False),
+    "batch_size": (1, 1_000_000, False),
+    "n_epochs": (1, 1_000, False),
+    "buffer_size": (1, 1_000_000, False),
+    "train_freq": (1, 1_000_000, False),
+    "target_update_interval": (1, 10_000_000, False),
+    "learning_starts": (0, 10_000_000, False),
+    "gradient_steps": (0, 1_000, False),
+    **{name: (0, 1, False) for name in ("gamma", "gae_lambda", "tau", "exploration_fraction",
+                                        "exploration_initial_eps", "exploration_final_eps")},
+    **{name: (0, MAX_MAGNITUDE, False) for name in ("ent_coef", "vf_coef", "max_grad_norm", "clip_range")},
+}
+"""Hyperparameter ranges (any other number must lie within +-``MAX_MAGNITUDE``)."""
+MAX_N_ENVS = 64
+MAX_EVALUATION_ROUNDS = 10_000
 
 
 @dataclass(frozen=True)
@@ -62,6 +82,7 @@ class TrainConfig:
     hyperparameters: dict
     evaluation: dict
     checkpoint_every_timesteps: int
+    keep_checkpoints: int = 3
     observation: tuple = OBSERVATION_FIELDS
     notes: str = ""
     version: int = CONFIG_VERSION
@@ -111,7 +132,7 @@ def parse_config(raw: dict) -> TrainConfig:
     config = TrainConfig(
         algorithm=algo,
         timesteps=positive_int("timesteps", raw.get("timesteps", 100_000)),
-        n_envs=positive_int("n_envs", raw.get("n_envs", 1)),
+        n_envs=check_n_envs(raw.get("n_envs", 1)),
         train_env=check_train_env(raw.get("train_env", {})),
         policy_kwargs=check_policy_kwargs(algo, raw.get("policy_kwargs", {})),
         hyperparameters=check_hyperparameters(algo, raw["hyperparameters"]),
@@ -119,6 +140,7 @@ def parse_config(raw: dict) -> TrainConfig:
         checkpoint_every_timesteps=non_negative_int(
             "checkpoint_every_timesteps", raw.get("checkpoint_every_timesteps", 10_000)
         ),
+        keep_checkpoints=int_in_range("keep_checkpoints", raw.get("keep_checkpoints", 3), 1, 1_000),
         observation=check_observation_fields(raw.get("observation", "all")),
         notes=str(raw.get("notes", "")),
     )
@@ -157,8 +179,7 @@ def _check_hyperparameter(algo: str, name: str, value, default) -> None:
     if name == "train_freq" and isinstance(value, list):
         if len(value) != 2 or not isinstance(value[0], int) or value[0] < 1 or value[1] not in ("step", "episode"):
             raise bad('a positive integer or [n, "step" | "episode"]')
-        return
-    if isinstance(default, int):
+    elif isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
             raise bad("an integer")
     elif isinstance(default, float) or default is None:
@@ -169,14 +190,12 @@ def _check_hyperparameter(algo: str, name: str, value, default) -> None:
             raise bad("a string")
     else:
         raise ValueError(f"{algo} hyperparameter {name} takes a Python object and cannot be set from a config file")
-    if value is None:
+    number = value[0] if isinstance(value, list) else value
+    if number is None or isinstance(number, str):
         return
-    if name in POSITIVE and not value > 0:
-        raise bad("> 0")
-    if name in UNIT_INTERVAL and not 0 <= value <= 1:
-        raise bad("in [0, 1]")
-    if name in NON_NEGATIVE and not value >= 0:
-        raise bad(">= 0")
+    low, high, open_low = RANGES.get(name, (-MAX_MAGNITUDE, MAX_MAGNITUDE, False))
+    if not (low < number if open_low else low <= number) or not number <= high:
+        raise bad(f"in {'(' if open_low else '['}{low:,}, {high:,}]")
 
 
 def check_train_env(train_env: dict) -> dict:
@@ -201,9 +220,19 @@ def check_evaluation(evaluation: dict) -> dict:
         raise ValueError(f"unknown evaluation key(s) {sorted(unknown)}; known: {sorted(EVALUATION_KEYS)}")
     return {
         "every_timesteps": non_negative_int("evaluation.every_timesteps", evaluation["every_timesteps"]),
-        "rounds": positive_int("evaluation.rounds", evaluation["rounds"]),
+        "rounds": int_in_range("evaluation.rounds", evaluation["rounds"], 1, MAX_EVALUATION_ROUNDS),
         "seed": non_negative_int("evaluation.seed", evaluation["seed"]),
     }
+
+
+def check_n_envs(value) -> int:
+    return int_in_range("n_envs", value, 1, MAX_N_ENVS)
+
+
+def int_in_range(name: str, value, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low:,}, {high:,}], got {value!r}")
+    return value
 
 
 def positive_int(name: str, value) -> int:

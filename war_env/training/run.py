@@ -4,11 +4,18 @@ A run folder (``runs/<algo>-<opponent>-s<seed>-<time>/`` unless given) receives:
 
 * ``config.json``: the exact configuration used (algorithm config file after overrides, env
   arguments, opponent, timesteps, seed, n_envs), which a resume reads back;
-* ``checkpoints/ckpt_<timesteps>.zip``: periodic checkpoints, each written atomically;
+* ``checkpoints/ckpt_<timesteps>.zip``: periodic checkpoints, each written atomically (the latest
+  ``keep_checkpoints`` of the config are kept);
 * ``best.zip`` (best by the evaluation callback on held-out seeds) and ``final.zip``;
-* ``eval/evaluations.npz`` (SB3's evaluation log), ``tb/`` (TensorBoard);
+* ``eval/evaluations.npz`` (SB3's evaluation log, continued by a resume), ``tb/`` (TensorBoard);
 * ``model_card.json``: algorithm, env arguments, timesteps, seed, provenance, wall time and the
-  evaluation results, including the held-out comparison with the ``prompt`` baseline.
+  evaluation results, including the held-out comparison with the ``prompt`` baseline, and one entry
+  per training session (the first and each resume).
+
+A folder is locked while a run uses it (``war_env.run_folder``). Everything is validated before the
+folder is made; a folder whose run failed before it saved anything (no checkpoint, model, evaluation
+or model card) is started again by the same command. ``--resume`` continues from the latest
+checkpoint that loads, and says which ones it skipped (a checkpoint cut short by a crash).
 
 Every model zip also holds ``war_env_model.json`` so that ``war_env.agents.sb3_model.load_sb3_agent``
 can rebuild it from the project's code and load the weights only (no unpickling of the file's data).
@@ -25,21 +32,28 @@ import hashlib
 import json
 import math
 import os
+import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from war_env.agents.sb3_model import build_model, check_algorithm, load_model, load_sb3_agent, read_metadata, save_model
+from war_env.agents import make_opponent
+from war_env.agents.sb3_model import build_model, check_algorithm, load_model, load_sb3_agent, save_model
 from war_env.atomic import write_atomic
 from war_env.env import make_config
 from war_env.provenance import provenance
+from war_env.run_folder import locked_run_folder
 from war_env.threads import single_threaded_torch
-from war_env.training.callbacks import make_callbacks
+from war_env.training.callbacks import EVALUATIONS, checkpoints, make_callbacks
 from war_env.training.comparison import compare_with_baseline
-from war_env.training.config import TrainConfig, positive_int, load_config, parse_config, shipped_config_file
+from war_env.training.config import (TrainConfig, check_n_envs, load_config, parse_config, positive_int,
+                                     shipped_config_file)
 from war_env.training.envs import make_vec
+
+RESULTS = ("checkpoints", "best.zip", "final.zip", EVALUATIONS, "model_card.json")
+"""What a run leaves once it has trained: a folder holding none of them can be started again."""
 
 
 @dataclass
@@ -78,8 +92,13 @@ def train(
         plan = _resume_plan(resume, timesteps)
     else:
         plan = _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, env_args, runs_root, run_dir,
-                         vec_env)
-    return _run(plan, bench_rounds, bench_seed, progress_bar, trust_model_file, verbose)
+                         vec_env, trust_model_file)
+    with locked_run_folder(plan.run_dir, "war-train"):
+        if resume is None:
+            _start_folder(plan)
+        elif plan.checkpoint is None:
+            plan.checkpoint, plan.skipped = _latest_checkpoint(plan.run_dir, plan.config.algorithm)
+        return _run(plan, bench_rounds, bench_seed, progress_bar, trust_model_file, verbose)
 
 
 @dataclass
@@ -88,24 +107,33 @@ class _Plan:
     config: TrainConfig
     settings: dict
     checkpoint: Path | None = None
+    skipped: list[str] = field(default_factory=list)
+    """Checkpoints a resume passed over, with why (a file cut short by a crash)."""
 
 
-def _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, env_args, runs_root, run_dir, vec_env):
+def _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, env_args, runs_root, run_dir, vec_env,
+              trust_model_file=False):
+    """Everything checked (the opponent built once), nothing written: see ``_start_folder``."""
     algo = check_algorithm(algo)
     config_path = Path(config_path) if config_path else shipped_config_file(algo)
     config = load_config(config_path, overrides)
     if config.algorithm != algo:
         raise ValueError(f"config file {str(config_path)!r} is for {config.algorithm!r}, not {algo!r}")
     env_args = dict(env_args or {})
-    make_config(None, env_args)  # unknown keys and bad values fail here, before anything is created
+    rules = make_config(None, env_args)  # unknown keys and bad values fail here, before anything is created
+    if not isinstance(opponent, str):
+        raise ValueError(f"opponent must be a spec string, got {opponent!r}")
+    make_opponent(opponent, config=rules, trust_model_file=trust_model_file)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    if vec_env not in ("dummy", "subproc"):
+        raise ValueError(f"vec_env must be 'dummy' or 'subproc', got {vec_env!r}")
     settings = {
         "algorithm": algo,
         "config_file": str(config_path),
         "config_sha256": hashlib.sha256(config_path.read_bytes()).hexdigest(),
         "timesteps": positive_int("timesteps", timesteps if timesteps is not None else config.timesteps),
-        "n_envs": positive_int("n_envs", n_envs if n_envs is not None else config.n_envs),
+        "n_envs": check_n_envs(n_envs if n_envs is not None else config.n_envs),
         "seed": seed,
         "opponent": opponent,
         "env_args": env_args,
@@ -114,25 +142,25 @@ def _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, e
     if run_dir is None:
         name = f"{algo}-{opponent.split(':')[0]}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
         run_dir = Path(runs_root) / name
-    run_dir = Path(run_dir)
-    if (run_dir / "config.json").exists():
+    return _Plan(Path(run_dir), config, settings)
+
+
+def _start_folder(plan: _Plan) -> None:
+    """Write the run's config.json, unless the folder holds a run that has trained (see ``RESULTS``)."""
+    run_dir = plan.run_dir
+    if (run_dir / "config.json").exists() and any((run_dir / name).exists() for name in RESULTS):
         raise FileExistsError(f"run folder {str(run_dir)!r} already holds a run; use --resume {run_dir} to continue it")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    exact = {"settings": settings, "config": config.as_json()}
+    exact = {"settings": plan.settings, "config": plan.config.as_json()}
     write_atomic(run_dir / "config.json", json.dumps(exact, indent=2))
-    return _Plan(run_dir, config, settings)
 
 
 def _resume_plan(resume, timesteps):
     """``resume`` is a checkpoint zip (its run folder is two levels up) or a run folder (its latest
-    checkpoint). ``timesteps`` may raise the total budget; everything else comes from config.json."""
+    checkpoint that loads, chosen under the folder's lock). ``timesteps`` may raise the total budget;
+    everything else comes from config.json."""
     resume = Path(resume)
     if resume.is_dir():
-        run_dir = resume
-        checkpoints = sorted((run_dir / "checkpoints").glob("ckpt_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
-        if not checkpoints:
-            raise FileNotFoundError(f"run folder {str(run_dir)!r} has no checkpoints/ckpt_*.zip to resume from")
-        checkpoint = checkpoints[-1]
+        run_dir, checkpoint = resume, None
     elif resume.is_file():
         checkpoint, run_dir = resume, resume.parent.parent
     else:
@@ -140,29 +168,54 @@ def _resume_plan(resume, timesteps):
     config_file = run_dir / "config.json"
     if not config_file.is_file():
         raise FileNotFoundError(f"cannot resume: {str(config_file)!r} (the run's exact config) is missing")
-    recorded = json.loads(config_file.read_text())
-    config = parse_config(recorded["config"])
-    settings = dict(recorded["settings"])
+    try:
+        recorded = json.loads(config_file.read_text())
+        config = parse_config(recorded["config"])
+        settings = dict(recorded["settings"])
+    except (ValueError, KeyError, TypeError) as error:  # JSONDecodeError is a ValueError
+        raise ValueError(f"cannot resume: {str(config_file)!r} is not a war-train config: "
+                         f"{type(error).__name__}: {error}") from None
     if timesteps is not None:
         settings["timesteps"] = positive_int("timesteps", timesteps)
+    if checkpoint is not None:
+        load_model(config.algorithm, checkpoint)  # a checkpoint named on the command line must load
     return _Plan(run_dir, config, settings, checkpoint)
+
+
+def _latest_checkpoint(run_dir: Path, algo: str) -> tuple[Path, list[str]]:
+    """The newest checkpoint that loads, and the newer ones skipped (each said on stderr)."""
+    skipped = []
+    for _, path in checkpoints(run_dir):
+        try:
+            load_model(algo, path)
+        except ValueError as error:
+            skipped.append(f"{path}: {error}")
+            print(f"war-train: skipping checkpoint {path}, it does not load: {error}", file=sys.stderr)
+            continue
+        if skipped:
+            print(f"war-train: resuming from the previous checkpoint, {path}", file=sys.stderr)
+        return path, skipped
+    if skipped:
+        raise ValueError(f"run folder {str(run_dir)!r}: no checkpoint loads ({len(skipped)} tried); see above")
+    raise FileNotFoundError(f"run folder {str(run_dir)!r} has no checkpoints/ckpt_<timesteps>.zip to resume from; "
+                            "a run that saved nothing yet is started again by its first command")
 
 
 def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, verbose) -> TrainResult:
     config, settings, run_dir = plan.config, plan.settings, plan.run_dir
     algo, target = settings["algorithm"], settings["timesteps"]
     train_args = {**settings["env_args"], **config.train_env}
-    done = 0
-    if plan.checkpoint is not None:
-        done = int((read_metadata(plan.checkpoint) or {}).get("num_timesteps", 0))
+    model = load_model(algo, plan.checkpoint) if plan.checkpoint is not None else None
+    done = int(model.num_timesteps) if model is not None else 0
     env = make_vec(train_args, settings["opponent"], settings["n_envs"], settings["seed"] + done,
                    settings["vec_env"], trust_model_file, config.observation)
     eval_env = make_vec(settings["env_args"], settings["opponent"], 1, config.evaluation["seed"], "dummy",
                         trust_model_file, config.observation)
-    model = _model_for(plan, env, verbose)
+    model = _model_for(plan, env, verbose, model)
     model_meta = {"algo": algo, "policy_kwargs": config.policy_kwargs, "observation": list(config.observation),
                   "opponent": settings["opponent"], "env_args": settings["env_args"], "seed": settings["seed"]}
     callbacks = make_callbacks(model_meta, run_dir, config, eval_env, settings["n_envs"], _best_so_far(run_dir))
+    started_at = int(model.num_timesteps)
     started = time.perf_counter()
     if target > model.num_timesteps:
         model.learn(total_timesteps=target - model.num_timesteps, callback=callbacks, progress_bar=progress_bar,
@@ -174,23 +227,26 @@ def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, 
     best = run_dir / "best.zip"
     if not best.exists():  # no evaluation ran (evaluation.every_timesteps = 0 or a tiny budget)
         save_model(model, best, **model_meta)
-    card = _model_card(plan, model, best, train_seconds, bench_rounds, bench_seed, trust_model_file)
+    session = {"resumed_from": str(plan.checkpoint) if plan.checkpoint else None, "skipped_checkpoints": plan.skipped,
+               "from_timesteps": started_at, "to_timesteps": int(model.num_timesteps),
+               "train_wall_seconds": round(train_seconds, 1)}
+    card = _model_card(plan, model, best, train_seconds, bench_rounds, bench_seed, trust_model_file, session)
     write_atomic(run_dir / "model_card.json", json.dumps(card, indent=2))
     return TrainResult(run_dir, algo, int(model.num_timesteps), final, best, card)
 
 
-def _model_for(plan: _Plan, env, verbose: int):
+def _model_for(plan: _Plan, env, verbose: int, checkpoint=None):
+    """A new model for the training envs; with the weights (and optimizer state) of ``checkpoint``, the
+    checkpoint's model, loaded like any model file (weights only)."""
     config = plan.config
     tensorboard = str(plan.run_dir / "tb") if _has_tensorboard() else None
     model = build_model(
         config.algorithm, env, config.policy_kwargs, config.hyperparameters,
         seed=plan.settings["seed"], tensorboard_log=tensorboard, verbose=verbose,
     )
-    if plan.checkpoint is not None:
-        # The checkpoint is loaded like any model file: weights (and optimizer state) only.
-        loaded = load_model(config.algorithm, plan.checkpoint)
-        model.set_parameters(loaded.get_parameters(), exact_match=True, device="cpu")
-        model.num_timesteps = loaded.num_timesteps
+    if checkpoint is not None:
+        model.set_parameters(checkpoint.get_parameters(), exact_match=True, device="cpu")
+        model.num_timesteps = checkpoint.num_timesteps
     return model
 
 
@@ -207,8 +263,11 @@ def _best_so_far(run_dir: Path) -> float:
     return float(json.loads(record.read_text())["mean_reward"]) if record.exists() else -math.inf
 
 
-def _model_card(plan: _Plan, model, best: Path, train_seconds, bench_rounds, bench_seed, trust_model_file) -> dict:
+def _model_card(plan: _Plan, model, best: Path, train_seconds, bench_rounds, bench_seed, trust_model_file,
+                session: dict) -> dict:
     settings, config = plan.settings, plan.config
+    previous = plan.run_dir / "model_card.json"
+    sessions = json.loads(previous.read_text()).get("sessions", []) if previous.exists() else []
     card = {
         "model": {"final": "final.zip", "best": "best.zip", "load": f"{settings['algorithm']}:{best}"},
         "algorithm": settings["algorithm"],
@@ -226,6 +285,7 @@ def _model_card(plan: _Plan, model, best: Path, train_seconds, bench_rounds, ben
         "observation_fields": list(config.observation),
         "resumed_from": str(plan.checkpoint) if plan.checkpoint else None,
         "train_wall_seconds": round(train_seconds, 1),
+        "sessions": [*sessions, session],
         "provenance": provenance(),
         "evaluation_callback": _evaluation_history(plan.run_dir),
     }
@@ -239,7 +299,7 @@ def _model_card(plan: _Plan, model, best: Path, train_seconds, bench_rounds, ben
 
 
 def _evaluation_history(run_dir: Path) -> dict | None:
-    log = run_dir / "eval" / "evaluations.npz"
+    log = run_dir / EVALUATIONS
     if not log.exists():
         return None
     data = np.load(log)

@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="war-bench", formatter_class=HelpFormatter,
         description="Play a league of agents against opponents on paired rounds and write a report "
-                    "(report.md, results.json, rounds.jsonl and plots in the run folder).")
+                    "(report.md, results.json, rounds.jsonl.gz and plots in the run folder).")
     # The league's arguments have no value unless given, so that --resume can refuse them (the league
     # of a resumed run is the one in its folder); their defaults are spelt out in the help instead.
     league = parser.add_argument_group("the league (not with --resume)")

@@ -43,7 +43,7 @@ def cli(argv: list[str] | None = None) -> Scaling:
     print(f"  no-op task round trip:   {result.task_overhead_seconds * 1e3:8.2f} ms (one in flight)")
     print(f"  no-op tasks, {result.cpus} in flight: {result.noop_tasks_per_second:8.1f} tasks/s")
     print(f"  shard size for task overhead < 5%: >= {result.shard_rounds_for_5_percent} rounds")
-    print(f"  driver writing rounds.jsonl: {result.driver_records_per_second:8.0f} records/s")
+    print(f"  driver writing rounds.jsonl.gz: {result.driver_records_per_second:8.0f} records/s")
     print("  runs: " + json.dumps(_rounded(result.runs)))
     return result
 

@@ -1,6 +1,8 @@
 """The benchmark league end to end: files, schema, numbers that agree with the rounds, the baselines'
 signature behaviour, worker-count independence, and a killed run resumed to the same results."""
 
+import contextlib
+import gzip
 import json
 import os
 import pickle
@@ -17,7 +19,7 @@ import pytest
 
 from war_env.agents import BASELINES
 from war_env.data import results_schema_file
-from war_env.league import DEFAULT_OPPONENTS, League, Shard, play_shard, read_rounds, run_shards
+from war_env.league import DEFAULT_OPPONENTS, ROUNDS_FILE, League, Shard, play_shard, read_rounds, run_shards
 from war_env.league import run_league as main
 from war_env.league.results import card_outcome
 from war_env.scripts.benchmark import cli
@@ -31,7 +33,7 @@ ROUNDS = 6
 def league_run(tmp_path_factory):
     """The default league (every baseline against every default opponent) on a few rounds."""
     run = main(rounds=ROUNDS, seed=100, out=tmp_path_factory.mktemp("league") / "run", progress=False)
-    records = read_rounds(run.run_dir / "rounds.jsonl")
+    records = read_rounds(run.run_dir / ROUNDS_FILE)
     return run, records
 
 
@@ -43,7 +45,7 @@ def pairing(results, agent, opponent):
 # --- the files ------------------------------------------------------------------------------------------
 def test_a_run_leaves_every_file_of_the_report(league_run):
     run, _ = league_run
-    for name in ("config.json", "rounds.jsonl", "results.json", "run.json", "report.md",
+    for name in ("config.json", ROUNDS_FILE, "results.json", "run.json", "report.md",
                  "return.png", "reaction_ticks.png", "round_length.png"):
         assert (run.run_dir / name).is_file(), name
     for name in ("return.png", "reaction_ticks.png", "round_length.png"):
@@ -159,8 +161,8 @@ def test_one_and_two_workers_give_the_same_results(tmp_path):
     one = main(**SMALL, out=tmp_path / "one", workers=1, shard_rounds=3, progress=False)
     two = main(**SMALL, out=tmp_path / "two", workers=2, shard_rounds=3, progress=False)
     assert (one.run_dir / "results.json").read_bytes() == (two.run_dir / "results.json").read_bytes()
-    assert sorted(read_rounds(one.run_dir / "rounds.jsonl"), key=repr) == \
-        sorted(read_rounds(two.run_dir / "rounds.jsonl"), key=repr)
+    assert sorted(read_rounds(one.run_dir / ROUNDS_FILE), key=repr) == \
+        sorted(read_rounds(two.run_dir / ROUNDS_FILE), key=repr)
 
 
 def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_one(tmp_path):
@@ -170,10 +172,10 @@ def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_one(tmp_path):
     command += ["--workers", "2"]  # the parent is killed; its two workers must notice and stop by themselves
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)
-    log = killed / "rounds.jsonl"
+    log = killed / ROUNDS_FILE
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:
-        if log.exists() and log.read_bytes().count(b"\n") >= 30:
+        if log.exists() and len(read_rounds(log)) >= 30:  # read while written: the member has no end yet
             break
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
@@ -182,17 +184,17 @@ def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_one(tmp_path):
     while _processes_in_group(process.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _processes_in_group(process.pid), "orphaned workers kept running"
-    finished = log.read_bytes().count(b"\n")
+    finished = len(read_rounds(log))
     assert 30 <= finished < 120 and not (killed / "results.json").exists()
-    with open(log, "ab") as file:  # as if the crash had cut the last line in the middle
-        file.write(b'{"round": 41, "seed": 5')
+    with pytest.raises(EOFError):  # the killed session's gzip member has no end
+        gzip.decompress(log.read_bytes())
 
     resumed = main(resume=killed, progress=False)
     assert resumed.rounds_played == 120 - finished
     whole = main(agents=["prompt", "last_moment"], opponents=["human"], rounds=60, seed=9, out=tmp_path / "whole",
                  progress=False)
     assert (killed / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
-    assert len(log.read_text().splitlines()) == 120
+    assert len(gzip.decompress(log.read_bytes()).splitlines()) == 120  # whole records in whole gzip members
 
 
 def _processes_in_group(group: int) -> list[int]:
@@ -200,15 +202,16 @@ def _processes_in_group(group: int) -> list[int]:
     return [int(pid) for pid in found]
 
 
-def test_reading_rounds_tolerates_a_cut_off_last_line_but_not_a_corrupt_one(tmp_path):
+@pytest.mark.parametrize("cut", ["", "\n"])
+def test_reading_rounds_tolerates_a_cut_off_last_line_but_not_a_corrupt_one(tmp_path, cut):
     record = play_shard(Shard("prompt", "instant", (), ((0, 1),)))[0]
-    log = tmp_path / "rounds.jsonl"
-    log.write_text(record.to_json() + "\n" + record.to_json()[:20])
+    log = tmp_path / ROUNDS_FILE
+    log.write_bytes(gzip.compress((record.to_json() + "\n" + record.to_json()[:20] + cut).encode()))
     assert read_rounds(log) == [record]
     read_rounds(log, repair=True)
-    assert log.read_text() == record.to_json() + "\n"
-    log.write_text("not json\n" + record.to_json() + "\n")
-    with pytest.raises(ValueError, match="rounds.jsonl:1"):
+    assert gzip.decompress(log.read_bytes()).decode() == record.to_json() + "\n"
+    log.write_bytes(gzip.compress(("not json\n" + record.to_json() + "\n").encode()))
+    with pytest.raises(ValueError, match=f"{ROUNDS_FILE}:1 is not a round record"):
         read_rounds(log)
 
 
@@ -222,9 +225,182 @@ def test_resume_refuses_new_league_options_and_a_finished_folder_is_not_overwrit
     assert again.rounds_played == 0 and again.results == run.results
 
 
+# --- rounds.jsonl.gz is checked against the league ---------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    """A finished run whose records the tests below edit (in copies)."""
+    return main(agents=["prompt", "random:p=0.2"], opponents=["human", "absent"], rounds=4, seed=20,
+                out=tmp_path_factory.mktemp("small") / "run", progress=False)
+
+
+def _edited_copy(run, tmp_path, line: int, edit) -> Path:
+    """A copy of ``run``'s folder without its report, where ``edit`` changed line ``line`` of the rounds."""
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run.run_dir, copy)
+    (copy / "results.json").unlink()
+    lines = gzip.decompress((copy / ROUNDS_FILE).read_bytes()).split(b"\n")
+    record = json.loads(lines[line - 1])
+    edited = edit(record)
+    lines[line - 1] = edited if isinstance(edited, bytes) else json.dumps(record).encode()
+    (copy / ROUNDS_FILE).write_bytes(gzip.compress(b"\n".join(lines)))
+    return copy
+
+
+@pytest.mark.parametrize("line, edit, complaint", [
+    (3, lambda r: r.update(episode_return=r["episode_return"] + 0.5), "episode_return .*, but the record's own fields give"),
+    (5, lambda r: r.update(winner=7), "winner must be 0, 1 or null, got 7"),
+    (2, lambda r: r.update(battles=r["battles"] + 1), "the cards of round .* give winner, reason, battles"),
+    (2, lambda r: r.update(winner=None if r["winner"] is not None else 0), "the cards of round"),
+    (4, lambda r: r.update(seed=r["seed"] + 1), "with seed .* is not in this league"),
+    (6, lambda r: r.update(agent="eager"), "the pairing eager vs .* is not in this league"),
+    (7, lambda r: r.update(reaction_ticks=[99]), "a reaction of 99 ticks in a turn of 30"),
+    (8, lambda r: r.pop("opponent"), "a round record needs exactly the keys"),
+    (2, lambda r: b'{"round": 1, "seed": 21, "agent": "\xff"}', "is not a round record: 'utf-8' codec can't decode"),
+    (3, lambda r: b'{"round": 1 "seed": 21}', "is not a round record: Expecting ',' delimiter"),
+])
+def test_an_edited_record_is_refused_naming_the_file_and_the_line(small_run, tmp_path, line, edit, complaint):
+    copy = _edited_copy(small_run, tmp_path, line, edit)
+    with pytest.raises(ValueError, match=f"{copy / ROUNDS_FILE}:{line}:? .*{complaint}"):
+        main(resume=copy, progress=False)
+
+
+def test_a_foreign_or_broken_config_json_is_named(small_run, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(small_run.run_dir, copy)
+    config = json.loads((copy / "config.json").read_text())
+    del config["league"]["opponents"]
+    (copy / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ValueError, match=f"{copy / 'config.json'} is not a war-bench league: missing key 'opponents'"):
+        main(resume=copy, progress=False)
+    (copy / "config.json").write_text('{"league": {"agents": ["prompt"] "opponents": []}}')
+    with pytest.raises(ValueError, match="config.json is not a war-bench league: JSONDecodeError: Expecting ','"):
+        main(resume=copy, progress=False)
+
+
+def test_the_rounds_file_is_compact_and_reads_as_plain_gzip_jsonl(small_run):
+    raw = gzip.decompress((small_run.run_dir / ROUNDS_FILE).read_bytes())
+    assert [RoundRecord.from_json(line) for line in raw.decode().splitlines()] == read_rounds(small_run.run_dir / ROUNDS_FILE)
+    assert (small_run.run_dir / ROUNDS_FILE).stat().st_size < len(raw) / 3
+
+
+# --- one run per folder, failed starts, a full disk, a read-only folder ---------------------------------------
+def test_a_second_run_on_the_same_folder_is_refused_while_the_first_runs(tmp_path):
+    league = ["--agents", "prompt", "human", "--opponents", "human", "--rounds", "400", "--seed", "1", "--quiet",
+              "--workers", "1", "--out", str(tmp_path / "run")]
+    first = subprocess.Popen([sys.executable, "-m", "war_env.scripts.benchmark", *league], cwd=ROOT,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    log = tmp_path / "run" / ROUNDS_FILE
+    deadline = time.monotonic() + 60
+    while not (log.exists() and read_rounds(log)) and time.monotonic() < deadline and first.poll() is None:
+        time.sleep(0.02)
+    second = subprocess.run([sys.executable, "-m", "war_env.scripts.benchmark", *league], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    resumed = subprocess.run([sys.executable, "-m", "war_env.scripts.benchmark", "--resume", str(tmp_path / "run")],
+                             cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert first.wait(timeout=120) == 0, first.stderr.read()
+    for refused in (second, resumed):
+        assert refused.returncode == 1
+        assert refused.stderr.strip().splitlines() == [
+            f"war-bench: error: {tmp_path / 'run'} is in use by another war-bench (it holds {tmp_path / 'run' / '.lock'}); "
+            "wait for it to end, or choose another folder"]
+    assert len(read_rounds(log)) == 800  # every round once
+
+
+def test_a_run_that_failed_before_its_first_round_is_started_again_by_the_same_command(tmp_path, monkeypatch):
+    import war_env.league.run as league_run
+
+    def unreachable(*args, **kwargs):
+        raise ConnectionError("the cluster went away")
+
+    arguments = dict(agents=["prompt"], opponents=["instant"], rounds=2, out=tmp_path / "run", progress=False)
+    with monkeypatch.context() as patch:
+        patch.setattr(league_run, "run_shards", unreachable)
+        with pytest.raises(ConnectionError):
+            main(**arguments)
+    assert (tmp_path / "run" / "config.json").is_file() and not read_rounds(tmp_path / "run" / ROUNDS_FILE)
+    assert main(**arguments).rounds_played == 2
+
+
+def test_an_address_where_no_ray_cluster_answers_fails_within_seconds_and_makes_no_folder(tmp_path, capsys):
+    pytest.importorskip("ray")
+    started = time.monotonic()
+    status = cli(["--agents", "prompt", "--opponents", "instant", "--rounds", "2", "--backend", "ray",
+                  "--address", "127.0.0.1:1", "--out", str(tmp_path / "run"), "--quiet"])
+    assert time.monotonic() - started < 30
+    assert status == 1 and not (tmp_path / "run").exists()
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "war-bench: error: no Ray cluster answers at 127.0.0.1:1 (nothing there took a gRPC connection within 5 s)"]
+
+
+def _without_file_size_limit():
+    import resource
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead of killing
+    resource.setrlimit(resource.RLIMIT_FSIZE, (12_000, 12_000))
+
+
+def test_a_full_disk_is_one_line_naming_the_file_and_the_rounds_written_are_kept(tmp_path):
+    league = ["--agents", "prompt", "random:p=0.2", "--opponents", "human", "--rounds", "200", "--seed", "4"]
+    command = [sys.executable, "-m", "war_env.scripts.benchmark", *league, "--quiet", "--workers", "1",
+               "--out", str(tmp_path / "run")]
+    full = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          preexec_fn=_without_file_size_limit)  # files end at 12 kB: a disk that fills up
+    assert full.returncode == 1
+    assert full.stderr.strip().splitlines() == [
+        f"war-bench: error: [Errno 27] File too large: '{tmp_path / 'run' / ROUNDS_FILE}'"]
+    kept = len(read_rounds(tmp_path / "run" / ROUNDS_FILE))
+    assert 0 < kept < 400
+    resumed = main(resume=tmp_path / "run", progress=False)  # with room again
+    assert resumed.rounds_played == 400 - kept
+    whole = main(agents=["prompt", "random:p=0.2"], opponents=["human"], rounds=200, seed=4, out=tmp_path / "whole",
+                 progress=False)
+    assert (tmp_path / "run" / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
+
+
+@contextlib.contextmanager
+def _read_only(folder: Path):
+    """``folder`` made read-only: by its mode, or for root (whom modes do not stop) immutable (chattr +i)."""
+    def writable() -> bool:
+        try:
+            (folder / ".probe").touch()
+        except OSError:
+            return False
+        (folder / ".probe").unlink()
+        return True
+
+    os.chmod(folder, 0o555)
+    immutable = writable() and subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode == 0
+    try:
+        if writable():
+            pytest.skip("cannot make a folder read-only here")
+        yield
+    finally:
+        if immutable:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+        os.chmod(folder, 0o755)
+
+
+def test_a_read_only_folder_is_one_line_naming_the_file_and_nothing_is_lost(tmp_path, capsys):
+    run = main(agents=["prompt"], opponents=["instant", "human"], rounds=3, out=tmp_path / "run", progress=False)
+    (run.run_dir / "results.json").unlink()
+    rounds = read_rounds(run.run_dir / ROUNDS_FILE)
+    with _read_only(run.run_dir):
+        assert cli(["--resume", str(run.run_dir), "--quiet"]) == 1
+    (error,) = capsys.readouterr().err.strip().splitlines()
+    assert error.startswith("war-bench: error: [Errno ") and error.endswith(f": '{run.run_dir / 'results.json'}'")
+    assert read_rounds(run.run_dir / ROUNDS_FILE) == rounds
+    assert main(resume=run.run_dir, progress=False).results == run.results
+
+
 def test_a_bad_spec_fails_before_anything_is_played(tmp_path):
     with pytest.raises(ValueError, match="unknown agent 'promt'"):
         main(agents=["promt"], rounds=2, out=tmp_path / "bad", progress=False)
+    with pytest.raises(ValueError, match="unknown opponent 'humann'.*did you mean 'human'"):
+        main(opponents=["humann"], rounds=2, out=tmp_path / "bad", progress=False)
     assert not (tmp_path / "bad").exists()
     with pytest.raises(ValueError, match="rounds must be"):
         League(("prompt",), ("human",), 0, 0)
@@ -253,7 +429,7 @@ def test_an_error_in_a_worker_process_reaches_the_caller():
     good = Shard("prompt", "instant", (), ((0, 1), (1, 2)))
     bad = Shard("prompt", "nobody", (), ((0, 1),))
     received = []
-    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+    with pytest.raises(ValueError, match="unknown opponent 'nobody'"):
         run_shards([good, bad], workers=2, sink=received.append)
 
 
@@ -282,7 +458,7 @@ def test_a_model_agent_with_two_workers_finishes_in_a_plain_shell(tmp_path):
                "--out", str(tmp_path / "run")]
     done = subprocess.run(command, env=plain_shell, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert len(read_rounds(tmp_path / "run" / "rounds.jsonl")) == 24
+    assert len(read_rounds(tmp_path / "run" / ROUNDS_FILE)) == 24
 
 
 def test_resuming_a_run_folder_never_trusts_a_model_file_on_its_word(tmp_path):

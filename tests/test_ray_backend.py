@@ -2,6 +2,7 @@
 local backend whatever the workers and finishing order, Ray's own retries, a shard that keeps
 failing reported (not dropped), and a killed driver resumed to the results of an uninterrupted run."""
 
+import gzip
 import json
 import signal
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from war_env.league import League, make_shards, play_shard, read_rounds
+from war_env.league import ROUNDS_FILE, League, make_shards, play_shard, read_rounds
 from war_env.league import ray_backend
 from war_env.league import run_league as main
 from war_env.league.ray_backend import ShardsFailed, run_shards_on_ray
@@ -65,8 +66,8 @@ def attempts(folder: Path, agent: str, opponent: str, first_round: int) -> int:
 def test_ray_gives_the_same_results_json_as_the_local_backend(ray_instance, local_small, tmp_path, workers):
     on_ray = main(**SMALL, out=tmp_path / "ray", workers=workers, shard_rounds=3, progress=False, backend="ray")
     assert (on_ray.run_dir / "results.json").read_bytes() == (local_small.run_dir / "results.json").read_bytes()
-    assert sorted(read_rounds(on_ray.run_dir / "rounds.jsonl"), key=repr) == \
-        sorted(read_rounds(local_small.run_dir / "rounds.jsonl"), key=repr)
+    assert sorted(read_rounds(on_ray.run_dir / ROUNDS_FILE), key=repr) == \
+        sorted(read_rounds(local_small.run_dir / ROUNDS_FILE), key=repr)
     session = json.loads((on_ray.run_dir / "run.json").read_text())["sessions"][-1]
     assert session["backend"] == "ray" and session["workers"] == workers
 
@@ -109,7 +110,7 @@ def test_a_shard_that_keeps_failing_is_reported_and_the_run_resumes(ray_instance
     report = json.loads((run_dir / "failed_shards.json").read_text())["failed_shards"]
     assert [(f["agent"], f["opponent"], f["rounds"], f["attempts"]) for f in report] == [("human", "prompt", [3, 4, 5], 4)]
     assert "injected failure of human|prompt|3" in report[0]["error"] and failed.value.failures[0].rounds == (3, 4, 5)
-    played = {(r.agent, r.opponent, r.round) for r in read_rounds(run_dir / "rounds.jsonl")}
+    played = {(r.agent, r.opponent, r.round) for r in read_rounds(run_dir / ROUNDS_FILE)}
     assert len(played) == 3 * 2 * 8 - 3 and not played & {("human", "prompt", i) for i in (3, 4, 5)}
     assert not (run_dir / "results.json").exists()  # no report from incomplete data
 
@@ -132,15 +133,15 @@ def test_a_killed_driver_resumes_to_the_results_of_an_uninterrupted_run(ray_inst
     command = [sys.executable, "-m", "war_env.scripts.benchmark", *league, "--out", str(killed), "--quiet",
                "--shard-rounds", "5", "--workers", "1", "--backend", "ray", "--address", ray_instance]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    log = killed / "rounds.jsonl"
+    log = killed / ROUNDS_FILE
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and process.poll() is None:
-        if log.exists() and log.read_bytes().count(b"\n") >= 30:
+        if log.exists() and len(read_rounds(log)) >= 30:
             break
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
     assert process.wait(timeout=10) == -signal.SIGKILL
-    finished = log.read_bytes().count(b"\n")
+    finished = len(read_rounds(log))
     assert 30 <= finished < 120 and finished % 5 == 0  # whole shards only
     assert not (killed / "results.json").exists()
 
@@ -149,7 +150,7 @@ def test_a_killed_driver_resumes_to_the_results_of_an_uninterrupted_run(ray_inst
     whole = main(agents=["prompt", "last_moment"], opponents=["human"], rounds=60, seed=9, out=tmp_path / "whole",
                  progress=False)
     assert (killed / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
-    assert len(log.read_text().splitlines()) == 120
+    assert len(gzip.decompress(log.read_bytes()).splitlines()) == 120
 
 
 # --- Ray stays out of the core and of the local benchmark ----------------------------------------------

@@ -14,7 +14,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("stable_baselines3", "sb3_contrib", "torch", "tqdm", "rich", "filelock"),
     "render": ("pygame",),
     "multiagent": ("pettingzoo",),
-    "distributed": ("ray",),
+    "distributed": ("ray", "grpc"),
     "fast": ("numba",),
     "zoo": ("rl_zoo3",),
 }

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass
 
+from war_env.engine import END_REASONS
 from war_env.randomness import hash64
 
 STREAM_AGENT_SEED = 8
@@ -60,8 +62,13 @@ class RoundRecord:
 
     @classmethod
     def from_dict(cls, data: dict) -> RoundRecord:
-        if set(data) != set(_FIELD_NAMES):
-            raise ValueError(f"a round record needs exactly the keys {sorted(_FIELD_NAMES)}, got {sorted(data)}")
+        """The record of a JSON object; every field's type and range is checked (a ``ValueError`` names it)."""
+        if not isinstance(data, dict) or set(data) != set(_FIELD_NAMES):
+            got = sorted(data) if isinstance(data, dict) else type(data).__name__
+            raise ValueError(f"a round record needs exactly the keys {sorted(_FIELD_NAMES)}, got {got}")
+        for name, (fits, expected) in _FIELD_CHECKS.items():
+            if not fits(data[name]):
+                raise ValueError(f"{name} must be {expected}, got {_short(data[name])}")
         return cls(**{key: tuple(value) if isinstance(value, list) else value for key, value in data.items()})
 
     @classmethod
@@ -70,6 +77,37 @@ class RoundRecord:
 
 
 _FIELD_NAMES = tuple(field.name for field in dataclasses.fields(RoundRecord))
+REASONS = (*END_REASONS, "truncated")
+
+
+def _count(value) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _pair(fits):
+    return lambda value: isinstance(value, list) and len(value) == 2 and all(fits(item) for item in value)
+
+
+_FIELD_CHECKS = {
+    **{name: (_count, "a whole number >= 0") for name in ("round", "seed", "battles", "wars", "steps", "ticks")},
+    "agent": (lambda value: isinstance(value, str), "a spec string"),
+    "opponent": (lambda value: isinstance(value, str), "a spec string"),
+    "winner": (lambda value: value is None or (type(value) is int and value in (0, 1)), "0, 1 or null"),
+    "reason": (lambda value: value in REASONS, f"one of {list(REASONS)}"),
+    "points": (_pair(_count), "a pair of whole numbers >= 0"),
+    "cards": (_pair(_count), "a pair of whole numbers >= 0"),
+    "takeover": (_pair(lambda value: isinstance(value, bool)), "a pair of true/false"),
+    "false_starts": (_pair(_count), "a pair of whole numbers >= 0"),
+    "reaction_ticks": (lambda value: isinstance(value, list) and all(_count(tick) for tick in value),
+                       "a list of whole numbers >= 0"),
+    "episode_return": (lambda value: type(value) in (int, float) and math.isfinite(value), "a finite number"),
+}
+"""What each field of the JSON form must hold: (test, what it expects)."""
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def agent_seed(round_key: int) -> int:

@@ -6,7 +6,7 @@ arguments). The pieces, by what they are:
 * ``league``: ``League`` (what to play), ``Shard`` (a picklable batch of rounds), ``play_shard``;
 * ``workers``: shards in spawned worker processes, each finished round streamed to the parent;
 * ``ray_backend``: shards as Ray tasks (the ``distributed`` extra);
-* ``rounds_file``: ``rounds.jsonl`` read back and checked against the league;
+* ``rounds_file``: ``rounds.jsonl.gz`` written round by round, read back and checked against the league;
 * ``stats``: estimates with intervals; ``results``: ``results.json``;
 * ``plots``, ``report``: the PNGs and ``report.md``;
 * ``run``: a run folder from start (or resume) to report.
@@ -14,9 +14,10 @@ arguments). The pieces, by what they are:
 
 from war_env.league.league import (DEFAULT_OPPONENTS, DEFAULT_ROUNDS, DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, League, Shard,
                                    make_shards, play_shard)
-from war_env.league.rounds_file import index_records, read_rounds
+from war_env.league.rounds_file import ROUNDS_FILE, RoundsWriter, load_rounds, read_rounds
 from war_env.league.run import BenchmarkRun, run_league
 from war_env.league.workers import run_shards
 
-__all__ = ["DEFAULT_OPPONENTS", "DEFAULT_ROUNDS", "DEFAULT_SEED", "DEFAULT_SHARD_ROUNDS", "BenchmarkRun", "League", "Shard",
-           "index_records", "make_shards", "play_shard", "read_rounds", "run_league", "run_shards"]
+__all__ = ["DEFAULT_OPPONENTS", "DEFAULT_ROUNDS", "DEFAULT_SEED", "DEFAULT_SHARD_ROUNDS", "ROUNDS_FILE", "BenchmarkRun",
+           "League", "RoundsWriter", "Shard", "load_rounds", "make_shards", "play_shard", "read_rounds", "run_league",
+           "run_shards"]

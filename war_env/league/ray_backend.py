@@ -5,7 +5,7 @@ and every shard is played by the same pure function (``war_env.league.play_shard
 Ray task, so the records, and therefore ``results.json``, do not depend on the backend, the number
 of workers or the order in which shards finish. The driver keeps at most ``workers`` tasks in
 flight, waits for whichever finishes first (``ray.wait``) and hands its records to the benchmark's
-sink at once, which appends them to ``rounds.jsonl`` and flushes: a killed driver or a lost worker
+sink at once, which appends them to ``rounds.jsonl.gz`` and flushes: a killed driver or a lost worker
 loses at most the shards still running, and ``--resume`` plays only what is missing.
 
 Ray does the retrying: a task that raises, or whose worker dies, is run again up to
@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from war_env.league.league import Shard, play_shard
 from war_env.atomic import write_atomic
@@ -48,7 +49,7 @@ class ShardFailure:
     agent: str
     opponent: str
     rounds: tuple[int, ...]
-    """Round indices of the shard (all missing from rounds.jsonl)."""
+    """Round indices of the shard (all missing from rounds.jsonl.gz)."""
     attempts: int
     error: str
     """The last attempt's error, as Ray reports it (exception type, message, remote traceback)."""
@@ -67,7 +68,7 @@ class ShardsFailed(RuntimeError):
             f"{len(self.failures)} shard(s) ({rounds} rounds) failed after {first.attempts} attempt(s) each{where}. "
             f"First: {first.agent} vs {first.opponent}, rounds {first.rounds[0]}..{first.rounds[-1]}: "
             f"{first.error.strip().splitlines()[-1] if first.error.strip() else 'no message'}. Every other round "
-            f"is in rounds.jsonl; fix the cause and continue with --resume.")
+            f"is in rounds.jsonl.gz; fix the cause and continue with --resume.")
 
 
 # --- the cluster ----------------------------------------------------------------------------------
@@ -81,8 +82,7 @@ def connect(address: str | None = None, workers: int | None = None) -> int:
     """
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers must be a whole number >= 1 or None (every CPU of the cluster), got {workers!r}")
-    if address is not None and (not isinstance(address, str) or not address.strip()):
-        raise ValueError(f"address must be 'auto', 'HOST:PORT' or 'ray://HOST:PORT', got {address!r}")
+    check_reachable(address)
     import ray
 
     if not ray.is_initialized():
@@ -92,6 +92,38 @@ def connect(address: str | None = None, workers: int | None = None) -> int:
         else:
             ray.init(address=address)  # ray:// (Ray Client) takes fewer init arguments
     return workers if workers is not None else max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+CONNECT_SECONDS = 5.0
+"""How long an address may take to accept a connection before ``connect`` gives up on it."""
+
+
+def check_reachable(address: str | None) -> None:
+    """Fail within ``CONNECT_SECONDS`` unless a gRPC server (what a Ray head and a Ray Client server
+    are) answers at ``address`` (``HOST:PORT`` or ``ray://HOST:PORT``): Ray itself retries an address
+    where none answers for minutes. ``None`` (a local instance) and ``auto`` (Ray finds the cluster on
+    this machine or says at once that there is none) pass."""
+    if address is None or address == "auto":
+        return
+    if not isinstance(address, str) or not address.strip():
+        raise ValueError(f"address must be 'auto', 'HOST:PORT' or 'ray://HOST:PORT', got {address!r}")
+    parts = urlsplit(address if "://" in address else f"//{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:  # a port that is not a number
+        host = port = None
+    if not host or port is None or parts.scheme not in ("", "ray"):
+        raise ValueError(f"address must be 'auto', 'HOST:PORT' or 'ray://HOST:PORT', got {address!r}")
+    import grpc
+
+    channel = grpc.insecure_channel(f"{host}:{port}")
+    try:
+        grpc.channel_ready_future(channel).result(timeout=CONNECT_SECONDS)
+    except grpc.FutureTimeoutError:
+        raise ConnectionError(f"no Ray cluster answers at {address} (nothing there took a gRPC connection within "
+                              f"{CONNECT_SECONDS:g} s)") from None
+    finally:
+        channel.close()
 
 
 SHARD_PLAYER: Callable[[Shard], list[RoundRecord]] = play_shard
@@ -200,7 +232,7 @@ class Scaling:
     """workers -> speedup of a pure-Python loop in that many plain processes over one, measured
     between the Ray runs: the most any backend could get from this machine at that moment."""
     driver_records_per_second: float
-    """How fast the driver can write records to rounds.jsonl (to_json, write, flush per line): the
+    """How fast the driver can write records to rounds.jsonl.gz (to_json, compress, flush per record): the
     ceiling of a whole cluster's rounds/s with one driver."""
     runs: dict
 
@@ -313,7 +345,8 @@ def _write_like_the_benchmark(records: Sequence[RoundRecord]) -> None:
     """The benchmark's sink (``war_env.league.run._play``) without the progress bar."""
     import tempfile
 
-    with tempfile.TemporaryFile("w", encoding="utf-8") as log:
+    from war_env.league.rounds_file import RoundsWriter
+
+    with tempfile.TemporaryDirectory() as folder, RoundsWriter(Path(folder) / "rounds.jsonl.gz") as log:
         for record in records:
-            log.write(record.to_json() + "\n")
-            log.flush()
+            log.write(record)

@@ -127,6 +127,6 @@ def render_report(results: dict, run: dict, plots: dict[str, str]) -> str:
         lines += [f"![{caption}]({name})", "", f"*{caption}*", ""]
     lines += ["## Files", "",
               "- `results.json`: these numbers for programs (schema: `war_env/data/results.schema.json` in the package)",
-              "- `rounds.jsonl`: one line per round (`war_env.records.RoundRecord`)",
+              "- `rounds.jsonl.gz`: one line per round (`war_env.records.RoundRecord`), gzip-compressed",
               "- `config.json`: the league; `run.json`: provenance and timing", ""]
     return "\n".join(lines)

@@ -1,15 +1,18 @@
 """A benchmark run: play the league's rounds into a run folder, then write results, report and plots.
 
-A run folder holds ``config.json`` (what to play), ``rounds.jsonl`` (one record per round, appended
-and flushed as rounds finish; ``resume`` continues from it), then ``results.json`` (the numbers,
-schema ``war_env/data/results.schema.json``), ``report.md`` (the same for people), ``run.json``
-(versions, commit, timing) and PNG plots. Report files are written atomically.
+A run folder holds ``config.json`` (what to play), ``rounds.jsonl.gz`` (one record per round, appended
+and flushed as rounds finish, ``war_env.league.rounds_file``; ``resume`` continues from it), then
+``results.json`` (the numbers, schema ``war_env/data/results.schema.json``), ``report.md`` (the same
+for people), ``run.json`` (versions, commit, timing) and PNG plots. Report files are written atomically.
+
+Everything is checked before the folder is made (the league, every player); a folder whose run
+stopped before its first round (Ray could not be reached, say) is started again by the same command.
+A run holds the folder's lock (``war_env.run_folder``) from its first read to its report.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -24,10 +27,13 @@ from war_env.league.league import (DEFAULT_OPPONENTS, DEFAULT_ROUNDS, DEFAULT_SE
 from war_env.league.plots import make_plots
 from war_env.league.report import render_report
 from war_env.league.results import summarise, validate_results
-from war_env.league.rounds_file import index_records, read_rounds
+from war_env.league.rounds_file import ROUNDS_FILE, RoundsWriter, load_rounds, read_rounds
 from war_env.league.workers import run_shards
 from war_env.provenance import provenance
 from war_env.records import RoundRecord
+from war_env.run_folder import locked_run_folder
+
+CONFIG_FILE = "config.json"
 
 
 @dataclass
@@ -75,30 +81,58 @@ def run_league(
     if backend not in ("local", "ray") or (address is not None and backend != "ray"):
         raise ValueError(f"backend must be 'local' or 'ray' (an address only with 'ray'), got {backend!r}, "
                          f"address {address!r}")
+    if backend == "ray":  # Ray is imported by war_env.league.ray_backend only
+        from war_env.league.ray_backend import check_reachable
+
+        check_reachable(address)
     if resume is not None:
         given = [name for name, value in (("agents", agents), ("opponents", opponents), ("rounds", rounds),
                                           ("seed", seed), ("env_kwargs", env_kwargs), ("out", out)) if value is not None]
         if given:
-            raise ValueError(f"a resumed run takes its league from {resume}/config.json; do not also give {given}")
+            raise ValueError(f"a resumed run takes its league from {resume}/{CONFIG_FILE}; do not also give {given}")
         run_dir = Path(resume)
-        if not (run_dir / "config.json").is_file():
-            raise FileNotFoundError(f"{run_dir} is not a benchmark run folder (no config.json)")
-        league = League.from_dict(json.loads((run_dir / "config.json").read_text())["league"])
+        league = read_league(run_dir)
     else:
         league = League(tuple(agents or BASELINES), tuple(opponents or DEFAULT_OPPONENTS),
                         DEFAULT_ROUNDS if rounds is None else rounds, DEFAULT_SEED if seed is None else seed,
                         dict(env_kwargs or {}))
         run_dir = Path(out) if out is not None else Path("runs") / "bench" / datetime.now().strftime("%Y%m%d-%H%M%S")
-        if (run_dir / "config.json").exists():
-            raise ValueError(f"{run_dir} already holds a run: continue it with --resume {run_dir}, or choose another --out")
     check_players(league, trust_model_file)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if resume is None:
-        write_atomic(run_dir / "config.json",
-                     json.dumps({"league": league.to_dict(), "config_hash": league.config_hash()}, indent=2) + "\n")
+    with locked_run_folder(run_dir, "war-bench"):
+        if resume is None:
+            _start_folder(run_dir, league)
+        return _run(league, run_dir, workers, shard_rounds, progress, backend, address, trust_model_file)
 
-    rounds_path = run_dir / "rounds.jsonl"
-    done = index_records(read_rounds(rounds_path, repair=True), league)
+
+def read_league(run_dir: Path) -> League:
+    """The league of a run folder's ``config.json``; a missing or foreign file is an error naming it."""
+    path = run_dir / CONFIG_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{run_dir} is not a benchmark run folder (no {CONFIG_FILE})")
+    try:
+        return League.from_dict(json.loads(path.read_text())["league"])
+    except (ValueError, KeyError, TypeError) as error:  # JSONDecodeError is a ValueError
+        detail = f"missing key {error}" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
+        raise ValueError(f"{path} is not a war-bench league: {detail}") from None
+
+
+def _start_folder(run_dir: Path, league: League) -> None:
+    """Write config.json, unless the folder holds a run that played a round (then --resume continues it)."""
+    played = any((run_dir / name).exists() for name in ("results.json", "rounds.jsonl")) or read_rounds(run_dir / ROUNDS_FILE)
+    if played:
+        raise ValueError(f"{run_dir} already holds a run: continue it with --resume {run_dir}, or choose another --out")
+    write_atomic(run_dir / CONFIG_FILE,
+                 json.dumps({"league": league.to_dict(), "config_hash": league.config_hash()}, indent=2) + "\n")
+
+
+def _run(league: League, run_dir: Path, workers: int, shard_rounds: int, progress: bool, backend: str,
+         address: str | None, trust_model_file: bool) -> BenchmarkRun:
+    """Play what ``run_dir``'s rounds file lacks, then write results, plots and report."""
+    if (run_dir / "rounds.jsonl").exists():
+        raise ValueError(f"{run_dir} was written by war-env 0.2 or older, whose rounds file was rounds.jsonl: "
+                         f"compress it to continue the run (gzip {run_dir / 'rounds.jsonl'})")
+    rounds_path = run_dir / ROUNDS_FILE
+    done = load_rounds(rounds_path, league, repair=True)
     shards = make_shards(league, set(done), shard_rounds, trust_model_file)
     todo = sum(len(shard.rounds) for shard in shards)
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -106,7 +140,7 @@ def run_league(
     _play(shards, todo, workers, rounds_path, run_dir, progress, backend, address)
     seconds = time.perf_counter() - started
 
-    indexed = index_records(read_rounds(rounds_path), league)
+    indexed = load_rounds(rounds_path, league)
     expected = len(league.agents) * len(league.opponents) * league.rounds
     if len(indexed) != expected:
         raise RuntimeError(f"{rounds_path} holds {len(indexed)} of {expected} rounds after playing; cannot report")
@@ -132,12 +166,13 @@ def _play(shards: list[Shard], todo: int, workers: int, rounds_path: Path, run_d
           backend: str = "local", address: str | None = None) -> None:
     from tqdm import tqdm
 
-    with open(rounds_path, "a", encoding="utf-8") as log, \
+    if not shards:
+        return
+    with RoundsWriter(rounds_path) as log, \
             tqdm(total=todo, unit="round", disable=not progress, desc="league", smoothing=0.05) as bar:
 
         def record_round(record: RoundRecord) -> None:
-            log.write(record.to_json() + "\n")  # one write per line, flushed: a crash cuts at most this line
-            log.flush()
+            log.write(record)  # flushed: a crash loses at most this round
             bar.update()
 
         try:
@@ -152,4 +187,3 @@ def _play(shards: list[Shard], todo: int, workers: int, rounds_path: Path, run_d
             print(f"\ninterrupted: every finished round is in {rounds_path}; continue with: "
                   f"war-bench --resume {run_dir}", file=sys.stderr)
             raise
-        os.fsync(log.fileno())

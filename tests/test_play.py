@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -179,8 +181,28 @@ def test_terminal_keys_map_to_the_same_commands():
         assert keys.poll() == [TURN, AUTOPLAY, NEW_ROUND, TURN, QUIT]
         assert keys.poll() == []
         os.close(write_end)
-        assert keys.poll() == [] and keys.poll() == []  # end of input: nothing more, no busy loop
+        assert keys.poll() == [QUIT]  # the end of the input: nobody is left to press a key
+        assert keys.poll() == [] and keys.poll() == []  # and no busy loop reading it again
         keys.close()
+
+
+def test_the_terminal_game_ends_at_the_end_of_its_input():
+    """``war-play --terminal < /dev/null`` ran forever: with no keys to come, it quits."""
+    done = subprocess.run([sys.executable, "-m", "war_env.scripts.play", "--terminal", "--seed", "1"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "Rounds won: You 0, Bot 0, draws 0"
+
+
+def test_a_window_without_a_display_is_refused_in_one_line(monkeypatch, capsys):
+    from war_env.scripts.play import cli
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    assert cli(["--window"]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "war-play: error: a window needs a display, and none was found (DISPLAY and WAYLAND_DISPLAY unset, or not "
+        "usable): play in the terminal with --terminal"]
 
 
 def test_the_terminal_mode_plays_with_keys_and_shows_the_ansi_table():

@@ -95,6 +95,9 @@ def play(
     clock = clock if clock is not None else WallClock()
     if mode == "auto":
         mode = "window" if display_available() else "terminal"
+    elif mode == "window" and not (_headless_on_purpose() or display_available()):
+        raise NoDisplay("a window needs a display, and none was found (DISPLAY and WAYLAND_DISPLAY unset, or not "
+                        "usable): play in the terminal with --terminal")
     if mode == "window":
         from war_env.play.window import PygameEvents, WindowView
 
@@ -114,8 +117,17 @@ def play(
     return PlayResult(stopped, board.rounds, (board.rounds_won[0], board.rounds_won[1]), board.draws)
 
 
+class NoDisplay(OSError):
+    """``mode="window"`` where no window can be shown (the command exits with status 1, not invisibly on)."""
+
+
+def _headless_on_purpose() -> bool:
+    """SDL told to draw nowhere (tests, recordings): a window is then asked for knowingly."""
+    return os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen")
+
+
 def display_available() -> bool:
-    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
+    if _headless_on_purpose():
         return False
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         return False

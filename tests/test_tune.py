@@ -2,6 +2,7 @@
 sampled hyperparameters, scored on the same held-out deals, ranked in tune.json; bad spaces fail early."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -79,4 +80,24 @@ def test_the_cli_reports_a_bad_space_as_a_usage_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_status:
         cli(["--space", '{"gamma": {"choice": []}}', "--out", str(tmp_path / "x")])
     assert exit_status.value.code == 2 and "gamma: choice takes a non-empty list" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--opponent", "humann"], "unknown opponent 'humann'.*did you mean 'human'"),
+    (["--n-envs", "1000"], r"n_envs must be an integer in \[1, 64\]"),
+    (["--address", "nonsense"], "address must be 'auto', 'HOST:PORT'"),
+])
+def test_a_bad_opponent_or_setting_is_a_usage_error_before_ray_starts(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_status:
+        cli([*argv, "--out", str(tmp_path / "x")])
+    assert exit_status.value.code == 2
+    assert re.search(message, capsys.readouterr().err.strip().splitlines()[-1])
+    assert not (tmp_path / "x").exists()
+
+
+def test_an_address_where_no_ray_cluster_answers_is_refused_within_seconds(tmp_path, capsys):
+    assert cli(["--address", "127.0.0.1:1", "--out", str(tmp_path / "x")]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "war-tune: error: no Ray cluster answers at 127.0.0.1:1 (nothing there took a gRPC connection within 5 s)"]
     assert not (tmp_path / "x").exists()

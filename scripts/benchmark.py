@@ -12,7 +12,7 @@ import sys
 from war_env.agents import BASELINES
 from war_env.league import DEFAULT_OPPONENTS, DEFAULT_ROUNDS, DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, run_league
 from war_env.league.ray_backend import ShardsFailed
-from war_env.scripts.common import HelpFormatter, run_command
+from war_env.scripts.common import HelpFormatter, run_command, seed
 from war_env.specs import parse_assignments
 
 DEFAULT_WORKERS = os.cpu_count() or 1
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
                              f"(default: {' '.join(DEFAULT_OPPONENTS)})")
     league.add_argument("--rounds", type=int, default=argparse.SUPPRESS,
                         help=f"rounds per pairing (default: {DEFAULT_ROUNDS})")
-    league.add_argument("--seed", type=int, default=argparse.SUPPRESS,
+    league.add_argument("--seed", type=seed, default=argparse.SUPPRESS,
                         help=f"round i of every pairing uses seed + i (default: {DEFAULT_SEED})")
     league.add_argument("--env", action="append", metavar="KEY=VALUE[,KEY=VALUE]", default=argparse.SUPPRESS,
                         help="War-v0 rule, timer or reward arguments, e.g. --env turn_seconds=2,reward_idle_tick=0 "

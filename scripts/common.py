@@ -17,6 +17,14 @@ USAGE_ERRORS = (ValueError, FileNotFoundError, FileExistsError, NotADirectoryErr
 """What the project raises for bad input: the message names the problem, the command adds its name."""
 
 
+def seed(text: str) -> int:
+    """An argparse type: a seed is a whole number >= 0 (what Gymnasium's ``reset(seed=...)`` takes)."""
+    value = int(text)  # a ValueError here is argparse's "invalid seed value"
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed must be a whole number >= 0, got {text}")
+    return value
+
+
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
     """``--help`` shows each option's default and keeps the description's line breaks."""
 

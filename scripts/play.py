@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from war_env.play.loop import play
-from war_env.scripts.common import HelpFormatter, run_command
+from war_env.scripts.common import HelpFormatter, run_command, seed
 
 DESCRIPTION = """\
 Play War against a bot, with the turn timer in real seconds.
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--opponent", default="human",
                         help="the bot you play against: human, instant, fixed:ticks=5, uniform:low=1,high=10")
     parser.add_argument("--turn-seconds", type=float, default=3.0, help="your turn timer, in seconds")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the first deal (default: a random deal)")
+    parser.add_argument("--seed", type=seed, default=None, help="seed of the first deal (default: a random deal)")
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--terminal", dest="mode", action="store_const", const="terminal", help="play in the terminal")
     group.add_argument("--window", dest="mode", action="store_const", const="window", help="play in a window")

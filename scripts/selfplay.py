@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from war_env.rules import WarConfig
-from war_env.scripts.common import HelpFormatter, run_command
+from war_env.scripts.common import HelpFormatter, run_command, seed
 from war_env.training.selfplay import SELF_PLAY_ALGORITHMS, self_play
 
 
@@ -19,7 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--refresh-every", type=int, default=20_000, help="learner steps between opponent refreshes")
     parser.add_argument("--algo", default="ppo", choices=SELF_PLAY_ALGORITHMS, help="an on-policy algorithm")
     parser.add_argument("--config", default=None, help="a war-train configuration file; default: the one shipped for ALGO")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the training envs and the model")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the training envs and the model")
     parser.add_argument("--n-envs", type=int, default=None, help="parallel training envs; default: the config's")
     parser.add_argument("--run-dir", default=None, help="the run folder; default: runs/selfplay/ALGO-seedN-TIME")
     parser.add_argument("--eval-deals", type=int, default=50, help="deals of each evaluation match")

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from war_env.agents.sb3_model import ALGORITHMS
-from war_env.scripts.common import HelpFormatter, run_command
+from war_env.scripts.common import HelpFormatter, run_command, seed
 from war_env.specs import parse_assignments
 from war_env.training.run import TrainResult, train
 
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--n-envs", type=int, default=None, help="parallel training envs; default: the config's")
     parser.add_argument("--vec-env", choices=("dummy", "subproc"), default="dummy",
                         help="dummy: all envs in this process (War-v0 is cheap); subproc: one process per env")
-    parser.add_argument("--seed", type=int, default=0, help="training env i is seeded seed + i")
+    parser.add_argument("--seed", type=seed, default=0, help="training env i is seeded seed + i")
     parser.add_argument("--opponent", default="human",
                         help="opponent bot spec (instant, fixed:ticks=5, uniform:low=1,high=10, human, absent), "
                              "an agent spec, or a saved model ALGO:PATH")
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "configuration comes from its config.json")
     parser.add_argument("--bench-rounds", type=int, default=500,
                         help="held-out rounds of the final comparison with prompt (0: skip it)")
-    parser.add_argument("--bench-seed", type=int, default=2_000_000, help="round k of the comparison uses seed + k")
+    parser.add_argument("--bench-seed", type=seed, default=2_000_000, help="round k of the comparison uses seed + k")
     parser.add_argument("--no-progress-bar", action="store_true", help="no progress bar")
     parser.add_argument("--trust-model-file", action="store_true",
                         help="let SB3 unpickle an opponent's model file in full (runs code from it); default: weights only")

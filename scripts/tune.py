@@ -7,7 +7,7 @@ import json
 import sys
 
 from war_env.agents.sb3_model import ALGORITHMS
-from war_env.scripts.common import HelpFormatter, run_command
+from war_env.scripts.common import HelpFormatter, run_command, seed
 from war_env.specs import parse_assignments
 from war_env.training.tune import DEFAULT_SPACE, METRIC, read_space, tune_sweep
 
@@ -36,12 +36,12 @@ def cli(argv: list[str] | None = None) -> int:
     parser.add_argument("--timesteps", type=int, default=30_000, help="training budget of each trial")
     parser.add_argument("--config", default=None, help="a war-train configuration file; default: the one shipped for ALGO")
     parser.add_argument("--n-envs", type=int, default=None, help="parallel training envs; default: the config's")
-    parser.add_argument("--seed", type=int, default=0, help="training seed of every trial, and of the sampler")
+    parser.add_argument("--seed", type=seed, default=0, help="training seed of every trial, and of the sampler")
     parser.add_argument("--opponent", default="human", help="opponent bot or agent spec")
     parser.add_argument("--env-arg", action="append", metavar="KEY=VALUE", default=None,
                         help="a War-v0 rule, timer or reward argument (repeatable)")
     parser.add_argument("--bench-rounds", type=int, default=300, help="held-out rounds that score a trial")
-    parser.add_argument("--bench-seed", type=int, default=2_000_000, help="round k of the scoring uses seed + k")
+    parser.add_argument("--bench-seed", type=seed, default=2_000_000, help="round k of the scoring uses seed + k")
     parser.add_argument("--out", default=None, help="the sweep folder; default: runs/tune/<date-time>")
     parser.add_argument("--address", default=None,
                         help="the Ray cluster (auto, HOST:PORT, ray://HOST:10001); default: a local Ray instance")

@@ -19,6 +19,7 @@ peer's, both measured in this run by the same loop:
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import random
@@ -313,8 +314,10 @@ def render(result: PerfResult) -> str:
 def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768, league_rounds: int = 100,
          league: bool = True, memory: bool = True, print_table: bool = True) -> PerfResult:
     """Measure everything; ``budget`` scales the work of each measurement (1.0: about a second each)."""
-    if repeats < 1 or budget <= 0:
-        raise ValueError(f"repeats must be >= 1 and budget > 0, got repeats={repeats!r}, budget={budget!r}")
+    if repeats < 1 or not 0 < budget < math.inf or fast_rounds < 1 or league_rounds < 1:  # before minutes of work
+        raise ValueError(f"repeats, fast_rounds and league_rounds must be >= 1 and budget a finite number > 0, got "
+                         f"repeats={repeats!r}, budget={budget!r}, fast_rounds={fast_rounds!r}, "
+                         f"league_rounds={league_rounds!r}")
     result = PerfResult(machine=machine_info(), kernel_start=kernel_start_seconds())
     steps = max(1000, int(60000 * budget))
     war, cartpole, blackjack = measure_side_by_side(

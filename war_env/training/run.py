@@ -48,8 +48,8 @@ from war_env.run_folder import locked_run_folder
 from war_env.threads import single_threaded_torch
 from war_env.training.callbacks import EVALUATIONS, checkpoints, make_callbacks
 from war_env.training.comparison import compare_with_baseline
-from war_env.training.config import (TrainConfig, check_n_envs, load_config, parse_config, positive_int,
-                                     shipped_config_file)
+from war_env.training.config import (TrainConfig, check_n_envs, load_config, non_negative_int, parse_config,
+                                     positive_int, shipped_config_file)
 from war_env.training.envs import make_vec
 
 RESULTS = ("checkpoints", "best.zip", "final.zip", EVALUATIONS, "model_card.json")
@@ -88,6 +88,8 @@ def train(
 ) -> TrainResult:
     """Train (or resume), save final/best models and the model card; returns where they are."""
     single_threaded_torch()  # tiny MLPs: one thread is the fastest, and the machines are shared
+    non_negative_int("bench_rounds", bench_rounds)  # used after training: checked before it
+    non_negative_int("bench_seed", bench_seed)
     if resume is not None:
         plan = _resume_plan(resume, timesteps)
     else:

@@ -34,20 +34,27 @@ def save_figure(figure, path: Path) -> None:
 
 
 def make_plots(league: League, indexed: dict, results: dict, run_dir: Path) -> dict[str, str]:
-    """The PNGs of the report; returns {file name: caption}."""
+    """Write the PNGs of the report into ``run_dir``; returns {file name: caption}."""
+    import matplotlib.pyplot as plt
+
+    plots = {}
+    for name, (figure, caption) in make_figures(league, indexed, results).items():
+        save_figure(figure, run_dir / name)
+        plt.close(figure)
+        plots[name] = caption
+    return plots
+
+
+def make_figures(league: League, indexed: dict, results: dict) -> dict:
+    """{file name: (matplotlib figure, caption)}; the caller closes the figures."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     agents = [entry["agent"] for entry in ranked(results)]
-    plots = {}
-    for name, draw in (("regret.png", _regret), ("reaction.png", _reaction), ("round_length.png", _round_length)):
-        figure, caption = draw(plt, league, indexed, results, agents)
-        save_figure(figure, run_dir / name)
-        plt.close(figure)
-        plots[name] = caption
-    return plots
+    return {name: draw(plt, league, indexed, results, agents)
+            for name, draw in (("regret.png", _regret), ("reaction.png", _reaction), ("round_length.png", _round_length))}
 
 
 def _label_width(agents: list[str]) -> float:
@@ -60,11 +67,11 @@ def _regret(plt, league, indexed, results, agents):
     reference = results["reference_agent"]
     overall = {e["agent"]: e for e in results["agents"]}
     pairings = {(p["agent"], p["opponent"]): p for p in results["pairings"]}
-    causes = [c for c in CAUSES if c != "outcome" or any(
-        e["regret_by_cause"] and e["regret_by_cause"]["outcome"] for e in [*overall.values(), *pairings.values()])]
+    causes = [c for c in CAUSES if any(e["regret_by_cause"] and e["regret_by_cause"][c]
+                                       for e in [*overall.values(), *pairings.values()])] or ["false_starts"]
     figure, (amount, share) = plt.subplots(1, 2, sharey=True, layout="constrained", gridspec_kw={"width_ratios": [3, 2]},
                                            figsize=(_label_width(agents) + 9, 1.6 + 0.5 * len(agents)))
-    markers = "os^Dv<>px*"
+    markers = "os^Dv<>px*" if len(league.opponents) > 1 else ""  # one opponent: the bar is its regret
     offsets = np.linspace(-0.22, 0.22, len(league.opponents)) if len(league.opponents) > 1 else [0.0]
     largest = max([_highest(overall[a]) for a in agents] + [_highest(p) for p in pairings.values()] + [0.0]) or 1.0
     for row, agent in enumerate(agents):
@@ -76,7 +83,8 @@ def _regret(plt, league, indexed, results, agents):
             continue
         by_cause, total = entry["regret_by_cause"], entry["regret"]
         if total["value"] is None or any(by_cause[c] is None for c in causes):
-            amount.text(0.01, row, NOT_FINITE, transform=amount.get_yaxis_transform(), va="center", color="darkred")
+            for axis in (amount, share):
+                axis.text(0.01, row, NOT_FINITE, transform=axis.get_yaxis_transform(), va="center", color="darkred")
             continue
         _stacked_bar(amount, row, [by_cause[c] for c in causes], causes)
         if total["low"] is not None:
@@ -92,7 +100,12 @@ def _regret(plt, league, indexed, results, agents):
             _stacked_bar(share, row, [losses[c] / lost for c in causes], causes)
     amount.axvline(0, color="grey", linewidth=0.6)
     amount.set_xlim(min(0.0, amount.get_xlim()[0]), 1.05 * largest)
-    amount.set_xlabel(f"return lost per round to {reference} (over all opponents: bars; per opponent: markers)")
+    label = f"return lost per round to {reference}"
+    if markers:
+        label += " (over all opponents: bars; per opponent: markers)"
+    if amount.get_xlim()[0] < 0:
+        label += "\nleft of 0: a cause where the agent does better than the reference"
+    amount.set_xlabel(label)
     amount.set_title("How much each agent loses", fontsize="medium")
     share.set_xlim(0, 1)
     share.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:.0%}"))
@@ -225,17 +238,29 @@ def _round_length(plt, league, indexed, results, agents):
             axis.annotate(f"same rounds as {twin}", (1.0, row), xycoords=("axes fraction", "data"), ha="right",
                           va="center", fontsize="x-small", color="dimgrey", xytext=(-4, 0), textcoords="offset points")
     axis.set_xscale("log")
-    axis.xaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1, 2, 5)))
+    axis.margins(x=0.08)
+    axis.autoscale_view()
+    axis.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(_plain_log_ticks(*axis.get_xlim())))
     axis.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
     axis.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     axis.set_yticks(range(len(agents)), agents)
     axis.set_ylim(len(agents) - 0.5, -0.5)
-    axis.margins(x=0.08)
     axis.grid(axis="x", which="both", alpha=0.3)
     axis.set_xlabel(f"round length, seconds of game time (ticks x {tick} s; log scale)")
     figure.legend(loc="outside right upper", fontsize="small", title="median, 5-95%", title_fontsize="small")
     axis.set_title("How long rounds last", fontsize="medium")
     return figure, "round length per agent and opponent: median (dot) and the middle 90% of rounds (line)"
+
+
+def _plain_log_ticks(low: float, high: float) -> list[float]:
+    """Ticks for a log axis labelled with plain numbers (20, 50, 100), never 10^x: 1-2-5 steps, finer
+    steps when the range is too narrow for three of those."""
+    decades = range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
+    for steps in ((1, 2, 5), (1, 1.5, 2, 3, 5, 7), (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9)):
+        ticks = [step * 10.0**decade for decade in decades for step in steps if low <= step * 10.0**decade <= high]
+        if len(ticks) >= 3:
+            return ticks
+    return [low, high]
 
 
 def _colours(n: int) -> list:

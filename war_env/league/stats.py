@@ -5,8 +5,8 @@ run's numbers are reproducible, and equal data get equal intervals); the 95th pe
 order-statistic interval. An estimate is a dict ``{"value", "low", "high", "method", ...}``, the
 form ``results.json`` stores, with two flags a reader needs:
 
-* ``"exact": true`` when every observation had the same value: there is no spread to put an
-  interval on, so the interval is the value itself (``prompt``'s false starts: 0 in every round);
+* ``"exact": true`` when every observation (two or more) had the same value: there is no spread to
+  put an interval on, so the interval is the value itself (``prompt``'s false starts: 0 in every round);
 * ``"not_finite": true`` when the value is not a finite float64 (rewards near 1e308 overflow a
   sum): value and interval are then ``None``, and the report says "not finite".
 """
@@ -92,9 +92,9 @@ def _bootstrap_mean(x: np.ndarray) -> dict:
         return estimate(None, None, None, method)
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported as not finite
         value = x.mean()
-    if np.all(x == x[0]):  # no spread to resample
+    if x.size > 1 and np.all(x == x[0]):  # no spread to resample
         return estimate(value, value, value, method, exact=True)
-    if not math.isfinite(value):
+    if x.size < 2 or not math.isfinite(value):
         return estimate(value, None, None, method)
     with np.errstate(over="ignore", invalid="ignore"):
         result = bootstrap((x,), np.mean, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
@@ -118,10 +118,10 @@ def _bootstrap_ratio(s: np.ndarray, c: np.ndarray) -> dict:
     value = s.sum() / c.sum()
     rounds_with_draws = c > 0
     per_round = s[rounds_with_draws] / c[rounds_with_draws]
-    if np.all(per_round == per_round[0]):  # every round gave the same mean: no spread to resample
-        return estimate(value, value, value, method, exact=True)
     if rounds_with_draws.sum() < 2:
         return estimate(value, None, None, method)
+    if np.all(per_round == per_round[0]):  # every round gave the same mean: no spread to resample
+        return estimate(value, value, value, method, exact=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         result = bootstrap((s, c), lambda a, b, axis=-1: a.sum(axis) / b.sum(axis), paired=True,
                            confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
@@ -138,7 +138,7 @@ def quantile_95(values: Sequence[int]) -> dict:
     if x.size == 0:
         return estimate(None, None, None, method)
     value = float(np.percentile(x, 95))
-    if np.all(x == x[0]):
+    if x.size > 1 and np.all(x == x[0]):
         return estimate(value, value, value, method, exact=True)
     interval = quantile_test(x, q=value, p=0.95).confidence_interval(CONFIDENCE)
     return estimate(value, interval.low, interval.high, method)

@@ -181,7 +181,7 @@ def _reaction(plt, league, indexed, results, agents):
         turns.set_ylabel(agent, rotation=0, ha="right", va="center", fontsize="small")
         turns.grid(axis="y", alpha=0.3)
         note = f"{int(total)} turns; timer ran out in {ran_out / total:.1%}" if total else "no turns"
-        turns.text(0.99, 0.9, note, transform=turns.transAxes, ha="right", va="top", fontsize="x-small")
+        turns.text(0.55, 0.92, note, transform=turns.transAxes, ha="center", va="top", fontsize="x-small")
 
         rows = np.arange(len(league.opponents))
         false_starts.set_xlim(0, 1.2 * largest_false)

@@ -18,13 +18,12 @@ import numpy as np
 
 from war_env.atomic import write_atomic
 from war_env.league.league import League
-from war_env.league.results import CAUSES, ranked
+from war_env.league.results import CAUSE_NAMES, CAUSES, ranked
 from war_env.league.stats import CONFIDENCE
 
 CAUSE_COLOURS = {"outcome": "tab:grey", "false_starts": "tab:red", "idle_ticks": "tab:blue", "takeover": "tab:orange"}
-CAUSE_LABELS = {"outcome": "card outcome", "false_starts": "false starts", "idle_ticks": "idle ticks",
-                "takeover": "takeovers"}
 NOT_FINITE = "not finite"
+OPPONENT_MARKERS = "os^Dv<>px*"
 
 
 def save_figure(figure, path: Path) -> None:
@@ -71,7 +70,8 @@ def _regret(plt, league, indexed, results, agents):
                                        for e in [*overall.values(), *pairings.values()])] or ["false_starts"]
     figure, (amount, share) = plt.subplots(1, 2, sharey=True, layout="constrained", gridspec_kw={"width_ratios": [3, 2]},
                                            figsize=(_label_width(agents) + 9, 1.6 + 0.5 * len(agents)))
-    markers = "os^Dv<>px*" if len(league.opponents) > 1 else ""  # one opponent: the bar is its regret
+    # a marker per opponent; with one opponent the bar is its regret
+    markers = [OPPONENT_MARKERS[i % len(OPPONENT_MARKERS)] for i in range(len(league.opponents))] if len(league.opponents) > 1 else []
     offsets = np.linspace(-0.22, 0.22, len(league.opponents)) if len(league.opponents) > 1 else [0.0]
     largest = max([_highest(overall[a]) for a in agents] + [_highest(p) for p in pairings.values()] + [0.0]) or 1.0
     for row, agent in enumerate(agents):
@@ -116,7 +116,7 @@ def _regret(plt, league, indexed, results, agents):
     amount.set_yticks(range(len(agents)), [f"{agent}\n{_regret_label(overall[agent], reference)}" for agent in agents])
     amount.set_ylim(len(agents) - 0.5, -0.5)  # the best agent on top, as in the report's table
     handles = [plt.Rectangle((0, 0), 1, 1, color=CAUSE_COLOURS[c]) for c in causes]
-    labels = [CAUSE_LABELS[c] for c in causes]
+    labels = [CAUSE_NAMES[c] for c in causes]
     handles.append(plt.Line2D([], [], color="black", marker="|", markersize=8, linewidth=1.2))
     labels.append(f"{CONFIDENCE:.0%} interval")
     for marker, opponent in zip(markers, league.opponents):

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import math
 
-from war_env.league.results import CAUSES, ranked
+from war_env.league.results import CAUSE_NAMES, CAUSES, ranked
 from war_env.league.stats import BOOTSTRAP_RESAMPLES, is_finite
 from war_env.rules import WarConfig
-
-CAUSE_NAMES = {"outcome": "card outcome", "false_starts": "false starts", "idle_ticks": "idle ticks",
-               "takeover": "takeovers"}
 
 
 def number(value: float, digits: int = 3) -> str:

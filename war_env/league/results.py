@@ -27,6 +27,8 @@ SCHEMA_VERSION = 2
 WIN_RATE_TARGET_WIDTH = 0.05
 CAUSES = ("outcome", "false_starts", "idle_ticks", "takeover")
 """The parts of a round's return, in the order the report lists them."""
+CAUSE_NAMES = {"outcome": "card outcome", "false_starts": "false starts", "idle_ticks": "idle ticks",
+               "takeover": "takeovers"}
 
 
 def idle_ticks(record: RoundRecord, config: WarConfig) -> int:

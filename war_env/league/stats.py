@@ -43,10 +43,6 @@ def estimate(value, low, high, method: str, *, exact: bool = False, **extra) -> 
     return {"value": clean(value), "low": low, "high": high, "method": method, **flags, **extra}
 
 
-def is_exact(entry: dict | None) -> bool:
-    return bool(entry and entry.get("exact"))
-
-
 def is_finite(entry: dict | None) -> bool:
     """The estimate has a value (not missing, not an overflow)."""
     return entry is not None and entry["value"] is not None

@@ -65,7 +65,7 @@ def test_the_regret_plot_splits_losses_by_cause_and_names_the_reference(figures)
 
 def test_the_reaction_plot_shows_never_taken_over_and_eager_false_starts(figures):
     shown = texts(figures["reaction.png"])
-    assert "40 turns; timer ran out in 100.0%" in shown  # never: 20 rounds x 2 opponents, one turn each
+    assert "never\n40 turns\ntimer ran out: 100.0%" in shown  # 20 rounds x 2 opponents, one turn each
     assert shown.count("no false starts against any opponent") == 3  # prompt, never, last_moment
     assert any(label.startswith("vs human") for label in shown)  # eager's bars, one per opponent
 

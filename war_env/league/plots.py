@@ -178,10 +178,9 @@ def _reaction(plt, league, indexed, results, agents):
         turns.bar([ran_out_at], [ran_out / total], width=1.6, color="tab:orange")
         turns.set_ylim(0, 1.05)
         turns.set_yticks([0, 0.5, 1], ["0", "50%", "100%"], fontsize="x-small")
-        turns.set_ylabel(agent, rotation=0, ha="right", va="center", fontsize="small")
+        note = f"{int(total)} turns\ntimer ran out: {ran_out / total:.1%}" if total else "no turns"
+        turns.set_ylabel(f"{agent}\n{note}", rotation=0, ha="right", va="center", fontsize="small")
         turns.grid(axis="y", alpha=0.3)
-        note = f"{int(total)} turns; timer ran out in {ran_out / total:.1%}" if total else "no turns"
-        turns.text(0.55, 0.92, note, transform=turns.transAxes, ha="center", va="top", fontsize="x-small")
 
         rows = np.arange(len(league.opponents))
         false_starts.set_xlim(0, 1.2 * largest_false)

@@ -80,6 +80,17 @@ def test_card_outcomes_that_differ_between_pairings_are_flagged_and_shown_per_pa
     assert report.count(fmt(broken["pairings"][0]["win"])) == len(broken["pairings"])  # a row per pairing
 
 
+def test_a_named_reference_that_is_not_the_best_is_not_called_the_best(run):
+    from war_env.league import League, index_records, read_rounds
+    from war_env.league.results import summarise
+
+    league = League.from_dict(run.results["config"])
+    results = summarise(league, index_records(read_rounds(run.run_dir / "rounds.jsonl"), league), reference="human")
+    report = render_report(results, json.loads((run.run_dir / "run.json").read_text()), {})
+    assert first_screen(report).startswith("# War-v0 benchmark report\n\n**`human` is the reference agent (named")
+    assert "The reference was named for this run" in report and "is the best agent" not in report
+
+
 def test_the_ranked_order_puts_a_regret_that_is_not_finite_last(run):
     results = copy.deepcopy(run.results)
     eager = next(e for e in results["agents"] if e["agent"] == "eager")

@@ -87,17 +87,19 @@ def headline(results: dict) -> list[str]:
     others = [entry for entry in order[1:] if is_finite(entry["regret"])]
     league = results["config"]
     opponents = len(league["opponents"])
-    text = (f"**`{reference}` is the best agent** of this league: mean return {fmt(best['return'])} per round over "
+    role = "is the best agent" if _reference_is_best(results) else "is the reference agent (named for this run)"
+    text = (f"**`{reference}` {role}** of this league: mean return {fmt(best['return'])} per round over "
             f"{league['rounds']} deals" + (f" x {opponents} opponents" if opponents > 1 else "")
             + ", the reference for every regret below.")
     if others:
-        causes = "; ".join(f"`{e['agent']}` by {_main_causes(e['regret_by_cause']) or 'nothing'}" for e in others)
+        causes = "; ".join(f"`{e['agent']}` by {_main_causes(e['regret_by_cause'])}" if e["regret"]["value"] > 0
+                           else f"`{e['agent']}` loses nothing" for e in others)
         low, high = others[0], others[-1]
         span = (f"{number(low['regret']['value'])} (`{low['agent']}`)" if len(others) == 1 else
                 f"between {number(low['regret']['value'])} (`{low['agent']}`) and "
                 f"{number(high['regret']['value'])} (`{high['agent']}`)")
-        text += (f" On the same deals the other agents lose {span} per round to it, "
-                 f"all of it through timing: {causes}.")
+        text += (f" On the same deals the other agents lose {span} per round to it"
+                 + (f", all of it through timing: {causes}." if _reference_is_best(results) else f": {causes}."))
     unfinished = [entry["agent"] for entry in order[1:] if not is_finite(entry["regret"])]
     if unfinished:
         text += f" The regret of {_agent_list(unfinished)} is not a finite number (rewards too large for float64)."
@@ -127,8 +129,14 @@ def regret_table(results: dict, config: WarConfig) -> list[str]:
               f"it with the rules' reward weights (false start {rules['reward_false_start']:g}, idle tick "
               f"{rules['reward_idle_tick']:g} per tick of an open turn without a draw, takeover "
               f"{rules['reward_takeover']:g}, once, after {config.turn_ticks} idle ticks) and add up to it; in brackets "
-              "what the agent did. The reference is the agent with the highest mean return."]
+              "what the agent did. " + ("The reference is the agent with the highest mean return." if _reference_is_best(results)
+                                        else "The reference was named for this run (a negative regret: better than it).")]
     return lines
+
+
+def _reference_is_best(results: dict) -> bool:
+    returns = {e["agent"]: e["return"]["value"] for e in results["agents"] if e["return"]["value"] is not None}
+    return results["reference_agent"] in returns and returns[results["reference_agent"]] == max(returns.values())
 
 
 def outcome_line(results: dict) -> list[str]:

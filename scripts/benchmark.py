@@ -16,44 +16,56 @@ from war_env.scripts.common import HelpFormatter, run_command, seed
 from war_env.specs import parse_assignments
 
 DEFAULT_WORKERS = os.cpu_count() or 1
+DESCRIPTION = """\
+Play every agent against every opponent on paired rounds (round i is the same deal in every
+pairing) and write a report into the run folder: report.md (who is best and why: agents ranked by
+the return they lose per round to the best one, split into false starts, idle ticks and takeovers),
+results.json, rounds.jsonl.gz and plots. An interrupted run continues with --resume.
+
+examples:
+  war-bench                                       # the default league (about a minute on 2 cores)
+  war-bench --agents prompt human --opponents human --rounds 500
+  war-bench --agents prompt ppo:runs/x/best.zip --env turn_seconds=2 --out runs/bench/mine
+  war-bench --resume runs/bench/20261202-134500
+"""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="war-bench", formatter_class=HelpFormatter,
-        description="Play a league of agents against opponents on paired rounds and write a report "
-                    "(report.md, results.json, rounds.jsonl.gz and plots in the run folder).")
+    parser = argparse.ArgumentParser(prog="war-bench", formatter_class=HelpFormatter, description=DESCRIPTION)
     # The league's arguments have no value unless given, so that --resume can refuse them (the league
     # of a resumed run is the one in its folder); their defaults are spelt out in the help instead.
     league = parser.add_argument_group("the league (not with --resume)")
     league.add_argument("--agents", nargs="+", metavar="SPEC", default=argparse.SUPPRESS,
-                        help="agent specs for seat 0; the first is the reference of paired differences "
-                             f"(default: {' '.join(BASELINES)})")
+                        help="agent specs for seat 0: prompt, eager, random:p=0.2, last_moment, never, human, "
+                             "bot:SPEC, ppo:PATH, ... (docs/benchmark.md); regrets are measured against the one "
+                             f"with the best mean return (default: {' '.join(BASELINES)})")
     league.add_argument("--opponents", nargs="+", metavar="SPEC", default=argparse.SUPPRESS,
                         help="opponent bot specs, or agent specs for an agent in seat 1 "
                              f"(default: {' '.join(DEFAULT_OPPONENTS)})")
-    league.add_argument("--rounds", type=int, default=argparse.SUPPRESS,
+    league.add_argument("--rounds", type=int, metavar="N", default=argparse.SUPPRESS,
                         help=f"rounds per pairing (default: {DEFAULT_ROUNDS})")
-    league.add_argument("--seed", type=seed, default=argparse.SUPPRESS,
+    league.add_argument("--seed", type=seed, metavar="S", default=argparse.SUPPRESS,
                         help=f"round i of every pairing uses seed + i (default: {DEFAULT_SEED})")
     league.add_argument("--env", action="append", metavar="KEY=VALUE[,KEY=VALUE]", default=argparse.SUPPRESS,
                         help="War-v0 rule, timer or reward arguments, e.g. --env turn_seconds=2,reward_idle_tick=0 "
                              "(default: the default rules)")
-    league.add_argument("--out", default=argparse.SUPPRESS, help="run folder (default: runs/bench/<date-time>)")
-    parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS,
-                        help="worker processes (results do not depend on it)")
+    league.add_argument("--out", metavar="DIR", default=argparse.SUPPRESS, help="run folder (default: runs/bench/<date-time>)")
+    parser.add_argument("--workers", type=int, metavar="N", default=DEFAULT_WORKERS,
+                        help=f"worker processes; the results do not depend on it (default: the number of CPUs, "
+                             f"here {DEFAULT_WORKERS})")
     parser.add_argument("--resume", metavar="RUN", default=None,
                         help="continue the interrupted run in folder RUN (its league comes from RUN/config.json)")
-    parser.add_argument("--shard-rounds", type=int, default=DEFAULT_SHARD_ROUNDS, help="rounds per task")
+    parser.add_argument("--shard-rounds", type=int, metavar="N", default=DEFAULT_SHARD_ROUNDS,
+                        help="rounds handed to a worker at a time")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--backend", choices=("local", "ray"), default="local",
                         help="local worker processes, or Ray tasks (--workers = tasks in flight; the distributed extra)")
     parser.add_argument("--address", default=None,
-                        help="with --backend ray: the cluster (auto, HOST:PORT, ray://HOST:10001); "
-                             "default: a local Ray instance")
+                        help="with --backend ray: the cluster (auto, HOST:PORT, ray://HOST:10001) "
+                             "(default: a local Ray instance)")
     parser.add_argument("--trust-model-file", action="store_true",
-                        help="let SB3 unpickle the model files of model agents (runs code from them; default: "
-                             "weights only). Applies to this session only, never stored in the run folder")
+                        help="let SB3 unpickle the model files of model agents, which runs code from them "
+                             "(default: weights only); for this session only, never stored in the run folder")
     return parser
 
 

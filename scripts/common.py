@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 
 from war_env.extras import MissingExtra, require
@@ -25,8 +26,33 @@ def seed(text: str) -> int:
     return value
 
 
-class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """``--help`` shows each option's default and keeps the description's line breaks."""
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """``--help`` for users: an option's default is shown when it has one (not for on/off flags, nor
+    when the help already says it); the description is wrapped to the terminal paragraph by paragraph,
+    and indented lines (examples) are kept as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.default is None or action.default is False or action.default is argparse.SUPPRESS or "default" in text:
+            return text
+        return f"{text} (default: %(default)s)"
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out, prose = [], []
+
+        def flush():
+            if prose:
+                out.append(textwrap.fill(" ".join(prose), width, initial_indent=indent, subsequent_indent=indent))
+                prose.clear()
+
+        for line in text.strip("\n").splitlines():
+            if line.startswith(" ") or not line.strip():  # an example line as written, or a paragraph break
+                flush()
+                out.append(indent + line if line.strip() else "")
+            else:
+                prose.append(line.strip())
+        flush()
+        return "\n".join(out)
 
 
 def run_command(parser: argparse.ArgumentParser, call: Callable[[], int], extras: Sequence[str] = ()) -> int:

@@ -13,11 +13,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="war-perf", formatter_class=HelpFormatter,
         description="Measure War-v0's speed and memory beside Gymnasium's CartPole and Blackjack in one run, and "
-                    "print one markdown table of medians and ratios.")
-    parser.add_argument("--repeats", type=int, default=5, help="repetitions per figure; the median is shown")
-    parser.add_argument("--budget", type=float, default=1.0, help="work per measurement (1.0: about a second)")
-    parser.add_argument("--fast-rounds", type=int, default=32768, help="rounds per fast-path batch")
-    parser.add_argument("--league-rounds", type=int, default=100, help="rounds per pairing of the league run")
+                    "print one markdown table of medians and ratios (docs/speed.md explains the figures).\n\n"
+                    "example:\n  war-perf --repeats 3 --budget 0.5     # a quicker, noisier table")
+    parser.add_argument("--repeats", type=int, metavar="N", default=5, help="repetitions per figure; the median is shown")
+    parser.add_argument("--budget", type=float, metavar="X", default=1.0,
+                        help="work per measurement, 1.0 being about a second")
+    parser.add_argument("--fast-rounds", type=int, metavar="N", default=32768, help="rounds per fast-path batch")
+    parser.add_argument("--league-rounds", type=int, metavar="N", default=100,
+                        help="rounds per pairing of the benchmark league it times")
     parser.add_argument("--no-league", action="store_true", help="skip the benchmark league")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory figures")
     return parser

@@ -14,16 +14,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="war-selfplay", formatter_class=HelpFormatter,
         description="Train one SB3 policy for both seats of War by self-play: the learner plays seat 0, a frozen "
-                    "copy of itself seat 1, refreshed every N steps. Every copy is kept in the run folder.")
-    parser.add_argument("--timesteps", type=int, default=200_000, help="learner steps in total")
-    parser.add_argument("--refresh-every", type=int, default=20_000, help="learner steps between opponent refreshes")
+                    "copy of itself seat 1, refreshed every N steps. Every copy is kept in the run folder as "
+                    "opponent_NNN.zip, and the final model plays its first and last copy and prompt in the "
+                    "two-seat env (selfplay.json).\n\n"
+                    "example:\n  war-selfplay --timesteps 300000 --refresh-every 30000 --run-dir runs/selfplay/mine")
+    parser.add_argument("--timesteps", type=int, metavar="N", default=200_000, help="learner steps in total")
+    parser.add_argument("--refresh-every", type=int, metavar="N", default=20_000,
+                        help="learner steps between opponent refreshes")
     parser.add_argument("--algo", default="ppo", choices=SELF_PLAY_ALGORITHMS, help="an on-policy algorithm")
-    parser.add_argument("--config", default=None, help="a war-train configuration file; default: the one shipped for ALGO")
-    parser.add_argument("--seed", type=seed, default=0, help="seed of the training envs and the model")
-    parser.add_argument("--n-envs", type=int, default=None, help="parallel training envs; default: the config's")
-    parser.add_argument("--run-dir", default=None, help="the run folder; default: runs/selfplay/ALGO-seedN-TIME")
-    parser.add_argument("--eval-deals", type=int, default=50, help="deals of each evaluation match")
-    parser.add_argument("--turn-seconds", type=float, default=None, help="the turn timer; default: the rules' 3 s")
+    parser.add_argument("--config", metavar="FILE", default=None,
+                        help="a war-train configuration file (default: the one shipped for ALGO)")
+    parser.add_argument("--seed", type=seed, metavar="S", default=0, help="seed of the training envs and the model")
+    parser.add_argument("--n-envs", type=int, metavar="N", default=None, help="parallel training envs (default: the config's)")
+    parser.add_argument("--run-dir", metavar="DIR", default=None,
+                        help="the run folder (default: runs/selfplay/ALGO-seedS-TIME)")
+    parser.add_argument("--eval-deals", type=int, metavar="N", default=50, help="deals of each evaluation match")
+    parser.add_argument("--turn-seconds", type=float, metavar="SECONDS", default=None,
+                        help="the turn timer (default: the rules' 3 s)")
     return parser
 
 

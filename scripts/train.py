@@ -27,32 +27,37 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="war-train", description=DESCRIPTION, formatter_class=HelpFormatter)
     parser.add_argument("--algo", default="ppo", choices=sorted(ALGORITHMS), metavar="ALGO",
                         help=f"the algorithm: {', '.join(sorted(ALGORITHMS))}")
-    parser.add_argument("--config", default=None,
-                        help="your own configuration file (JSON); default: the one shipped for ALGO")
+    parser.add_argument("--config", metavar="FILE", default=None,
+                        help="your own configuration file (JSON) (default: the one shipped for ALGO)")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", default=None,
                         help="override a hyperparameter of the configuration, e.g. --set gamma=0.95 (repeatable)")
-    parser.add_argument("--timesteps", type=int, default=None, help="training budget in env steps; default: the config's")
-    parser.add_argument("--n-envs", type=int, default=None, help="parallel training envs; default: the config's")
+    parser.add_argument("--timesteps", type=int, metavar="N", default=None,
+                        help="training budget in env steps (default: the configuration's)")
+    parser.add_argument("--n-envs", type=int, metavar="N", default=None,
+                        help="parallel training envs (default: the configuration's)")
     parser.add_argument("--vec-env", choices=("dummy", "subproc"), default="dummy",
                         help="dummy: all envs in this process (War-v0 is cheap); subproc: one process per env")
-    parser.add_argument("--seed", type=seed, default=0, help="training env i is seeded seed + i")
-    parser.add_argument("--opponent", default="human",
+    parser.add_argument("--seed", type=seed, metavar="S", default=0, help="training env i is seeded S + i")
+    parser.add_argument("--opponent", metavar="SPEC", default="human",
                         help="opponent bot spec (instant, fixed:ticks=5, uniform:low=1,high=10, human, absent), "
                              "an agent spec, or a saved model ALGO:PATH")
     parser.add_argument("--env-arg", action="append", metavar="KEY=VALUE", default=None,
                         help="a War-v0 rule, timer or reward argument, e.g. --env-arg turn_seconds=2 (repeatable)")
-    parser.add_argument("--runs-root", default="runs", help="parent folder of new run folders")
-    parser.add_argument("--run-dir", default=None, help="the run folder; default: RUNS_ROOT/<algo>-<opponent>-s<seed>-<time>")
-    parser.add_argument("--resume", default=None,
+    parser.add_argument("--runs-root", metavar="DIR", default="runs", help="parent folder of new run folders")
+    parser.add_argument("--run-dir", metavar="DIR", default=None,
+                        help="the run folder (default: RUNS_ROOT/<algo>-<opponent>-s<seed>-<time>)")
+    parser.add_argument("--resume", metavar="RUN_OR_ZIP", default=None,
                         help="continue a run: its folder (latest checkpoint) or a checkpoint zip; the rest of the "
                              "configuration comes from its config.json")
-    parser.add_argument("--bench-rounds", type=int, default=500,
+    parser.add_argument("--bench-rounds", type=int, metavar="N", default=500,
                         help="held-out rounds of the final comparison with prompt (0: skip it)")
-    parser.add_argument("--bench-seed", type=seed, default=2_000_000, help="round k of the comparison uses seed + k")
+    parser.add_argument("--bench-seed", type=seed, metavar="S", default=2_000_000,
+                        help="round k of the comparison uses seed S + k")
     parser.add_argument("--no-progress-bar", action="store_true", help="no progress bar")
     parser.add_argument("--trust-model-file", action="store_true",
-                        help="let SB3 unpickle an opponent's model file in full (runs code from it); default: weights only")
-    parser.add_argument("--verbose", type=int, default=0, help="SB3's verbosity (0, 1 or 2)")
+                        help="let SB3 unpickle an opponent's model file in full, which runs code from it "
+                             "(default: weights only)")
+    parser.add_argument("--verbose", type=int, choices=(0, 1, 2), default=0, help="SB3's verbosity")
     return parser
 
 

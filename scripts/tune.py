@@ -25,27 +25,35 @@ example:
 """
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The ``war-tune`` command; returns the exit status."""
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="war-tune", description=DESCRIPTION, formatter_class=HelpFormatter)
     parser.add_argument("--algo", default="ppo", choices=sorted(ALGORITHMS), metavar="ALGO",
                         help=f"the algorithm: {', '.join(sorted(ALGORITHMS))}")
-    parser.add_argument("--space", default=None,
-                        help=f"the search space, a JSON file or JSON; default: {json.dumps(DEFAULT_SPACE)}")
-    parser.add_argument("--samples", type=int, default=8, help="trials")
-    parser.add_argument("--timesteps", type=int, default=30_000, help="training budget of each trial")
-    parser.add_argument("--config", default=None, help="a war-train configuration file; default: the one shipped for ALGO")
-    parser.add_argument("--n-envs", type=int, default=None, help="parallel training envs; default: the config's")
-    parser.add_argument("--seed", type=seed, default=0, help="training seed of every trial, and of the sampler")
-    parser.add_argument("--opponent", default="human", help="opponent bot or agent spec")
+    parser.add_argument("--space", metavar="JSON_OR_FILE", default=None,
+                        help=f"the search space, a JSON file or JSON (default: {json.dumps(DEFAULT_SPACE)})")
+    parser.add_argument("--samples", type=int, metavar="N", default=8, help="trials")
+    parser.add_argument("--timesteps", type=int, metavar="N", default=30_000, help="training budget of each trial")
+    parser.add_argument("--config", metavar="FILE", default=None,
+                        help="a war-train configuration file (default: the one shipped for ALGO)")
+    parser.add_argument("--n-envs", type=int, metavar="N", default=None, help="parallel training envs (default: the config's)")
+    parser.add_argument("--seed", type=seed, metavar="S", default=0, help="training seed of every trial, and of the sampler")
+    parser.add_argument("--opponent", metavar="SPEC", default="human", help="opponent bot or agent spec")
     parser.add_argument("--env-arg", action="append", metavar="KEY=VALUE", default=None,
                         help="a War-v0 rule, timer or reward argument (repeatable)")
-    parser.add_argument("--bench-rounds", type=int, default=300, help="held-out rounds that score a trial")
-    parser.add_argument("--bench-seed", type=seed, default=2_000_000, help="round k of the scoring uses seed + k")
-    parser.add_argument("--out", default=None, help="the sweep folder; default: runs/tune/<date-time>")
+    parser.add_argument("--bench-rounds", type=int, metavar="N", default=300, help="held-out rounds that score a trial")
+    parser.add_argument("--bench-seed", type=seed, metavar="S", default=2_000_000,
+                        help="round k of the scoring uses seed S + k")
+    parser.add_argument("--out", metavar="DIR", default=None, help="the sweep folder (default: runs/tune/<date-time>)")
     parser.add_argument("--address", default=None,
-                        help="the Ray cluster (auto, HOST:PORT, ray://HOST:10001); default: a local Ray instance")
-    parser.add_argument("--max-concurrent", type=int, default=None, help="trials at once; default: as CPUs allow")
+                        help="the Ray cluster (auto, HOST:PORT, ray://HOST:10001) (default: a local Ray instance)")
+    parser.add_argument("--max-concurrent", type=int, metavar="N", default=None,
+                        help="trials at once (default: as many as the CPUs allow)")
+    return parser
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """The ``war-tune`` command; returns the exit status."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     return run_command(parser, lambda: _sweep(args), extras=("train", "distributed"))
 

@@ -46,9 +46,9 @@ def pairing(results, agent, opponent):
 def test_a_run_leaves_every_file_of_the_report(league_run):
     run, _ = league_run
     for name in ("config.json", ROUNDS_FILE, "results.json", "run.json", "report.md",
-                 "return.png", "reaction_ticks.png", "round_length.png"):
+                 "regret.png", "reaction.png", "round_length.png"):
         assert (run.run_dir / name).is_file(), name
-    for name in ("return.png", "reaction_ticks.png", "round_length.png"):
+    for name in ("regret.png", "reaction.png", "round_length.png"):
         assert (run.run_dir / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not list(run.run_dir.glob("*.tmp"))  # atomic writes leave no temporary files behind
 
@@ -147,10 +147,10 @@ def test_prompt_has_the_highest_mean_return_of_the_baselines(league_run):
     for opponent in DEFAULT_OPPONENTS:
         returns = {agent: pairing(run.results, agent, opponent)["return"]["value"] for agent in BASELINES}
         assert max(returns, key=returns.get) == "prompt", returns
-        for agent in BASELINES[1:]:  # and on every single paired round, never worse
-            assert pairing(run.results, agent, opponent)["return_minus_reference"]["high"] <= 0
+        for agent in BASELINES[1:]:  # and on every single paired round, never better
+            assert pairing(run.results, agent, opponent)["regret"]["low"] >= 0
     overall = {entry["agent"]: entry["return"]["value"] for entry in run.results["agents"]}
-    assert max(overall, key=overall.get) == "prompt"
+    assert max(overall, key=overall.get) == "prompt" == run.results["reference_agent"]
 
 
 # --- determinism, workers, resume -----------------------------------------------------------------------------

@@ -81,3 +81,43 @@ def test_ppo_trains_a_few_steps_on_the_batched_env():
     assert model.num_timesteps >= 256
     actions, _ = model.predict(env.reset(), deterministic=True)
     assert actions.shape == (8,)
+
+
+@pytest.mark.parametrize("seeded", [True, False])
+def test_vec_video_recorder_records_the_games_the_adapter_plays(tmp_path, seeded):
+    """render_mode="rgb_array": SB3's VecVideoRecorder works, and its frames are those of SB3's
+    DummyVecEnv over War-v0 envs playing the same games (seeded, or dealt by the adapter's own seeds)."""
+    pytest.importorskip("pygame")
+    pytest.importorskip("moviepy")
+    from stable_baselines3.common.vec_env import VecVideoRecorder
+
+    ours = WarSB3VecEnv(2, opponent="instant", max_episode_steps=150, render_mode="rgb_array")
+    if seeded:
+        ours.seed(3)
+    recorder = VecVideoRecorder(ours, str(tmp_path), record_video_trigger=lambda step: step == 0, video_length=40)
+    observations = recorder.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(60):  # rounds end (takeovers, the time limit) and restart within the recording
+        observations, *_ = recorder.step((rng.random(2) < 0.05).astype(np.int64))
+    recorder.close()
+    (video,) = tmp_path.glob("*.mp4")
+    assert video.stat().st_size > 0 and recorder.frames_per_sec == 10  # War-v0's, not the default 30
+    if seeded:
+        theirs = DummyVecEnv([lambda: gym.make("War-v0", opponent="instant", max_episode_steps=150,
+                                               render_mode="rgb_array") for _ in range(2)])
+        theirs.seed(3)
+        theirs.reset()
+        ours = WarSB3VecEnv(2, opponent="instant", max_episode_steps=150, render_mode="rgb_array")
+        ours.seed(3)
+        ours.reset()
+        for step in range(60):
+            actions = (rng.random(2) < 0.05).astype(np.int64)
+            ours.step(actions)
+            theirs.step(actions)
+            if step % 20 == 0:
+                np.testing.assert_array_equal(ours.render(), theirs.render())
+
+
+def test_the_adapter_refuses_render_modes_it_cannot_draw():
+    with pytest.raises(ValueError, match="rgb_array frames only"):
+        WarSB3VecEnv(1, render_mode="human")

@@ -1,19 +1,48 @@
-"""``report.md``: a run's numbers for people."""
+"""``report.md``: a run's numbers for people, the answer first.
+
+The first screen says who is best and why the others lose: a headline written from the numbers and a
+table of agents ranked by paired regret to the reference agent, split by cause. The details follow,
+each said once: a figure that is the same in every pairing (win rates, battles, how rounds ended: the
+cards never depend on timing) gets one line, not a row per pairing.
+"""
 
 from __future__ import annotations
 
 import math
 
-from war_env.league.stats import BOOTSTRAP_RESAMPLES
+from war_env.league.results import CAUSE_NAMES, CAUSES, ranked
+from war_env.league.stats import BOOTSTRAP_RESAMPLES, is_finite
 from war_env.rules import WarConfig
 
 
+def number(value: float, digits: int = 3) -> str:
+    """``value`` with ``digits`` decimals; in scientific notation when it is huge (rewards near 1e300)."""
+    if value != 0 and abs(value) >= 1e6:
+        return f"{value:.{digits}e}"
+    return f"{value:.{digits}f}"
+
+
 def fmt(entry: dict | None, digits: int = 3) -> str:
-    if entry is None or entry["value"] is None:
+    """An estimate as text: ``value [low, high]``; ``value (exact)`` when every round gave that value;
+    ``not finite`` for an overflow; ``–`` when there was nothing to estimate."""
+    if entry is None:
         return "–"
+    if entry.get("not_finite"):
+        return "not finite"
+    value = entry["value"]
+    if value is None:
+        return "–"
+    if entry.get("exact"):
+        return f"{int(value) if float(value).is_integer() else number(value, digits)} (exact)"
     if entry["low"] is None:
-        return f"{entry['value']:.{digits}f}"
-    return f"{entry['value']:.{digits}f} [{entry['low']:.{digits}f}, {entry['high']:.{digits}f}]"
+        return f"{number(value, digits)} (no interval)"
+    return f"{number(value, digits)} [{number(entry['low'], digits)}, {number(entry['high'], digits)}]"
+
+
+def _same(entries: list[dict | None]) -> bool:
+    """All estimates equal (value and interval): a figure to say once."""
+    keys = {None if e is None else (e["value"], e["low"], e["high"], e.get("not_finite")) for e in entries}
+    return len(keys) == 1
 
 
 def _rounds_for_width(width: float, rate: float = 0.5) -> int:
@@ -21,108 +50,251 @@ def _rounds_for_width(width: float, rate: float = 0.5) -> int:
     return math.ceil((2 * 1.96) ** 2 * rate * (1 - rate) / width**2)
 
 
-def _session_text(session: dict) -> str:
-    return (f"{session['rounds_played']} rounds with {session['workers']} worker(s) in {session['seconds']:.1f} s, "
-            f"{session['rounds_per_second']:.1f} rounds/s")
+def _agent_list(agents) -> str:
+    return ", ".join(f"`{a}`" for a in agents)
 
 
-def render_report(results: dict, run: dict, plots: dict[str, str]) -> str:
+# --- the first screen ------------------------------------------------------------------------------------------
+def _cause_counts(entry: dict) -> dict[str, str]:
+    """What the agent did, per cause, in its own numbers."""
+    return {
+        "outcome": "",
+        "false_starts": f"{entry['false_starts_per_round']:.1f} / round",
+        "idle_ticks": f"{entry['idle_ticks_per_round']:.1f} / round",
+        "takeover": f"{entry['takeover_share']:.0%} of rounds",
+    }
+
+
+def _main_causes(by_cause: dict) -> str:
+    """The causes that make up most (90%) of a regret, largest first."""
+    costs = sorted(((value, cause) for cause, value in by_cause.items() if value is not None and value > 0), reverse=True)
+    total = sum(value for value, _ in costs)
+    if not costs or not math.isfinite(total):
+        return ""
+    named, covered = [], 0.0
+    for value, cause in costs:
+        named.append(CAUSE_NAMES[cause])
+        covered += value
+        if covered >= 0.9 * total:
+            break
+    return " and ".join(named)
+
+
+def headline(results: dict) -> list[str]:
+    reference = results["reference_agent"]
+    order = ranked(results)
+    best = order[0]
+    others = [entry for entry in order[1:] if is_finite(entry["regret"])]
     league = results["config"]
+    opponents = len(league["opponents"])
+    role = "is the best agent" if _reference_is_best(results) else "is the reference agent (named for this run)"
+    text = (f"**`{reference}` {role}** of this league: mean return {fmt(best['return'])} per round over "
+            f"{league['rounds']} deals" + (f" x {opponents} opponents" if opponents > 1 else "")
+            + ", the reference for every regret below.")
+    if others:
+        causes = "; ".join(f"`{e['agent']}` by {_main_causes(e['regret_by_cause'])}" if e["regret"]["value"] > 0
+                           else f"`{e['agent']}` loses nothing" for e in others)
+        low, high = others[0], others[-1]
+        span = (f"{number(low['regret']['value'])} (`{low['agent']}`)" if len(others) == 1 else
+                f"between {number(low['regret']['value'])} (`{low['agent']}`) and "
+                f"{number(high['regret']['value'])} (`{high['agent']}`)")
+        text += (f" On the same deals the other agents lose {span} per round to it"
+                 + (f", all of it through timing: {causes}." if _reference_is_best(results) else f": {causes}."))
+    unfinished = [entry["agent"] for entry in order[1:] if not is_finite(entry["regret"])]
+    if unfinished:
+        text += f" The regret of {_agent_list(unfinished)} is not a finite number (rewards too large for float64)."
+    return [text]
+
+
+def regret_table(results: dict, config: WarConfig) -> list[str]:
+    reference = results["reference_agent"]
+    causes = [cause for cause in CAUSES if cause != "outcome" or any(
+        e["regret_by_cause"] and e["regret_by_cause"]["outcome"] for e in results["agents"])]
+    lines = ["| rank | agent | mean return | regret per round | " + " | ".join(CAUSE_NAMES[c] for c in causes)
+             + " | mostly |", "|---|---|---|---|" + "---|" * len(causes) + "---|"]
+    for rank, entry in enumerate(ranked(results), start=1):
+        counts = _cause_counts(entry)
+        if entry["agent"] == reference:
+            regret, parts, why = "reference", [counts[c] or "–" for c in causes], ""
+        else:
+            by_cause = entry["regret_by_cause"]
+            parts = [("not finite" if by_cause[c] is None else number(by_cause[c]))
+                     + (f" ({counts[c]})" if counts[c] else "") for c in causes]
+            regret, why = fmt(entry["regret"]), _main_causes(by_cause)
+        lines.append(f"| {rank} | `{entry['agent']}` | {fmt(entry['return'])} | {regret} | " + " | ".join(parts)
+                     + f" | {why} |")
+    rules = results["rules"]
+    lines += ["", f"Regret: the mean over the same deals of (`{reference}`'s return - the agent's), with its "
+              f"{results['confidence_level']:.0%} paired bootstrap interval; larger is worse. The cause columns split "
+              f"it with the rules' reward weights (false start {rules['reward_false_start']:g}, idle tick "
+              f"{rules['reward_idle_tick']:g} per tick of an open turn without a draw, takeover "
+              f"{rules['reward_takeover']:g}, once, after {config.turn_ticks} idle ticks) and add up to it; in brackets "
+              "what the agent did. " + ("The reference is the agent with the highest mean return." if _reference_is_best(results)
+                                        else "The reference was named for this run (a negative regret: better than it).")]
+    return lines
+
+
+def _reference_is_best(results: dict) -> bool:
+    returns = {e["agent"]: e["return"]["value"] for e in results["agents"] if e["return"]["value"] is not None}
+    return results["reference_agent"] in returns and returns[results["reference_agent"]] == max(returns.values())
+
+
+def outcome_line(results: dict) -> list[str]:
+    pairings = results["pairings"]
+    first = pairings[0]
+    if results["paired_card_outcomes_identical"] and all(
+            _same([p[key] for p in pairings]) for key in ("win", "draw", "loss")):
+        return [f"**Win rates are the same for every agent, by construction**: every one of the {len(pairings)} "
+                f"pairings won {fmt(first['win'])}, drew {fmt(first['draw'])} and lost {fmt(first['loss'])} of its "
+                f"{first['rounds']} rounds. Round i is the same deal in every pairing and the cards never depend on "
+                "timing (checked on this run: every round had the same card outcome in all pairings), so win rates "
+                "measure the deals; agents differ only in what their timing costs."]
+    lines = ["**The card outcomes differ between pairings: paired deals should make them identical, so something "
+             "is wrong** (a rule that lets timing change the cards, or records from different leagues).", "",
+             "| agent | opponent | win | draw | loss |", "|---|---|---|---|---|"]
+    lines += [f"| `{p['agent']}` | `{p['opponent']}` | {fmt(p['win'])} | {fmt(p['draw'])} | {fmt(p['loss'])} |"
+              for p in pairings]
+    return lines
+
+
+# --- the details -------------------------------------------------------------------------------------------------
+def _speed(sessions: list[dict]) -> str:
+    if not sessions:
+        return "no rounds were played by this folder's sessions"
+    played = sum(s["rounds_played"] for s in sessions)
+    seconds = sum(s["seconds"] for s in sessions)
+    rate = f"**{played / seconds:.1f} rounds/s**" if seconds > 0 else "no measurable time"
+    if len(sessions) == 1:
+        s = sessions[0]
+        backend = "" if s.get("backend", "local") == "local" else f" on {s['backend']}"
+        return f"{played} rounds in {seconds:.1f} s with {s['workers']} worker(s){backend}: {rate}"
+    each = "; ".join(f"session {n}: {s['rounds_played']} rounds, {s['workers']} worker(s), {s['seconds']:.1f} s"
+                     for n, s in enumerate(sessions, start=1))
+    return f"{played} rounds in {seconds:.1f} s over {len(sessions)} sessions ({each}): {rate}"
+
+
+def run_facts(results: dict, run: dict) -> list[str]:
+    league, rules = results["config"], results["rules"]
     prov = run["provenance"]
-    stats = {(p["agent"], p["opponent"]): p for p in results["pairings"]}
-    agents, opponents = league["agents"], league["opponents"]
-    played = sum(s["rounds_played"] for s in run["sessions"])
-    seconds = sum(s["seconds"] for s in run["sessions"])
-    non_default = {k: v for k, v in results["rules"].items() if getattr(WarConfig(), k) != v}
+    non_default = {k: v for k, v in rules.items() if getattr(WarConfig(), k) != v}
+    commit = (f"`{prov['git_commit']}`" + (" (working tree had uncommitted changes)" if prov["git_dirty"] else "")
+              if prov["git_commit"] else "none (an installed package, not a git checkout)")
     lines = [
-        "# War-v0 benchmark report",
-        "",
-        f"- agents: {', '.join(f'`{a}`' for a in agents)}",
-        f"- opponents: {', '.join(f'`{o}`' for o in opponents)}",
-        f"- rounds per pairing: {league['rounds']} (paired: {results['seeds']['rule']}, "
-        f"seeds {results['seeds']['first']}..{results['seeds']['last']})",
+        f"- agents: {_agent_list(league['agents'])}; opponents: {_agent_list(league['opponents'])}",
+        f"- rounds per pairing: {league['rounds']}, paired ({results['seeds']['rule']}; seeds "
+        f"{results['seeds']['first']}..{results['seeds']['last']})",
         f"- rules: {'defaults' if not non_default else ', '.join(f'{k}={v}' for k, v in non_default.items())} "
-        f"(turn {results['rules']['turn_seconds']} s = {round(results['rules']['turn_seconds'] / results['rules']['tick_seconds'])} "
-        f"ticks of {results['rules']['tick_seconds']} s)",
-        f"- config hash: `{results['config_hash']}`",
-        f"- git commit: `{prov['git_commit']}`{' (working tree had uncommitted changes)' if prov['git_dirty'] else ''}",
+        f"(turn {rules['turn_seconds']} s = {round(rules['turn_seconds'] / rules['tick_seconds'])} ticks of "
+        f"{rules['tick_seconds']} s)",
+        f"- config hash: `{results['config_hash']}`; git commit: {commit}",
         "- versions: " + ", ".join(f"{k} {v}" for k, v in prov["versions"].items() if v is not None),
         f"- machine: {prov['platform']}, {prov['cpus']} CPUs",
-        f"- speed: {played} rounds played in {seconds:.1f} s = **{played / seconds if seconds else float('nan'):.1f} rounds/s** "
-        f"({'; '.join(_session_text(session) for session in run['sessions'])})",
+        f"- speed: {_speed(run['sessions'])}",
     ]
-    trusted = [str(number) for number, session in enumerate(run["sessions"], start=1) if session.get("trust_model_file")]
+    trusted = [str(n) for n, session in enumerate(run["sessions"], start=1) if session.get("trust_model_file")]
     if trusted:
         lines.append(f"- **model files trusted**: session(s) {', '.join(trusted)} ran with --trust-model-file "
                      "(SB3 unpickled the model files in full; a file's code could run)")
-    lines += [
+    return lines
+
+
+def how_to_read(results: dict) -> list[str]:
+    width = results["widest_win_rate_interval"]
+    target = results["win_rate_target_width"]
+    return [
+        f"Every estimate comes with a {results['confidence_level']:.0%} interval `value [low, high]`; `value (exact)` "
+        "means every round gave that same value, so there is nothing to resample (`prompt` never false-starts); "
+        "`not finite` is a value that overflowed float64 (rewards near 1e308). Rates (takeovers, win, end reasons) "
+        "use the Wilson score interval; means per round (return, regret, false starts, idle ticks, battles, "
+        f"ticks) a percentile bootstrap over rounds ({BOOTSTRAP_RESAMPLES} resamples, RNG fixed by the data), paired "
+        "for regrets; the mean reaction time a bootstrap over rounds of (sum of reaction ticks / draws); its 95th "
+        "percentile the order-statistic interval (draws taken as independent; with many whole-tick draws it can be "
+        "a single value). Reaction times count the agent's own draws, in ticks after its turn opened.",
         "",
-        "## How to read this",
-        "",
-        f"Every number comes with a {results['confidence_level']:.0%} interval `value [low, high]`. Rates (win, draw, "
-        "loss, takeovers, end reasons) use the Wilson score interval; means per round (return, false starts, "
-        f"battles, wars, ticks) a percentile bootstrap over rounds ({BOOTSTRAP_RESAMPLES} resamples, fixed RNG); the "
-        "mean reaction time a bootstrap over rounds of the ratio (sum of reaction ticks / number of draws); the "
-        "95th percentile of reaction time the order-statistic interval (draws treated as independent). "
-        "Return is the agent's summed reward over a round (win +1, loss -1, takeover -1, false start -0.1, "
-        "idle tick -0.001 with the default rules). Reaction times count the agent's own draws only, in ticks "
-        "after its turn opened (seconds = ticks x tick length).",
-        "",
-        "Deals are paired: round i of every pairing has the same deal, starter and round key, and the cards "
-        "of a round never depend on timing. So the card outcome (winner, battles, wars, points) of round i is "
-        "the same in every pairing"
-        + (" (checked on this run: identical in all pairings)." if results["paired_card_outcomes_identical"]
-           else " - **but this run found pairings that differ; something is wrong**.")
-        + " Win rates therefore measure the deals, not the agents; agents differ by what timing costs them "
-        "(false starts, idle ticks, takeovers). The differences to the reference agent below are paired.",
-        "",
-        f"Widest win-rate interval: {results['widest_win_rate_interval']:.3f} "
-        f"(target < {results['win_rate_target_width']}: "
-        f"{'met' if results['widest_win_rate_interval'] < results['win_rate_target_width'] else 'NOT met'}; "
-        f"a win rate near 1/2 needs about {_rounds_for_width(results['win_rate_target_width'])} rounds per pairing for it).",
-        "",
-        "## Mean return per round",
-        "",
-        "| agent | " + " | ".join(f"vs {o}" for o in opponents) + " | all opponents |",
-        "|---|" + "---|" * (len(opponents) + 1),
+        f"Widest win-rate interval: {width:.3f} (target < {target}: {'met' if width < target else 'NOT met'}; a win "
+        f"rate near 1/2 needs about {_rounds_for_width(target)} rounds per pairing for it).",
     ]
-    overall = {entry["agent"]: entry["return"] for entry in results["agents"]}
-    for agent in agents:
-        lines.append(f"| `{agent}` | " + " | ".join(fmt(stats[(agent, o)]["return"]) for o in opponents)
-                     + f" | {fmt(overall[agent])} |")
+
+
+def _pairing_table(results: dict, cells, digits_note: str = "") -> list[str]:
+    """Agents (ranked) x opponents; ``cells(pairing) -> str``."""
+    opponents = results["config"]["opponents"]
+    stats = {(p["agent"], p["opponent"]): p for p in results["pairings"]}
+    lines = ["| agent | " + " | ".join(f"vs `{o}`" for o in opponents) + " |", "|---|" + "---|" * len(opponents)]
+    for entry in ranked(results):
+        lines.append(f"| `{entry['agent']}` | " + " | ".join(cells(stats[(entry['agent'], o)]) for o in opponents) + " |")
+    return lines + ([digits_note] if digits_note else [])
+
+
+def timing_table(results: dict) -> list[str]:
+    """One row per agent and opponent, or one row per agent when its figures are the same against all."""
+    opponents = results["config"]["opponents"]
+    stats = {(p["agent"], p["opponent"]): p for p in results["pairings"]}
+    lines = ["| agent | opponent | false starts / round | idle ticks / round | taken over | draws | "
+             "mean reaction, ticks | p95 reaction, ticks |", "|---|---|---|---|---|---|---|---|"]
+
+    def row(p, label):
+        r = p["reaction"]
+        return (f"| `{p['agent']}` | {label} | {fmt(p['false_starts_per_round'], 2)} | {fmt(p['idle_ticks_per_round'], 1)} | "
+                f"{fmt(p['agent_takeover'])} | {r['draws']} | {fmt(r['mean_ticks'], 2)} | {fmt(r['p95_ticks'], 1)} |")
+
+    keys = ("false_starts_per_round", "idle_ticks_per_round", "agent_takeover")
+    for entry in ranked(results):
+        own = [stats[(entry["agent"], o)] for o in opponents]
+        same = len(own) > 1 and all(_same([p[k] for p in own]) for k in keys) and all(
+            _same([p["reaction"][k] for p in own]) for k in ("mean_ticks", "p95_ticks")) and len(
+            {p["reaction"]["draws"] for p in own}) == 1
+        lines += [row(own[0], "every opponent (the same)")] if same else [row(p, f"`{p['opponent']}`") for p in own]
+    return lines
+
+
+def card_game_lines(results: dict) -> list[str]:
+    """Battles, wars and end reasons: card outcomes, said once when every pairing has the same."""
+    pairings = results["pairings"]
+    reasons = sorted({reason for p in pairings for reason in p["reasons"]})
+    keys = ("battles_per_round", "wars_per_round")
+    if all(_same([p[k] for p in pairings]) for k in keys) and all(_same([p["reasons"][x] for p in pairings]) for x in reasons):
+        p = pairings[0]
+        ended = ", ".join(f"{x} {fmt(p['reasons'][x])}" for x in reasons if p["reasons"][x]["count"])
+        return [f"The card game is the same in every pairing: {fmt(p['battles_per_round'], 1)} battles and "
+                f"{fmt(p['wars_per_round'], 2)} wars per round; rounds ended by {ended} (shares of rounds)."]
+    lines = ["| agent | opponent | battles / round | wars / round | " + " | ".join(reasons) + " |",
+             "|---|---|---|---|" + "---|" * len(reasons)]
+    lines += [f"| `{p['agent']}` | `{p['opponent']}` | {fmt(p['battles_per_round'], 1)} | {fmt(p['wars_per_round'], 2)} | "
+              + " | ".join(fmt(p["reasons"][x]) for x in reasons) + " |" for p in pairings]
+    return lines
+
+
+def opponent_takeover_lines(results: dict) -> list[str]:
+    opponents = results["config"]["opponents"]
+    by_opponent = {o: [p["opponent_takeover"] for p in results["pairings"] if p["opponent"] == o] for o in opponents}
+    if all(_same(entries) for entries in by_opponent.values()):
+        return ["Opponents taken over (the same against every agent: an opponent's timing is hashed from the round "
+                "key): " + "; ".join(f"`{o}` {fmt(entries[0])}" for o, entries in by_opponent.items()) + "."]
+    return ["Opponents taken over:", ""] + _pairing_table(results, lambda p: fmt(p["opponent_takeover"]))
+
+
+def render_report(results: dict, run: dict, plots: dict[str, str]) -> str:
+    config = WarConfig(**results["rules"])
     reference = results["reference_agent"]
-    lines += ["", f"## Return minus `{reference}`'s on the same rounds (paired bootstrap)", "",
-              "| agent | " + " | ".join(f"vs {o}" for o in opponents) + " |", "|---|" + "---|" * len(opponents)]
-    for agent in agents:
-        if agent != reference:
-            lines.append(f"| `{agent}` | " + " | ".join(fmt(stats[(agent, o)]["return_minus_reference"]) for o in opponents) + " |")
-    lines += ["", "## Outcomes and takeovers", "",
-              "| agent | opponent | win | draw | loss | agent taken over | opponent taken over |", "|---|---|---|---|---|---|---|"]
-    for agent in agents:
-        for o in opponents:
-            p = stats[(agent, o)]
-            lines.append(f"| `{agent}` | `{o}` | {fmt(p['win'])} | {fmt(p['draw'])} | {fmt(p['loss'])} | "
-                         f"{fmt(p['agent_takeover'])} | {fmt(p['opponent_takeover'])} |")
-    lines += ["", "## Timing", "",
-              "| agent | opponent | false starts / round | draws | mean reaction, ticks | p95 reaction, ticks | "
-              "mean reaction, s | p95 reaction, s |", "|---|---|---|---|---|---|---|---|"]
-    for agent in agents:
-        for o in opponents:
-            p = stats[(agent, o)]
-            r = p["reaction"]
-            lines.append(f"| `{agent}` | `{o}` | {fmt(p['false_starts_per_round'], 2)} | {r['draws']} | "
-                         f"{fmt(r['mean_ticks'], 2)} | {fmt(r['p95_ticks'], 1)} | {fmt(r['mean_seconds'], 3)} | "
-                         f"{fmt(r['p95_seconds'], 2)} |")
-    reasons = sorted({reason for p in results["pairings"] for reason in p["reasons"]})
-    lines += ["", "## Round length and how rounds ended", "",
-              "| agent | opponent | battles / round | wars / round | ticks / round | "
-              + " | ".join(reasons) + " |", "|---|---|---|---|---|" + "---|" * len(reasons)]
-    for agent in agents:
-        for o in opponents:
-            p = stats[(agent, o)]
-            lines.append(f"| `{agent}` | `{o}` | {fmt(p['battles_per_round'], 1)} | {fmt(p['wars_per_round'], 2)} | "
-                         f"{fmt(p['ticks_per_round'], 0)} | " + " | ".join(fmt(p["reasons"][x]) for x in reasons) + " |")
-    lines += ["", "## Plots", ""]
+    lines = ["# War-v0 benchmark report", ""]
+    lines += headline(results) + [""]
+    lines += [f"## Agents ranked by regret to `{reference}`", ""] + regret_table(results, config) + [""]
+    lines += outcome_line(results) + [""]
+    lines += ["## The run", ""] + run_facts(results, run) + [""]
+    lines += ["## How to read the numbers", ""] + how_to_read(results) + [""]
+    lines += [f"## Regret to `{reference}` per opponent", "",
+              "Mean return lost per round on the same deals (larger is worse):", ""]
+    lines += _pairing_table(results, lambda p: "reference" if p["agent"] == reference else fmt(p["regret"])) + [""]
+    lines += ["## Mean return per round", ""] + _pairing_table(results, lambda p: fmt(p["return"])) + [""]
+    lines += ["## Timing", "",
+              f"Seconds are ticks x {results['rules']['tick_seconds']} s. An idle tick is a tick of the agent's open "
+              "turn without a draw; a takeover counts the whole turn that ran out.", ""]
+    lines += timing_table(results) + [""] + opponent_takeover_lines(results) + [""]
+    lines += ["## Round length and the card game", "", "Ticks per round (game time = ticks x "
+              f"{results['rules']['tick_seconds']} s):", ""]
+    lines += _pairing_table(results, lambda p: fmt(p["ticks_per_round"], 0)) + [""] + card_game_lines(results) + [""]
+    lines += ["## Plots", ""]
     for name, caption in plots.items():
         lines += [f"![{caption}]({name})", "", f"*{caption}*", ""]
     lines += ["## Files", "",

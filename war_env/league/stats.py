@@ -3,7 +3,12 @@
 Rates use the Wilson score interval; means a percentile bootstrap whose RNG is fixed by the data (a
 run's numbers are reproducible, and equal data get equal intervals); the 95th percentile the
 order-statistic interval. An estimate is a dict ``{"value", "low", "high", "method", ...}``, the
-form ``results.json`` stores.
+form ``results.json`` stores, with two flags a reader needs:
+
+* ``"exact": true`` when every observation (two or more) had the same value: there is no spread to
+  put an interval on, so the interval is the value itself (``prompt``'s false starts: 0 in every round);
+* ``"not_finite": true`` when the value is not a finite float64 (rewards near 1e308 overflow a
+  sum): value and interval are then ``None``, and the report says "not finite".
 """
 
 from __future__ import annotations
@@ -19,17 +24,28 @@ CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 2000
 
 
-def estimate(value, low, high, method: str, **extra) -> dict:
-    """An estimate; a value or interval that is not a finite number is ``None``, and an interval with an
-    undefined bound (a bootstrap over too few rounds, say) is undefined as a whole."""
+def estimate(value, low, high, method: str, *, exact: bool = False, **extra) -> dict:
+    """An estimate. ``value`` ``None``: nothing to estimate (no draws, say); a value that is not a
+    finite number is ``None`` too, flagged ``not_finite``. An interval with an undefined or non-finite
+    bound (a bootstrap over too few rounds, an overflow) is undefined as a whole."""
 
     def clean(number):
         return None if number is None or not math.isfinite(number) else float(number)
 
+    flags = {}
+    if value is not None and not math.isfinite(value):
+        flags["not_finite"] = True
     low, high = clean(low), clean(high)
     if low is None or high is None:
         low = high = None
-    return {"value": clean(value), "low": low, "high": high, "method": method, **extra}
+    if exact and not flags:
+        flags["exact"] = True
+    return {"value": clean(value), "low": low, "high": high, "method": method, **flags, **extra}
+
+
+def is_finite(entry: dict | None) -> bool:
+    """The estimate has a value (not missing, not an overflow)."""
+    return entry is not None and entry["value"] is not None
 
 
 def wilson(count: int, n: int) -> dict:
@@ -70,11 +86,16 @@ def _bootstrap_mean(x: np.ndarray) -> dict:
     method = f"bootstrap percentile ({BOOTSTRAP_RESAMPLES} resamples)"
     if x.size == 0:
         return estimate(None, None, None, method)
-    if np.all(x == x[0]):  # no spread to resample
-        return estimate(x[0], x[0], x[0], method)
-    result = bootstrap((x,), np.mean, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
-                       method="percentile", rng=_rng(x))
-    return estimate(x.mean(), result.confidence_interval.low, result.confidence_interval.high, method)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported as not finite
+        value = x.mean()
+    if x.size > 1 and np.all(x == x[0]):  # no spread to resample
+        return estimate(value, value, value, method, exact=True)
+    if x.size < 2 or not math.isfinite(value):
+        return estimate(value, None, None, method)
+    with np.errstate(over="ignore", invalid="ignore"):
+        result = bootstrap((x,), np.mean, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
+                           method="percentile", rng=_rng(x))
+    return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 
 def bootstrap_ratio(sums: Sequence[float], counts: Sequence[float]) -> dict:
@@ -93,8 +114,10 @@ def _bootstrap_ratio(s: np.ndarray, c: np.ndarray) -> dict:
     value = s.sum() / c.sum()
     rounds_with_draws = c > 0
     per_round = s[rounds_with_draws] / c[rounds_with_draws]
-    if rounds_with_draws.sum() < 2 or np.all(per_round == per_round[0]):
-        return estimate(value, value, value, method)
+    if rounds_with_draws.sum() < 2:
+        return estimate(value, None, None, method)
+    if np.all(per_round == per_round[0]):  # every round gave the same mean: no spread to resample
+        return estimate(value, value, value, method, exact=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         result = bootstrap((s, c), lambda a, b, axis=-1: a.sum(axis) / b.sum(axis), paired=True,
                            confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
@@ -111,6 +134,8 @@ def quantile_95(values: Sequence[int]) -> dict:
     if x.size == 0:
         return estimate(None, None, None, method)
     value = float(np.percentile(x, 95))
+    if x.size > 1 and np.all(x == x[0]):
+        return estimate(value, value, value, method, exact=True)
     interval = quantile_test(x, q=value, p=0.95).confidence_interval(CONFIDENCE)
     return estimate(value, interval.low, interval.high, method)
 

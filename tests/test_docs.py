@@ -1,0 +1,124 @@
+"""Every documented command marked runnable is run, so the docs cannot drift from the code.
+
+The convention (for README.md and docs/*.md):
+
+* An HTML comment on the line right before a fenced code block marks it runnable; readers of the
+  rendered page do not see it::
+
+      <!-- runnable -->
+      ```bash
+      war-bench --agents prompt human --rounds 1000 --out runs/bench/mine
+      ```
+
+* A block whose command would take long says how the test shrinks it, as literal replacements made
+  before running (the test fails if a text to replace is missing, so they cannot go stale)::
+
+      <!-- runnable: "--rounds 1000" -> "--rounds 10"; "--timesteps 100000" -> "--timesteps 256" -->
+
+* ``bash`` blocks run with ``bash -e`` and ``python`` blocks with this Python; the installed console
+  scripts (``war-bench``, ...) and ``python`` come first on ``PATH``. The runnable blocks of one page
+  run in order in one fresh temporary folder, so a later block may read what an earlier one wrote
+  (a run folder, a model file). A block passes when it exits with status 0 within its time limit.
+
+Blocks without the marker (``make test``, a cluster's addresses, a window) are not run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+MARKER = re.compile(r"^<!-- runnable(?::(?P<replacements>[^\n]*))? -->\n```(?P<language>\w+)\n(?P<code>.*?)^```$",
+                    re.MULTILINE | re.DOTALL)
+REPLACEMENT = re.compile(r'"((?:[^"\\]|\\.)*)"\s*->\s*"((?:[^"\\]|\\.)*)"')
+TIMEOUT_SECONDS = 300
+
+
+@dataclass(frozen=True)
+class Block:
+    page: Path
+    line: int
+    language: str
+    code: str
+    """As the test runs it: the replacements made."""
+
+    def __str__(self) -> str:
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+
+def runnable_blocks(page: Path) -> list[Block]:
+    text = page.read_text()
+    blocks = []
+    for match in MARKER.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        code = match["code"]
+        for old, new in REPLACEMENT.findall(match["replacements"] or ""):
+            old, new = old.replace('\\"', '"'), new.replace('\\"', '"')
+            if old not in code:
+                raise ValueError(f"{page.name}:{line}: the test replacement {old!r} is not in the block")
+            code = code.replace(old, new)
+        if match["language"] not in ("bash", "python"):
+            raise ValueError(f"{page.name}:{line}: runnable blocks are bash or python, not {match['language']!r}")
+        blocks.append(Block(page, line, match["language"], code))
+    return blocks
+
+
+def environment() -> dict:
+    """This Python's scripts first on PATH; no display; the code limits its own threads."""
+    bin_dir = str(Path(sys.executable).parent)
+    return {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""), "SDL_VIDEODRIVER": "dummy",
+            "SDL_AUDIODRIVER": "dummy", "MPLBACKEND": "Agg"}
+
+
+def run_block(block: Block, folder: Path) -> None:
+    command = ["bash", "-e", "-c", block.code] if block.language == "bash" else [sys.executable, "-c", block.code]
+    done = subprocess.run(command, cwd=folder, env=environment(), capture_output=True, text=True,
+                          timeout=TIMEOUT_SECONDS, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, f"{block} failed (status {done.returncode}):\n{block.code}\n{done.stderr[-3000:]}"
+
+
+PAGES_WITH_BLOCKS = [page for page in PAGES if "<!-- runnable" in page.read_text()]
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_BLOCKS, ids=lambda page: str(page.relative_to(ROOT)))
+def test_the_runnable_blocks_of_a_page_run(page, tmp_path):
+    blocks = runnable_blocks(page)
+    assert blocks, f"{page.name} has a runnable marker that does not precede a fenced block"
+    for block in blocks:
+        run_block(block, tmp_path)
+
+
+def test_the_readme_and_the_main_pages_have_runnable_examples():
+    for name in ("README.md", "docs/rules.md", "docs/benchmark.md", "docs/training.md", "docs/multiagent.md"):
+        assert runnable_blocks(ROOT / name), name
+
+
+def test_docs_name_no_command_or_path_that_no_longer_exists():
+    """The package moved: console scripts instead of ``python -m scripts.X``, ``war_env.agents`` instead
+    of ``agents``, data files in ``war_env/data``; a page cut out of the README has no "see below"."""
+    stale = [r"python -m scripts\.", r"(?<![\w/.])configs/", r"(?<![\w.])scripts/\w+\.py", r"\.venv/bin/war-",
+             r"(?<![\w.`])agents\.(?:sb3_model|scripted|base)", r"tests/test_train\.py"]
+    for page in PAGES:
+        text = page.read_text()
+        for pattern in stale:
+            found = re.search(pattern, text)
+            assert not found, f"{page.relative_to(ROOT)}: {found.group(0)!r} (line {text.count(chr(10), 0, found.start()) + 1})"
+
+
+def test_the_marker_grammar(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text('<!-- runnable: "big" -> "small"; "say \\"a\\"" -> "say b" -->\n```bash\necho big; echo say "a"\n```\n'
+                    "<!-- not runnable -->\n```bash\nexit 1\n```\n")
+    (block,) = runnable_blocks(page)
+    assert block.code == "echo small; echo say b\n" and block.language == "bash" and block.line == 1
+    page.write_text('<!-- runnable: "gone" -> "x" -->\n```bash\necho here\n```\n')
+    with pytest.raises(ValueError, match="'gone' is not in the block"):
+        runnable_blocks(page)

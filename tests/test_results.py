@@ -1,0 +1,100 @@
+"""results.json's numbers: a round's return split by cause adds up, regrets are paired differences to
+the reference agent and add up from their causes, the reference is the best agent unless named, and
+pooled intervals resample deals (round i is the same deal against every opponent)."""
+
+import pytest
+
+from war_env.evaluation import play_rounds
+from war_env.league import League, index_records, make_shards, play_shard
+from war_env.league.results import CAUSES, choose_reference, idle_ticks, ranked, return_by_cause, summarise
+from war_env.rules import WarConfig
+
+ODD_WEIGHTS = dict(reward_win=3.0, reward_loss=-2.0, reward_draw=0.5, reward_takeover=-2.0, reward_false_start=-0.5,
+                   reward_idle_tick=-0.01)
+
+
+def play(league: League) -> dict:
+    records = [r for shard in make_shards(league, set(), 50) for r in play_shard(shard)]
+    return index_records(records, league)
+
+
+@pytest.mark.parametrize("rules", [{}, {"turn_seconds": 1.0}, ODD_WEIGHTS, {"max_battles": 20, **ODD_WEIGHTS}])
+@pytest.mark.parametrize("agent", ["prompt", "eager", "random:p=0.3", "last_moment", "never", "human"])
+def test_the_causes_of_a_round_add_up_to_its_return(agent, rules):
+    """Fast-path agents and tick-by-tick ones, with takeovers (human on 1 s turns, never), false starts
+    (eager, random) and draws (20-battle rounds)."""
+    config = WarConfig(**rules)
+    for record in play_rounds(agent, "human", config, range(12)):
+        parts = return_by_cause(record, config)
+        assert list(parts) == list(CAUSES)
+        assert sum(parts.values()) == pytest.approx(record.episode_return, abs=1e-9), (agent, rules, record)
+
+
+def test_idle_ticks_are_the_reaction_ticks_plus_a_whole_turn_for_a_takeover():
+    config = WarConfig(turn_seconds=2.0)
+    assert all(idle_ticks(r, config) == 20 for r in play_rounds("never", "instant", config, range(5)))
+    assert all(idle_ticks(r, config) == 0 for r in play_rounds("prompt", "instant", config, range(5)))
+    for record in play_rounds("bot:fixed:ticks=4", "instant", config, range(5)):
+        assert idle_ticks(record, config) == 4 * len(record.reaction_ticks)
+
+
+@pytest.fixture(scope="module")
+def league_and_rounds():
+    league = League(("human", "prompt", "eager", "never"), ("instant", "uniform"), 40, 11)
+    return league, play(league)
+
+
+def test_the_reference_is_the_agent_with_the_best_mean_return(league_and_rounds):
+    league, indexed = league_and_rounds
+    assert choose_reference(league, indexed) == "prompt"
+    results = summarise(league, indexed)
+    assert results["reference_agent"] == "prompt"
+    assert [entry["agent"] for entry in ranked(results)][0] == "prompt"
+
+
+def test_on_a_tie_the_reference_is_the_agent_listed_first():
+    # without a false-start penalty, pressing on every tick costs nothing: eager and prompt tie exactly
+    league = League(("eager", "prompt"), ("human",), 10, 0, {"reward_false_start": 0.0})
+    assert choose_reference(league, play(league)) == "eager"
+
+
+def test_regrets_are_paired_differences_to_the_reference_and_add_up_from_their_causes(league_and_rounds):
+    league, indexed = league_and_rounds
+    results = summarise(league, indexed)
+    for entry in results["agents"]:
+        if entry["agent"] == "prompt":
+            assert entry["regret"] is None and entry["regret_by_cause"] is None
+            continue
+        gaps = [indexed[("prompt", o, i)].episode_return - indexed[(entry["agent"], o, i)].episode_return
+                for o in league.opponents for i in range(league.rounds)]
+        assert entry["regret"]["value"] == pytest.approx(sum(gaps) / len(gaps))
+        assert sum(entry["regret_by_cause"].values()) == pytest.approx(entry["regret"]["value"])
+        assert entry["regret_by_cause"]["outcome"] == 0  # paired deals: the cards are the same
+    for pairing in results["pairings"]:
+        if pairing["agent"] != "prompt":
+            assert sum(pairing["regret_by_cause"].values()) == pytest.approx(pairing["regret"]["value"])
+    by_agent = {entry["agent"]: entry for entry in results["agents"]}
+    assert by_agent["never"]["regret"]["exact"] and by_agent["never"]["takeover_share"] == 1
+    assert by_agent["never"]["regret_by_cause"]["takeover"] == pytest.approx(1.0)  # -1 per round it never pays
+    assert by_agent["eager"]["regret_by_cause"]["false_starts"] > 0 == by_agent["eager"]["regret_by_cause"]["takeover"]
+
+
+def test_a_named_reference_is_used_and_an_unknown_one_refused(league_and_rounds):
+    league, indexed = league_and_rounds
+    results = summarise(league, indexed, reference="human")
+    assert results["reference_agent"] == "human"
+    prompt = next(entry for entry in results["agents"] if entry["agent"] == "prompt")
+    assert prompt["regret"]["high"] < 0  # prompt does better than the reference: a negative regret
+    with pytest.raises(ValueError, match="'oracle' is not one of the league's agents"):
+        summarise(league, indexed, reference="oracle")
+
+
+def test_pooled_intervals_resample_deals_not_the_same_deal_once_per_opponent(league_and_rounds):
+    """human plays every deal the same way against every opponent: pooling its rounds over the two
+    opponents adds no information, so the pooled interval is the one of a single pairing."""
+    league, indexed = league_and_rounds
+    results = summarise(league, indexed)
+    pooled = next(entry for entry in results["agents"] if entry["agent"] == "human")
+    single = next(p for p in results["pairings"] if p["agent"] == "human" and p["opponent"] == "instant")
+    for key in ("return", "regret"):
+        assert (pooled[key]["low"], pooled[key]["high"]) == pytest.approx((single[key]["low"], single[key]["high"]))

@@ -1,0 +1,72 @@
+"""Estimates with intervals: a value every round shares is exact, an overflow is not finite, never a
+crash and never a number that is not one."""
+
+import json
+import math
+
+import pytest
+
+from war_env.league.stats import bootstrap_mean, bootstrap_ratio, estimate, quantile_95, scaled, wilson
+
+
+def test_a_mean_that_every_round_shares_is_exact_with_the_value_as_its_interval():
+    entry = bootstrap_mean([0.0] * 50)
+    assert entry["exact"] is True and entry["value"] == entry["low"] == entry["high"] == 0.0
+
+
+def test_a_mean_with_spread_has_an_interval_and_is_not_exact():
+    entry = bootstrap_mean([0.0, 1.0] * 25)
+    assert "exact" not in entry and entry["low"] < entry["value"] == 0.5 < entry["high"]
+
+
+def test_a_mean_that_overflows_float64_is_not_finite_and_has_no_interval():
+    # every value is finite, their sum is not: what huge reward weights (1e306) produce
+    entry = bootstrap_mean([-1e307, -1e308] * 20)
+    assert entry["not_finite"] is True and entry["value"] is entry["low"] is entry["high"] is None
+    assert "exact" not in entry
+    json.dumps(entry, allow_nan=False)  # results.json stays valid JSON
+
+
+def test_infinite_observations_give_a_value_that_is_not_finite():
+    assert bootstrap_mean([-math.inf] * 5)["not_finite"] is True
+    assert bootstrap_mean([1.0, math.nan])["not_finite"] is True
+
+
+def test_nothing_to_estimate_is_none_without_the_not_finite_flag():
+    entry = bootstrap_ratio([0, 0], [0, 0])  # no draws at all
+    assert entry["value"] is None and "not_finite" not in entry
+
+
+def test_a_ratio_is_exact_when_every_round_has_the_same_mean():
+    assert bootstrap_ratio([0, 0, 0], [5, 7, 9])["exact"] is True
+    assert "exact" not in bootstrap_ratio([0, 7, 9], [5, 7, 9])
+
+
+def test_a_ratio_from_a_single_round_with_draws_has_no_interval():
+    entry = bootstrap_ratio([3, 0], [2, 0])
+    assert entry["value"] == 1.5 and entry["low"] is None and "exact" not in entry
+
+
+def test_the_95th_percentile_of_equal_draws_is_exact():
+    assert quantile_95([29] * 100)["exact"] is True
+    assert "exact" not in quantile_95(list(range(100)))
+
+
+def test_rates_keep_the_wilson_interval_even_at_zero():
+    entry = wilson(0, 1600)
+    assert entry["value"] == 0 and entry["high"] > 0 and "exact" not in entry
+
+
+def test_scaling_keeps_the_flags():
+    assert scaled(bootstrap_ratio([0, 0], [1, 1]), 0.1)["exact"] is True
+
+
+@pytest.mark.parametrize("low, high", [(math.nan, 1.0), (0.0, math.inf), (None, 1.0)])
+def test_an_interval_with_an_undefined_bound_is_dropped_as_a_whole(low, high):
+    entry = estimate(0.5, low, high, "m")
+    assert entry["value"] == 0.5 and entry["low"] is entry["high"] is None
+
+
+def test_a_single_observation_is_neither_exact_nor_given_an_interval():
+    for entry in (bootstrap_mean([0.7]), quantile_95([4])):
+        assert entry["low"] is None and "exact" not in entry

@@ -18,7 +18,13 @@ USAGE_ERRORS = (ValueError, FileNotFoundError, FileExistsError, NotADirectoryErr
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """``--help`` shows each option's default and keeps the description's line breaks."""
+    """``--help`` shows each option's default and keeps the description's line breaks. Flags (on or off)
+    and options without a default (``None``) show none: "(default: False)" tells a user nothing."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.nargs == 0 or action.default is None:
+            return action.help or ""
+        return super()._get_help_string(action)
 
 
 def run_command(parser: argparse.ArgumentParser, call: Callable[[], int], extras: Sequence[str] = ()) -> int:

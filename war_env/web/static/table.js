@@ -95,9 +95,10 @@ function drawSeat(element, seat) {
   const part = (name) => element.querySelector(name);
   part(".initial").textContent = seat.name.slice(0, 1).toUpperCase();
   part(".name").textContent = seat.name;
-  const points = `${seat.points} ${seat.points === 1 ? "pt" : "pts"}`;
-  const falseStarts = seat.false_starts ? ` · ${seat.false_starts} false start${seat.false_starts === 1 ? "" : "s"}` : "";
-  part(".points").textContent = points + falseStarts;
+  part(".points").textContent = `${seat.points} ${seat.points === 1 ? "pt" : "pts"}`;
+  const falseStarts = part(".false-starts");
+  falseStarts.hidden = seat.false_starts === 0;
+  falseStarts.textContent = `${seat.false_starts} false start${seat.false_starts === 1 ? "" : "s"}`;
   part(".bot-badge").hidden = !seat.taken_over;
   part(".first-tag").hidden = !seat.starter;
   const ring = part(".ring");
@@ -106,8 +107,8 @@ function drawSeat(element, seat) {
   const pill = part(".turn-pill");
   pill.hidden = !seat.turn;
   pill.dataset.level = ring.dataset.level;
-  const whose = seat.name === "You" ? "YOUR TURN" : `${seat.name.toUpperCase()}'S TURN`;
-  pill.textContent = `${whose} ${seat.seconds_left.toFixed(1)}s`;
+  pill.querySelector(".whose").textContent = seat.name === "You" ? "YOUR TURN" : `${seat.name.toUpperCase()}'S TURN`;
+  pill.querySelector(".seconds").textContent = `${seat.seconds_left.toFixed(1)}s`;
   drawPile(part(".pile"), seat.pile);
   drawSpot(part(".spot"), seat);
   part(".bubble").hidden = !seat.war_bubble;
@@ -162,10 +163,10 @@ function cardFace(code) {
     element.append(rank, document.createElement("br"), SUITS[suit]);
     return element;
   };
-  const middle = document.createElement("span");
-  middle.className = COURTS.has(rank) ? "middle court" : rank === "A" ? "middle ace" : "middle";
-  middle.textContent = COURTS.has(rank) ? `${rank}${SUITS[suit]}` : SUITS[suit];
-  card.append(corner("top"), middle, corner("bottom"));
+  const pip = document.createElement("span");
+  pip.className = COURTS.has(rank) ? "pip court" : rank === "A" ? "pip ace" : "pip";
+  pip.textContent = COURTS.has(rank) ? `${rank}${SUITS[suit]}` : SUITS[suit];
+  card.append(corner("tl"), pip, corner("br"));
   return card;
 }
 

@@ -178,8 +178,10 @@ class TablePainter:
         goal = f"First to {scene.target_points} points" if scene.target_points is not None else "Take all the cards"
         self._text(surface, goal, 18, TEXT_DIM, topleft=(x + 14, y + 64))
         self._text(surface, f"Wars {scene.wars} · pot {scene.pot}", 18, TEXT_DIM, topleft=(x + 14, y + 86))
+        self._draw_key(surface)
 
-
+    def _draw_key(self, surface) -> None:
+        """What the marks on the table mean."""
         x, y, w, h = L.KEY_PANEL
         _panel(surface, L.KEY_PANEL)
         self._text(surface, "KEY", 20, GOLD, topleft=(x + 14, y + 12))

@@ -277,8 +277,8 @@ class Server:
 
 
 def make_server(settings: TableSettings, limits: Limits = Limits(), host: str = "127.0.0.1", port: int = 8000) -> Server:
-    """The app under uvicorn, its socket bound now (port 0: any free port), so the URL is known and a
-    port in use is an error before anything runs."""
+    """The app under uvicorn, its socket bound and listening now (port 0: any free port), so the URL is
+    known and a port in use is an error before anything runs."""
     import uvicorn
 
     app = create_app(settings, limits)
@@ -286,6 +286,7 @@ def make_server(settings: TableSettings, limits: Limits = Limits(), host: str = 
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(128)  # a browser opened at the printed URL waits in the queue until uvicorn runs
     except OSError as error:
         sock.close()
         raise OSError(f"cannot serve on {host}:{port}: {error.strerror}") from error

@@ -214,15 +214,20 @@ class Connection:
         await self._send_text(json.dumps(message, separators=(",", ":")))
 
     async def close(self, code: int, reason: str) -> None:
+        """Say why, then close the socket."""
         await self.send(error_message(reason))
-        async with self.lock:
-            await self.websocket.close(code=code)
+        await self._on_socket(self.websocket.close, code=code)
 
     async def _send_text(self, text: str) -> None:
-        async with self.lock:  # two tasks send on one socket: whole messages, one at a time
+        await self._on_socket(self.websocket.send_text, text)
+
+    async def _on_socket(self, action, *args, **kwargs) -> None:
+        """Two tasks use one socket: one whole action at a time. A socket closed meanwhile (Starlette
+        and uvicorn say so with these errors) is ``ClosedWhileSending``."""
+        async with self.lock:
             try:
-                await self.websocket.send_text(text)
-            except (RuntimeError, OSError) as error:  # closed meanwhile (Starlette/uvicorn say so in these)
+                await action(*args, **kwargs)
+            except (RuntimeError, OSError) as error:
                 raise ClosedWhileSending() from error
 
 

@@ -234,7 +234,7 @@ def test_the_terminal_mode_plays_with_keys_and_shows_the_ansi_table():
         result = main(opponent="instant", seed=3, mode="terminal", clock=ManualClock(), keys=stream, out=out, max_frames=2)
         assert result.stopped == "max_frames"
         waiting = out.getvalue()
-        assert ">> Press Space or tap/click Start round" in waiting and "[space] Start round" in waiting
+        assert ">> Press Space or Start round to begin" in waiting and "[space] Start round" in waiting
         clock = ManualClock()
         session = PlaySession(opponent="instant", seed=3)
         session.new_round(clock.now(), options={"starter": 0})

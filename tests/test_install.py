@@ -5,7 +5,7 @@ an unrelated folder, with no thread or display variables from the Makefile.
 * the wheel holds one top-level import package, ``war_env``, with its data files;
 * the core install (``pip install war-env``) makes War-v0, plays in the terminal, and every command
   that needs an extra says which one in one line, writing nothing;
-* ``war-env[bench,train]`` runs a league with its report, trains a model that ``war-bench`` then loads,
+* ``war-env[bench,train,web]`` runs a league with its report, trains a model that ``war-bench`` then loads,
   self-play, and ``war-perf``'s quick mode;
 * the stated dependency floors (the oldest gymnasium, numpy, scipy, matplotlib, tqdm, jsonschema and filelock that
   pyproject.toml allows, on the oldest Python it allows when this machine has it) play the same league
@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import time
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -89,7 +91,9 @@ def test_the_wheel_holds_one_top_level_package_with_its_data(wheel):
     for shipped in ("war_env/data/results.schema.json", "war_env/data/configs/ppo.json",
                     "war_env/data/configs/maskable_ppo.json", "war_env/data/rl_zoo/ppo.yml",
                     "war_env/agents/__init__.py", "war_env/agents/sb3_model.py", "war_env/scripts/benchmark.py",
-                    "war_env/league/run.py", "war_env/training/run.py", "war_env/play/session.py"):
+                    "war_env/league/run.py", "war_env/training/run.py", "war_env/play/session.py",
+                    "war_env/web/app.py", "war_env/web/static/index.html", "war_env/web/static/style.css",
+                    "war_env/web/static/table.js", "war_env/web/static/favicon.svg"):
         assert shipped in names, shipped
 
 
@@ -117,6 +121,7 @@ def test_the_core_install_makes_war_v0_from_anywhere(core, elsewhere):
     (["war-selfplay", "--run-dir", "selfplay-run"], "train"),
     (["war-tune", "--out", "tune-run"], "train"),
     (["war-play", "--window"], "render"),
+    (["war-play", "--web"], "web"),
     (["war-perf"], "bench"),
 ])
 def test_a_command_without_its_extra_names_the_extra_in_one_line_and_writes_nothing(core, tmp_path, command, extra):
@@ -147,11 +152,11 @@ def test_war_play_in_the_terminal_takes_keys_from_a_script(core, elsewhere):
     assert "Rounds won: You" in out and "Turn cards" in out
 
 
-# --- the bench and train extras --------------------------------------------------------------------------
+# --- the bench, train and web extras --------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def full(wheel, tmp_path_factory) -> Path:
     bin_dir = make_venv(tmp_path_factory.mktemp("full") / "venv")
-    pip_install(bin_dir, f"{wheel}[bench,train]", constraints=CONSTRAINTS)
+    pip_install(bin_dir, f"{wheel}[bench,train,web]", constraints=CONSTRAINTS)
     return bin_dir
 
 
@@ -193,6 +198,22 @@ def test_war_perf_quick_mode_prints_its_table(full, elsewhere):
                 "--no-memory"], cwd=elsewhere)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "CartPole" in done.stdout
+
+
+def test_war_play_web_serves_the_page_from_the_installed_package(full, elsewhere):
+    """The page and its files are package data: the installed server serves them at the URL it prints."""
+    process = subprocess.Popen([full / "war-play", "--web", "--port", "0", "--opponent", "instant"], cwd=elsewhere,
+                               env=plain_environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url, (line, process.stderr.read() if process.poll() is not None else "")
+        for path, expected in (("", "How to play War here"), ("table.js", "new WebSocket"), ("style.css", ".card")):
+            with urllib.request.urlopen(url.group(0) + path, timeout=30) as response:
+                assert expected in response.read().decode(), path
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
 
 
 def test_every_command_has_help_for_users(full, elsewhere):

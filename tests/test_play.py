@@ -32,11 +32,12 @@ def view():
 
 @pytest.fixture
 def table(view):
-    """A session dealt with seed 5 where you start, the clock at 0, the event queue empty."""
+    """A session dealt with seed 5 where you start, started at 0 on the clock, the event queue empty."""
     pygame.event.clear()
     clock = ManualClock()
     session = PlaySession(opponent="fixed:ticks=2", seed=5)
     session.new_round(clock.now(), options={"starter": 0})
+    session.start(clock.now())
     return session, clock
 
 
@@ -55,6 +56,32 @@ def click(rect):
 
 def key(code):
     pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=code))
+
+
+def test_a_new_round_waits_for_you_and_your_first_press_starts_the_timers(view):
+    pygame.event.clear()
+    clock = ManualClock()
+    session = PlaySession(opponent="fixed:ticks=2", seed=5)
+    session.new_round(clock.now(), options={"starter": 0})
+    run(session, clock, view, 60)  # six seconds, twice the turn timer: nothing runs
+    assert session.waiting and session.timed.tick_count == 0 and not session.timed.taken_over[0]
+    assert session.controls()[0].label == "Start round" and "Press Space" in session.notice()
+    key(pygame.K_SPACE)
+    run(session, clock, view, 11)  # the press starts the round; one second of your turn goes by
+    assert not session.waiting and session.timed.game.moves[0] == 0  # starting lays no card
+    assert session.scene().seats[0].seconds_left == pytest.approx(2.0) and session.controls()[0].label == "Turn cards"
+    key(pygame.K_n)  # a new round waits again
+    run(session, clock, view, 40)
+    assert session.waiting and session.timed.tick_count == 0
+
+
+def test_play_10_battles_also_starts_a_waiting_round(view):
+    clock = ManualClock()
+    session = PlaySession(opponent="instant", seed=5)
+    session.new_round(clock.now())
+    click(L.BUTTONS[1])
+    run(session, clock, view, 3)
+    assert not session.waiting and session.autoplaying and session.timed.tick_count > 0
 
 
 def test_a_click_on_turn_cards_draws_your_card(table, view):
@@ -94,15 +121,29 @@ def test_a_mouse_event_made_from_a_touch_is_not_counted_twice_and_clicks_off_the
     assert session.timed.game.moves[0] == 0
 
 
-def test_turn_cards_outside_your_turn_is_ignored_not_a_false_start(view):
+def test_turn_cards_outside_your_turn_is_a_false_start_that_the_table_shows(view):
     pygame.event.clear()
     clock = ManualClock()
     session = PlaySession(opponent="fixed:ticks=10", seed=5)
     session.new_round(clock.now(), options={"starter": 1})  # the bot draws first, after 1 s
-    assert not session.your_turn and not session.controls()[0].enabled
+    session.start(clock.now())
+    assert not session.your_turn and not session.controls()[0].enabled  # greyed, but a press counts
     key(pygame.K_SPACE)
     run(session, clock, view, 3)
-    assert session.timed.game.moves[0] == 0 and session.timed.false_starts[0] == 0
+    assert session.timed.game.moves[0] == 0 and session.timed.false_starts[0] == 1  # nothing moved
+    assert session.notice() == "False start! Wait for your turn (1 this round)"
+    assert session.scene().seats[0].false_starts == 1
+    run(session, clock, view, 20)
+    assert session.notice() is None  # the notice fades; the count stays on the table
+    assert session.scene().seats[0].false_starts == 1
+
+
+def test_a_press_while_the_bot_plays_for_you_is_not_a_false_start(table, view):
+    session, clock = table
+    click(L.BUTTONS[1])
+    key(pygame.K_SPACE)
+    run(session, clock, view, 30)
+    assert session.autoplaying and session.timed.false_starts[0] == 0
 
 
 def test_play_10_battles_plays_exactly_ten_battles_for_you(table, view):
@@ -124,13 +165,16 @@ def test_new_round_deals_again_and_keeps_the_scoreboard(view):
     clock = ManualClock()
     session = PlaySession(opponent="instant", seed=5)
     session.new_round(clock.now(), options={"piles": [["AS"], ["2C"]], "starter": 0})
-    key(pygame.K_SPACE)
+    key(pygame.K_SPACE)  # start
+    run(session, clock, view, 1)
+    key(pygame.K_SPACE)  # lay the ace
     run(session, clock, view, 4)
     assert session.over and session.env.scoreboard.rounds_won == [1, 0]
     assert not session.controls()[0].enabled and session.controls()[2].enabled
     click(L.BUTTONS[2])
     run(session, clock, view, 1)
-    assert not session.over and session.env.scoreboard.rounds_won == [1, 0] and session.env.scoreboard.rounds == 1
+    assert not session.over and session.waiting
+    assert session.env.scoreboard.rounds_won == [1, 0] and session.env.scoreboard.rounds == 1
     assert [len(pile) for pile in session.timed.game.piles] == [26, 26]  # a full shuffled deal
     key(pygame.K_n)  # the N key too; an unfinished round is not counted
     run(session, clock, view, 1)
@@ -209,26 +253,41 @@ def test_the_terminal_mode_plays_with_keys_and_shows_the_ansi_table():
     read_end, write_end = os.pipe()
     out = io.StringIO()
     with os.fdopen(read_end, "rb", buffering=0) as stream:
+        result = main(opponent="instant", seed=3, mode="terminal", clock=ManualClock(), keys=stream, out=out, max_frames=2)
+        assert result.stopped == "max_frames"
+        waiting = out.getvalue()
+        assert ">> Press Space or Start round to begin" in waiting and "[space] Start round" in waiting
         clock = ManualClock()
         session = PlaySession(opponent="instant", seed=3)
         session.new_round(clock.now(), options={"starter": 0})
-        os.write(write_end, b" ")
+        os.write(write_end, b"  ")  # start, then lay your card
         play_loop(session, TerminalKeys(stream), clock, TerminalView(out), fps=FPS, max_frames=3)
         assert session.timed.game.moves == [1, 1]
         os.write(write_end, b"q")
         result = main(opponent="instant", seed=3, mode="terminal", clock=ManualClock(), keys=stream, out=out, max_frames=5)
     os.close(write_end)
-    text = out.getvalue()
+    text = out.getvalue()[len(waiting):]
     assert result.stopped == "quit"
     assert "pile 25" in text and "[space] Turn cards" in text and "[p] Play 10 battles" in text
+    assert "key: * draws first in every battle" in text and "You win the battle: J beats 7" in text
 
 
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="mode must be"):
         main(mode="vr")
-    with pytest.raises(ValueError, match="bot opponent"):
-        PlaySession(opponent=type("Policy", (), {"act": lambda self, obs: 0})())
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        PlaySession(opponent="nobody")
     session = PlaySession(opponent="instant", seed=0)
     session.new_round(0.0)
     with pytest.raises(ValueError, match="unknown command"):
         session.handle("jump", 0.0)
+
+
+def test_an_agent_can_be_the_opponent():
+    """Any agent spec plays seat 1 tick by tick (here the scripted 'prompt' agent, which draws at once)."""
+    session = PlaySession(opponent="prompt", seed=5)
+    assert session.env.opponent_bot is None and session.env.opponent_policy is not None
+    session.new_round(0.0, options={"starter": 1})
+    session.start(0.0)
+    assert session.advance(0.2) == 2
+    assert session.timed.game.moves[1] == 1 and session.your_turn and session.timed.reaction_ticks[1] == [0]

@@ -17,7 +17,7 @@ from war_env.scene import build_scene
 
 pygame = pytest.importorskip("pygame")
 
-from war_env.render.table import POPUP_PAPER, TablePainter  # noqa: E402
+from war_env.render.table import GOLD, POPUP_PAPER, TablePainter  # noqa: E402
 
 WAR_PILES = [["9C", "2C", "JC", "3C", "KC", "4H"], ["9D", "2D", "JD", "3D", "5D", "4S"]]
 
@@ -111,11 +111,20 @@ def test_the_timer_ring_and_the_bot_badge_are_drawn_at_the_seat(painter):
     assert ring[1] >= cy - L.RING_RADIUS - 3 and ring[0] >= cx - L.RING_RADIUS - 3  # the ring itself emptied
     badge = dataclasses.replace(scene, seats=(dataclasses.replace(seat0, taken_over=True), scene.seats[1]))
     before, after = painter.frame(scene), painter.frame(badge)
-    note_bottom = (L.row_y(0) + L.row_y(1)) // 2 + 16  # "Timer ran out: the bot plays for You"
-    assert changed_box(before[note_bottom - 32 : note_bottom], after[note_bottom - 32 : note_bottom]) is not None
-    box = changed_box(before[note_bottom:], after[note_bottom:])
-    box = (box[0], box[1] + note_bottom, box[2], box[3] + note_bottom)
-    assert inside(box, (cx - 60, cy - 70, 130, 130)), box  # the grey avatar and its BOT badge
+    assert inside(changed_box(before, after), (cx - 60, cy - 70, 130, 130))  # the grey avatar and its BOT badge
+    noted = painter.frame(dataclasses.replace(badge, takeover_note="Your timer ran out: the computer plays your cards"))
+    between_the_rows = (L.TABLE[0], L.card_top(1) + L.CARD_H, L.SCOREBOARD[0] - L.TABLE[0], L.card_top(0) - L.card_top(1) - L.CARD_H)
+    assert inside(changed_box(after, noted), between_the_rows), changed_box(after, noted)
+
+
+def test_the_notice_and_the_key_are_drawn_where_the_layout_puts_them(painter):
+    scene = build_scene(pixel_env().round, pixel_env().scoreboard)
+    quiet, noticed = painter.frame(scene), painter.frame(scene, notice="False start! Wait for your turn (1 this round)")
+    box = changed_box(quiet, noticed)
+    assert box is not None and abs((box[0] + box[2]) / 2 - L.MIDDLE_X) <= 1 and box[1] > L.card_top(1) + L.CARD_H
+    x, y, w, h = L.KEY_PANEL
+    gold_frame = quiet[y + 38 : y + 62, x + 16 : x + 34].reshape(-1, 3)
+    assert (gold_frame == np.array(GOLD)).all(axis=1).sum() > 40  # the key's gold frame, as around a winning card
 
 
 def test_a_card_face_shows_its_rank_in_the_suit_colour(painter):

@@ -153,7 +153,36 @@ def test_after_a_takeover_the_popup_says_whose_seat_the_bot_played():
     while not terminated:
         _, _, terminated, _, _ = env.step(0)  # never draw: taken over, the env plays the rest
     scene = scene_of(env)
-    assert scene.seats[0].taken_over and scene.popup.takeover_note == "Timer ran out: the bot played for You"
+    assert scene.seats[0].taken_over and scene.popup.takeover_note == "Your timer ran out: the computer played your cards"
+    assert scene.takeover_note == scene.popup.takeover_note
+
+
+def test_while_the_round_runs_the_table_says_whose_cards_the_computer_plays():
+    config = WarConfig(turn_seconds=0.5)
+    timed = TimedRound(config, parse_piles([["KC", "2C", "5H"], ["7D", "3D", "8S"]]), 1, 1, (Fixed(ticks=2), None))
+    assert build_scene(timed, Scoreboard()).takeover_note is None
+    while not timed.taken_over[1]:
+        timed.tick(False, False)  # seat 1 never draws (seat 0 is a bot here)
+    scene = build_scene(timed, Scoreboard(), names=("Ann", "Bob"))
+    assert scene.takeover_note == "Bob's timer ran out: the computer plays Bob's cards"
+
+
+def test_the_table_says_who_won_each_battle_and_with_which_rank():
+    env = dealt([["KC", "9C", "2C", "JC", "5H"], ["7D", "9D", "3D", "QD", "8S"]])
+    assert scene_of(env).trick_text is None  # nothing revealed yet
+    env.step(1), env.step(0)
+    assert scene_of(env).trick_text == "You win the battle: K beats 7"
+    env.step(1), env.step(0)
+    assert scene_of(env).trick_text == "Both laid a 9: War!"
+    env.step(1), env.step(0)  # 2C and 3D face down, then JC against QD
+    assert scene_of(env).trick_text == "Bot wins the war: Q beats J"
+
+
+def test_a_press_outside_the_turn_is_counted_as_a_false_start_on_the_table():
+    timed = TimedRound(WarConfig(), parse_piles([["KC", "2C"], ["7D", "3D"]]), 1, 1, (None, Fixed(ticks=5)))
+    timed.tick(True, False)  # the bot draws first: seat 0's press is early
+    scene = build_scene(timed, Scoreboard())
+    assert scene.seats[0].false_starts == 1 and scene.seats[0].laid == 0 and scene.seats[1].false_starts == 0
 
 
 def test_the_same_state_gives_the_same_scene_and_scenes_are_frozen():

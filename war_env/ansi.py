@@ -1,4 +1,8 @@
-"""The text painter: one frame of the table (a ``war_env.scene.Scene``) as a string."""
+"""The text painter: one frame of the table (a ``war_env.scene.Scene``) as a string.
+
+Marks: ``*`` before a name: that player draws first in every battle of the round; ``<won`` after a
+face-up card: it took the last battle; ``[##]``: a card face down. The frame ends with a key that says so.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from war_env.scene import SEAT_NAMES, Scene, SeatView, build_scene
 from war_env.scoreboard import Scoreboard
 
 TIMER_WIDTH = 10
+KEY_LINE = "key: * draws first in every battle   <won took the last battle   [##] a card face down"
 
 
 def render_ansi(timed: TimedRound | None, scoreboard: Scoreboard, names: tuple[str, str] = SEAT_NAMES) -> str:
@@ -19,6 +24,11 @@ def render_ansi(timed: TimedRound | None, scoreboard: Scoreboard, names: tuple[s
 def paint_ansi(scene: Scene) -> str:
     lines = [f"tick {scene.tick}  battle {scene.battle}  pot {scene.pot}"]
     lines.extend(_seat_line(view) for view in scene.seats)
+    if scene.trick_text:
+        lines.append(scene.trick_text)
+    if scene.takeover_note and scene.popup is None:  # the result box says it at the end
+        lines.append(scene.takeover_note)
+    lines.append(KEY_LINE)
     board = scene.scoreboard
     lines.append(
         f"Rounds won  {scene.names[0]}: {board.rounds_won[0]}  {scene.names[1]}: {board.rounds_won[1]}"
@@ -31,16 +41,18 @@ def paint_ansi(scene: Scene) -> str:
 
 def _seat_line(view: SeatView) -> str:
     shown = f"[{view.face_up:>3}]" if view.face_up is not None else "[   ]"
+    won = " <won" if view.won_last_trick else ""
     under = f"+{view.backs_under}[##]" if view.backs_under else ""
     laid = " " + "[##]" * view.laid if view.laid else ""
     bubble = "  (War!)" if view.war_bubble else ""
     timer = "#" * round(TIMER_WIDTH * view.timer_share)
     timer_text = f"  timer |{timer:<{TIMER_WIDTH}}| {view.seconds_left:.1f}s" if view.turn else ""
     badge = "  [BOT]" if view.taken_over else ""
+    false_starts = f"  false starts {view.false_starts}" if view.false_starts else ""
     starter = "*" if view.starter else " "
     return (
         f"{starter}{view.name:<4} pile {view.pile:>2}  points {view.points:>2}  "
-        f"{shown}{under}{laid}{bubble}{timer_text}{badge}"
+        f"{shown}{under}{won}{laid}{bubble}{timer_text}{badge}{false_starts}"
     )
 
 

@@ -181,7 +181,7 @@ class WarEnv(gym.Env):
             raise RuntimeError("the round is over (or was never started): call reset() before step()")
         press = action == 1 if type(action) is int and 0 <= action <= 1 else _parse_action(action)
         timed = self.round
-        reward, _ = timed.tick(press, self._opponent_press())
+        reward, _ = timed.tick(press, self.opponent_press())
         self._steps += 1
         if timed.taken_over[0] and not timed.over:
             self._play_out()
@@ -230,18 +230,24 @@ class WarEnv(gym.Env):
             raise RuntimeError("no round yet: call reset() before round_info()")
         return describe_round(self.round, self._steps)
 
-    # --- helpers -------------------------------------------------------------------------
-    def _opponent_press(self) -> bool:
+    def opponent_press(self) -> bool:
+        """Seat 1's external press in the coming tick: the opponent policy's action on seat 1's
+        observation; ``False`` when a bot times the seat (the clock asks the bot) or after a takeover."""
         policy = self.opponent_policy
         if policy is None or self.round.taken_over[1]:
             return False
         return _parse_action(policy.act(observe(self.round, 1)))
 
+    def round_info(self) -> dict:
+        """The ``info["round"]`` dict of the current (ended or running) round."""
+        return describe_round(self.round, self._steps)
+
+    # --- helpers -------------------------------------------------------------------------
     def _play_out(self) -> None:
         """The agent was taken over: bot against bot (or the policy) to the end of the round."""
         timed = self.round
         while not timed.over:
-            timed.tick(False, self._opponent_press())
+            timed.tick(False, self.opponent_press())
 
     def _outcome_reward(self, winner: int | None) -> float:
         return self.config.outcome_reward(winner, seat=0)

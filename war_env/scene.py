@@ -3,8 +3,9 @@
 A ``Scene`` is what a person at the table can see and nothing more: both piles face down with
 their counts, at most one face-up card per seat (the last revealed one), cards laid but not yet
 revealed as card backs, the face-down war cards under the face-up card, a "War!" bubble per seat
-while a war is on, each seat's turn timer, a BOT badge on a seat the takeover bot plays, the
-scoreboard, and at the end of a round the result popup with the results of the rounds so far.
+while a war is on, each seat's turn timer, a BOT badge on a seat the takeover bot plays, each seat's
+false starts, a line that says who won the last battle (and with which card), the scoreboard, and
+at the end of a round the result popup with the results of the rounds so far.
 The order of the cards in the piles and the rank of a card laid face down never reach it.
 
 The painters (``war_env.ansi``, ``war_env.render``) make no decision of their own about what is
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from war_env.cards import card_code, rank_of
+from war_env.cards import RANK_NAMES, card_code, rank_of
 from war_env.clock import TimedRound
 from war_env.engine import ALL_CARDS, BATTLE_LIMIT, POINTS, WAR_SHORTAGE, RoundResult
 from war_env.scoreboard import Scoreboard
@@ -57,7 +58,9 @@ class SeatView:
     starter: bool
     """The seat draws first in every step of this round."""
     won_last_trick: bool
-    """The seat's face-up card won the trick that was revealed last."""
+    """The seat's face-up card won the trick that was revealed last (the painters frame it in gold)."""
+    false_starts: int
+    """Draws the seat pressed this round while its turn was not open (nothing moves; they are counted)."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ class Popup:
     details: str
     """Points, battles and wars of the round, in words."""
     takeover_note: str | None
-    """Which seat was played by the takeover bot, if any."""
+    """Whose timer ran out, so that the computer played their cards, if anyone's."""
     rows: tuple[ResultRow, ...]
     """The latest rounds (at most ``POPUP_ROWS``), oldest first; the last row is this round."""
     earlier_rounds: int
@@ -119,6 +122,11 @@ class Scene:
     """Cards on the table in the current trick."""
     at_war: bool
     wars: int
+    trick_text: str | None
+    """What the last reveal did, in words: ``"You win the battle: K beats 7"``, ``"Bot wins the war: A
+    beats 9"``, ``"Both laid a 9: War!"``; ``None`` before the first reveal."""
+    takeover_note: str | None
+    """Whose seat the takeover bot plays (their timer ran out), in words; ``None`` when nobody's."""
     turn: int | None
     """The seat whose timer runs, or ``None`` (between turns, or the round is over)."""
     round_number: int
@@ -154,6 +162,8 @@ def build_scene(timed: TimedRound, scoreboard: Scoreboard, names: tuple[str, str
         pot=len(game.pot),
         at_war=game.at_war,
         wars=game.wars,
+        trick_text=trick_text(game.visible, game.under_visible, names),
+        takeover_note=_takeover_note(timed, names, over=game.result is not None),
         turn=turn,
         round_number=popup.round_number if popup is not None else scoreboard.rounds + 1,
         target_points=timed.config.target_points,
@@ -187,12 +197,42 @@ def _seat_view(timed: TimedRound, seat: int, names: tuple[str, str]) -> SeatView
         taken_over=timed.taken_over[seat],
         starter=game.starter == seat,
         won_last_trick=_won_last_trick(game.visible, seat),
+        false_starts=timed.false_starts[seat],
     )
 
 
 def _won_last_trick(visible: list[int | None], seat: int) -> bool:
     mine, theirs = visible[seat], visible[1 - seat]
     return mine is not None and theirs is not None and rank_of(mine) > rank_of(theirs)
+
+
+def trick_text(visible, under_visible, names: tuple[str, str] = SEAT_NAMES) -> str | None:
+    """Who took the last revealed trick and with which rank (suits never matter), or the tie that
+    began a war. A trick whose face-up cards lie on face-down war cards was won in a war."""
+    first, second = visible
+    if first is None or second is None:
+        return None
+    ranks = (rank_of(first), rank_of(second))
+    if ranks[0] == ranks[1]:
+        return f"Both laid a {RANK_NAMES[ranks[0]]}: War!"
+    winner = 0 if ranks[0] > ranks[1] else 1
+    verb = "win" if names[winner] == "You" else "wins"
+    fight = "war" if under_visible[winner] else "battle"
+    return f"{names[winner]} {verb} the {fight}: {RANK_NAMES[ranks[winner]]} beats {RANK_NAMES[ranks[1 - winner]]}"
+
+
+def _takeover_note(timed: TimedRound, names: tuple[str, str], over: bool) -> str | None:
+    """Whose timer ran out, for a person: "Your timer ran out: the computer plays your cards"."""
+    taken = [seat for seat in (0, 1) if timed.taken_over[seat]]
+    if not taken:
+        return None
+    plays = "played" if over else "plays"
+    if len(taken) == 2:
+        return f"Both timers ran out: the computer {plays} both seats"
+    name = names[taken[0]]
+    if name == "You":
+        return f"Your timer ran out: the computer {plays} your cards"
+    return f"{name}'s timer ran out: the computer {plays} {name}'s cards"
 
 
 def _score_view(scoreboard: Scoreboard, names: tuple[str, str]) -> ScoreView:
@@ -222,18 +262,15 @@ def _popup(timed: TimedRound, scoreboard: Scoreboard, names: tuple[str, str]) ->
         headline = f"{names[0]} win round {number}!" if names[0] == "You" else f"{names[0]} wins round {number}!"
     else:
         headline = f"{names[1]} wins round {number}"
-    taken = [names[seat] for seat in (0, 1) if timed.taken_over[seat]]
-    note = None
-    if taken:
-        note = f"Timer ran out: the bot played for {' and '.join(taken)}"
     return Popup(
         round_number=number,
         headline=headline,
         winner=result.winner,
         reason=result.reason,
         reason_text=reason_text(result, names),
-        details=f"Points {result.points[0]}-{result.points[1]} · {result.battles} battles · {result.wars} wars",
-        takeover_note=note,
+        details=f"Points {result.points[0]}-{result.points[1]} · {_count(result.battles, 'battle')} · "
+                f"{_count(result.wars, 'war')}",
+        takeover_note=_takeover_note(timed, names, over=True),
         rows=rows,
         earlier_rounds=first,
     )
@@ -264,12 +301,16 @@ def reason_text(result: RoundResult, names: tuple[str, str] = SEAT_NAMES) -> str
     if result.reason == POINTS:
         return f"{names[winner]} reached {result.points[winner]} points"
     if result.reason == BATTLE_LIMIT:
-        return f"Battle limit reached ({result.battles} battle{'' if result.battles == 1 else 's'})"
+        return f"Battle limit reached ({_count(result.battles, 'battle')})"
     if result.reason == WAR_SHORTAGE:
         if winner is None:
             return "Both ran short of cards in a war"
         return f"{loser} could not finish a war"
     raise ValueError(f"unknown round-end reason {result.reason!r}")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _check_names(names) -> tuple[str, str]:

@@ -85,13 +85,16 @@ def play(
     clock=None,
     keys=None,
     out=None,
+    trust_model_file: bool = False,
+    **rules,
 ) -> PlayResult:
     """Play at the table until quit. ``mode``: ``"window"``, ``"terminal"`` or ``"auto"`` (a window
-    when a display is there, else the terminal). ``clock``, ``keys`` (a terminal input stream) and
-    ``out`` replace the real ones in tests."""
+    when a display is there, else the terminal); the browser is ``war_env.web``. ``opponent``,
+    ``trust_model_file`` and ``rules`` (``WarConfig`` fields) are ``PlaySession``'s. ``clock``, ``keys``
+    (a terminal input stream) and ``out`` replace the real ones in tests."""
     if mode not in ("auto", "window", "terminal"):
         raise ValueError(f"mode must be 'auto', 'window' or 'terminal', got {mode!r}")
-    session = PlaySession(opponent=opponent, turn_seconds=turn_seconds, seed=seed)
+    session = PlaySession(opponent, turn_seconds, seed, trust_model_file, **rules)
     clock = clock if clock is not None else WallClock()
     if mode == "auto":
         mode = "window" if display_available() else "terminal"

@@ -52,8 +52,6 @@ class TerminalKeys:
 class TerminalView:
     """The ansi table, redrawn when it changes, with the keys under it."""
 
-    KEYS_LINE = "[space] Turn cards   [p] Play 10 battles   [n] New round   [q] Quit"
-
     def __init__(self, out=None):
         self.out = out if out is not None else sys.stdout
         self._last = None
@@ -61,11 +59,11 @@ class TerminalView:
 
     def show(self, session: PlaySession) -> None:
         text = paint_ansi(session.scene())
-        if session.timed.taken_over[0] and not session.over:
-            text += "Your timer ran out: the bot plays your seat. [n] deals a new round.\n"
-        elif session.autoplaying:
-            text += f"The bot plays for you until battle {session.autoplay_target} is done.\n"
-        text += self.KEYS_LINE + "\n"
+        notice = session.notice()
+        if notice:
+            text += f">> {notice}\n"
+        turn, autoplay, new_round = (control.label for control in session.controls())
+        text += f"[space] {turn}   [p] {autoplay}   [n] {new_round}   [q] Quit\n"
         if text != self._last:
             self._last = text
             if self._tty:  # overwrite in place (home, clear each line's rest, then the screen's) - no flicker

@@ -53,7 +53,7 @@ class WindowView:
         self.window = TableWindow("War - you against the bot")
 
     def show(self, session: PlaySession) -> None:
-        self.window.show(self.painter.paint(session.scene(), session.controls()))
+        self.window.show(self.painter.paint(session.scene(), session.controls(), session.notice()))
 
     def close(self) -> None:
         self.window.close()

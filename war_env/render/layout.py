@@ -29,6 +29,13 @@ LAID_STEP = (26, 10)
 BUBBLE_W, BUBBLE_H = 124, 58
 SCOREBOARD = (748, 30, 182, 168)
 ROUND_PANEL = (748, 212, 182, 116)
+KEY_PANEL = (748, 342, 182, 136)
+"""What the marks mean: the gold frame, "draws first", the BOT badge."""
+MIDDLE_X = (TABLE[0] + SCOREBOARD[0]) // 2
+"""Centre of the lines between the two rows (who won the battle, the war, notices)."""
+MIDDLE_Y = 258
+NOTICE_WIDTH = 600
+"""Widest line of a notice before it wraps."""
 POPUP_X, POPUP_W = 180, 600
 
 BUTTON_Y, BUTTON_H = BAR[1] + 16, 52

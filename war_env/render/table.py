@@ -58,21 +58,25 @@ class TablePainter:
         self._felt = _felt_background()
 
     # --- public ------------------------------------------------------------------------------
-    def paint(self, scene: Scene, controls: tuple[L.Control, ...] | None = None) -> pygame.Surface:
+    def paint(self, scene: Scene, controls: tuple[L.Control, ...] | None = None,
+              notice: str | None = None) -> pygame.Surface:
         """The frame of ``scene``; ``controls`` are the buttons of the play bar (``None``: the bar
-        shows a status line, as when watching an agent)."""
+        shows a status line, as when watching an agent); ``notice`` is a line for the person at the
+        table (``PlaySession.notice``: "Press Space ...", "False start! ..."), drawn over the felt."""
         surface = self._felt.copy()
         self._draw_info_panels(surface, scene)
         for view in scene.seats:
             self._draw_seat(surface, view, scene)
+        self._draw_middle(surface, scene, notice)
         self._draw_bar(surface, scene, controls)
         if scene.popup is not None:
             self._draw_popup(surface, scene, scene.popup)
         return surface
 
-    def frame(self, scene: Scene, controls: tuple[L.Control, ...] | None = None) -> np.ndarray:
+    def frame(self, scene: Scene, controls: tuple[L.Control, ...] | None = None,
+              notice: str | None = None) -> np.ndarray:
         """``uint8`` array of shape ``(HEIGHT, WIDTH, 3)``, as ``render_mode="rgb_array"`` returns."""
-        return surface_to_array(self.paint(scene, controls))
+        return surface_to_array(self.paint(scene, controls, notice))
 
     # --- seats -------------------------------------------------------------------------------
     def _draw_seat(self, surface, view: SeatView, scene: Scene) -> None:
@@ -98,7 +102,10 @@ class TablePainter:
             self._text(surface, "BOT", 20, (255, 255, 255), center=badge.center)
         base = cy + L.RING_RADIUS + 14
         self._text(surface, view.name, 26, TEXT, center=(cx, base))
-        self._text(surface, f"{view.points} {'pt' if view.points == 1 else 'pts'}", 20, TEXT_DIM, center=(cx, base + 22))
+        score = f"{view.points} {'pt' if view.points == 1 else 'pts'}"
+        if view.false_starts:
+            score += f" · {view.false_starts} false start{'' if view.false_starts == 1 else 's'}"
+        self._text(surface, score, 20, TEXT_DIM, center=(cx, base + 22))
         if view.turn:
             label = "YOUR TURN" if view.name == "You" else f"{view.name.upper()}'S TURN"
             pill = pygame.Rect(0, 0, 150, 24)
@@ -171,15 +178,43 @@ class TablePainter:
         goal = f"First to {scene.target_points} points" if scene.target_points is not None else "Take all the cards"
         self._text(surface, goal, 18, TEXT_DIM, topleft=(x + 14, y + 64))
         self._text(surface, f"Wars {scene.wars} · pot {scene.pot}", 18, TEXT_DIM, topleft=(x + 14, y + 86))
+        self._draw_key(surface)
 
-        middle_x, middle_y = L.SPOT_X + L.CARD_W // 2, (L.row_y(0) + L.row_y(1)) // 2
+    def _draw_key(self, surface) -> None:
+        """What the marks on the table mean."""
+        x, y, w, h = L.KEY_PANEL
+        _panel(surface, L.KEY_PANEL)
+        self._text(surface, "KEY", 20, GOLD, topleft=(x + 14, y + 12))
+        pygame.draw.rect(surface, GOLD, (x + 16, y + 38, 18, 24), 3, border_radius=4)
+        self._text(surface, "took the last battle", 18, TEXT_DIM, midleft=(x + 44, y + 50))
+        self._text(surface, "draws first: lays first", 18, TEXT_DIM, topleft=(x + 14, y + 70))
+        self._text(surface, "in every battle", 18, TEXT_DIM, topleft=(x + 14, y + 86))
+        badge = pygame.Rect(x + 14, y + 106, 34, 16)
+        pygame.draw.rect(surface, BOT_BADGE, badge, border_radius=8)
+        self._text(surface, "BOT", 14, (255, 255, 255), center=badge.center)
+        self._text(surface, "computer plays", 18, TEXT_DIM, midleft=(x + 56, badge.centery))
+
+    def _draw_middle(self, surface, scene: Scene, notice: str | None) -> None:
+        """Between the rows: who won the last battle (or the tie), the war's stake, the takeover, and
+        the notice for the person at the table in a dark box."""
+        lines = []
+        if scene.trick_text:
+            lines.append((scene.trick_text, 26, GOLD if scene.at_war else TEXT))
         if scene.at_war:
-            self._text(surface, f"War! The next face-up cards take all {scene.pot}", 24, GOLD, center=(middle_x, middle_y))
-            middle_y += 28
-        taken = [view.name for view in scene.seats if view.taken_over]
-        if taken and scene.popup is None:
-            note = f"Timer ran out: the bot plays for {' and '.join(taken)}"
-            self._text(surface, note, 22, (255, 170, 130), center=(middle_x, middle_y))
+            lines.append((f"The next face-up cards take all {scene.pot}", 22, GOLD))
+        if scene.takeover_note and scene.popup is None:
+            lines.append((scene.takeover_note, 22, (255, 170, 130)))
+        y = L.MIDDLE_Y
+        for text, size, color in lines:
+            self._text(surface, text, size, color, center=(L.MIDDLE_X, y))
+            y += size + 2
+        if notice and scene.popup is None:
+            wrapped = _wrap(self._font(24), notice, L.NOTICE_WIDTH)
+            box = pygame.Rect(0, 0, max(self._font(24).size(line)[0] for line in wrapped) + 36, 26 * len(wrapped) + 18)
+            box.midtop = (L.MIDDLE_X, y - 8)
+            _panel(surface, tuple(box), alpha=200)
+            for index, line in enumerate(wrapped):
+                self._text(surface, line, 24, (255, 236, 160), center=(box.centerx, box.top + 22 + 26 * index))
 
     def _draw_bar(self, surface, scene: Scene, controls) -> None:
         pygame.draw.rect(surface, BAR_COLOR, L.BAR)
@@ -424,10 +459,21 @@ def _slot(surface, rect) -> None:
     surface.blit(overlay, rect[:2])
 
 
-def _panel(surface, rect) -> None:
+def _panel(surface, rect, alpha: int = PANEL[3]) -> None:
     overlay = pygame.Surface(rect[2:], pygame.SRCALPHA)
-    pygame.draw.rect(overlay, PANEL, overlay.get_rect(), border_radius=14)
+    pygame.draw.rect(overlay, (*PANEL[:3], alpha), overlay.get_rect(), border_radius=14)
     surface.blit(overlay, rect[:2])
+
+
+def _wrap(font, text: str, width: int) -> list[str]:
+    """``text`` in lines no wider than ``width`` pixels (words are never split)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and font.size(f"{lines[-1]} {word}")[0] <= width:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(word)
+    return lines
 
 
 def _mix(a, b, share: float):

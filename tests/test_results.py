@@ -5,7 +5,7 @@ pooled intervals resample deals (round i is the same deal against every opponent
 import pytest
 
 from war_env.evaluation import play_rounds
-from war_env.league import League, index_records, make_shards, play_shard
+from war_env.league import League, make_shards, play_shard
 from war_env.league.results import CAUSES, choose_reference, idle_ticks, ranked, return_by_cause, summarise
 from war_env.rules import WarConfig
 
@@ -15,7 +15,7 @@ ODD_WEIGHTS = dict(reward_win=3.0, reward_loss=-2.0, reward_draw=0.5, reward_tak
 
 def play(league: League) -> dict:
     records = [r for shard in make_shards(league, set(), 50) for r in play_shard(shard)]
-    return index_records(records, league)
+    return {(r.agent, r.opponent, r.round): r for r in records}
 
 
 @pytest.mark.parametrize("rules", [{}, {"turn_seconds": 1.0}, ODD_WEIGHTS, {"max_battles": 20, **ODD_WEIGHTS}])

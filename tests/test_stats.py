@@ -20,7 +20,7 @@ def test_a_mean_with_spread_has_an_interval_and_is_not_exact():
 
 
 def test_a_mean_that_overflows_float64_is_not_finite_and_has_no_interval():
-    # every value is finite, their sum is not: what huge reward weights (1e306) produce
+    # every value is finite, their sum is not: what records built by hand can hold
     entry = bootstrap_mean([-1e307, -1e308] * 20)
     assert entry["not_finite"] is True and entry["value"] is entry["low"] is entry["high"] is None
     assert "exact" not in entry

@@ -16,7 +16,7 @@ from war_env.rules import WarConfig
 
 
 def number(value: float, digits: int = 3) -> str:
-    """``value`` with ``digits`` decimals; in scientific notation when it is huge (rewards near 1e300)."""
+    """``value`` with ``digits`` decimals; in scientific notation when it is huge."""
     if value != 0 and abs(value) >= 1e6:
         return f"{value:.{digits}e}"
     return f"{value:.{digits}f}"
@@ -102,7 +102,7 @@ def headline(results: dict) -> list[str]:
                  + (f", all of it through timing: {causes}." if _reference_is_best(results) else f": {causes}."))
     unfinished = [entry["agent"] for entry in order[1:] if not is_finite(entry["regret"])]
     if unfinished:
-        text += f" The regret of {_agent_list(unfinished)} is not a finite number (rewards too large for float64)."
+        text += f" The regret of {_agent_list(unfinished)} is not a finite number (it overflowed float64)."
     return [text]
 
 
@@ -204,7 +204,7 @@ def how_to_read(results: dict) -> list[str]:
     return [
         f"Every estimate comes with a {results['confidence_level']:.0%} interval `value [low, high]`; `value (exact)` "
         "means every round gave that same value, so there is nothing to resample (`prompt` never false-starts); "
-        "`not finite` is a value that overflowed float64 (rewards near 1e308). Rates (takeovers, win, end reasons) "
+        "`not finite` is a value that overflowed float64 (only records summarised by hand can). Rates (takeovers, win, end reasons) "
         "use the Wilson score interval; means per round (return, regret, false starts, idle ticks, battles, "
         f"ticks) a percentile bootstrap over rounds ({BOOTSTRAP_RESAMPLES} resamples, RNG fixed by the data), paired "
         "for regrets; the mean reaction time a bootstrap over rounds of (sum of reaction ticks / draws); its 95th "

@@ -7,7 +7,7 @@ form ``results.json`` stores, with two flags a reader needs:
 
 * ``"exact": true`` when every observation (two or more) had the same value: there is no spread to
   put an interval on, so the interval is the value itself (``prompt``'s false starts: 0 in every round);
-* ``"not_finite": true`` when the value is not a finite float64 (rewards near 1e308 overflow a
+* ``"not_finite": true`` when the value is not a finite float64 (a sum of huge values overflows a
   sum): value and interval are then ``None``, and the report says "not finite".
 """
 

@@ -7,8 +7,8 @@ form ``results.json`` stores, with two flags a reader needs:
 
 * ``"exact": true`` when every observation (two or more) had the same value: there is no spread to
   put an interval on, so the interval is the value itself (``prompt``'s false starts: 0 in every round);
-* ``"not_finite": true`` when the value is not a finite float64 (a sum of huge values overflows a
-  sum): value and interval are then ``None``, and the report says "not finite".
+* ``"not_finite": true`` when the value is not a finite float64 (huge values overflow
+  a sum): value and interval are then ``None``, and the report says "not finite".
 """
 
 from __future__ import annotations

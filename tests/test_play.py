@@ -275,7 +275,7 @@ def test_the_terminal_mode_plays_with_keys_and_shows_the_ansi_table():
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="mode must be"):
         main(mode="vr")
-    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+    with pytest.raises(ValueError, match="unknown opponent 'nobody'"):
         PlaySession(opponent="nobody")
     session = PlaySession(opponent="instant", seed=0)
     session.new_round(0.0)

@@ -266,7 +266,7 @@ def test_another_sites_page_may_not_open_a_table(client):
 
 
 def test_bad_settings_fail_before_the_server_starts():
-    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+    with pytest.raises(ValueError, match="unknown opponent 'nobody'"):
         create_app(TableSettings(opponent="nobody"))
     with pytest.raises(ValueError, match="max_sessions must be positive"):
         Limits(max_sessions=0)

@@ -13,6 +13,7 @@ from war_env.clock import TimedRound
 from war_env.deal import check_new_match, check_options, deal_round
 from war_env.observation import OBSERVATION_SIZE, action_mask, observe
 from war_env.randomness import hash64
+from war_env.round_info import describe_round
 from war_env.rules import WarConfig
 from war_env.scoreboard import Scoreboard
 
@@ -179,7 +180,7 @@ class WarEnv(gym.Env):
     def step(self, action):
         if self._ended:
             raise RuntimeError("the round is over (or was never started): call reset() before step()")
-        press = action == 1 if type(action) is int and 0 <= action <= 1 else _parse_action(action)
+        press = action == 1 if type(action) is int and 0 <= action <= 1 else parse_action(action)
         timed = self.round
         reward, _ = timed.tick(press, self.opponent_press())
         self._steps += 1
@@ -236,7 +237,7 @@ class WarEnv(gym.Env):
         policy = self.opponent_policy
         if policy is None or self.round.taken_over[1]:
             return False
-        return _parse_action(policy.act(observe(self.round, 1)))
+        return parse_action(policy.act(observe(self.round, 1)))
 
     def round_info(self) -> dict:
         """The ``info["round"]`` dict of the current (ended or running) round."""
@@ -251,25 +252,6 @@ class WarEnv(gym.Env):
 
     def _outcome_reward(self, winner: int | None) -> float:
         return self.config.outcome_reward(winner, seat=0)
-
-
-def describe_round(timed: TimedRound, steps: int) -> dict:
-    """The ``info["round"]`` dict of a (ended or running) round; ``steps`` is the env steps taken."""
-    game = timed.game
-    result = game.result
-    return {
-        "winner": result.winner if result else None,
-        "reason": result.reason if result else None,
-        "battles": game.battles,
-        "wars": game.wars,
-        "points": tuple(game.points),
-        "cards": (len(game.piles[0]), len(game.piles[1])),
-        "takeover": tuple(timed.taken_over),
-        "false_starts": tuple(timed.false_starts),
-        "reaction_ticks": (list(timed.reaction_ticks[0]), list(timed.reaction_ticks[1])),
-        "steps": steps,
-        "ticks": timed.tick_count,
-    }
 
 
 def make_config(config: WarConfig | None, rules: dict) -> WarConfig:
@@ -296,7 +278,7 @@ def _resolve_opponent(opponent) -> tuple[Bot | None, object | None]:
     )
 
 
-def _parse_action(action) -> bool:
+def parse_action(action) -> bool:
     """Accept 0/1 as a Python or numpy integer (or a one-element integer array); reject the rest."""
     value = action
     if isinstance(value, np.ndarray) and value.size == 1 and np.issubdtype(value.dtype, np.integer):

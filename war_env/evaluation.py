@@ -80,23 +80,10 @@ def play_round(env, agent, seed: int, *, index: int = 0, agent_spec: str | None 
         observation, reward, terminated, truncated, info = env.step(agent.act(observation))
         total += reward
     summary = info["round"] if terminated else base.round_info()
-    return RoundRecord(
-        round=index,
-        seed=seed,
-        agent=agent_spec if agent_spec is not None else agent.spec(),
-        opponent=opponent_spec if opponent_spec is not None else _opponent_spec(base),
-        winner=summary["winner"],
-        reason=summary["reason"] if terminated else "truncated",
-        battles=summary["battles"],
-        wars=summary["wars"],
-        points=tuple(summary["points"]),
-        cards=tuple(summary["cards"]),
-        takeover=tuple(summary["takeover"]),
-        false_starts=tuple(summary["false_starts"]),
-        reaction_ticks=tuple(summary["reaction_ticks"][0]),
-        steps=summary["steps"],
-        ticks=summary["ticks"],
-        episode_return=total,
+    return RoundRecord.of_round(
+        summary, round=index, seed=seed, agent=agent_spec if agent_spec is not None else agent.spec(),
+        opponent=opponent_spec if opponent_spec is not None else _opponent_spec(base), episode_return=total,
+        reason=None if terminated else "truncated",
     )
 
 

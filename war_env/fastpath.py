@@ -38,6 +38,8 @@ from war_env.cards import DECK_SIZE
 from war_env.engine import BATTLE_LIMIT, END_REASONS, POINTS, POT_POSITIONS, WAR_SHORTAGE, ALL_CARDS
 from war_env.deal import draw_deal
 from war_env.randomness import STREAM_PICKUP, STREAM_REACTION, hash64_array
+from war_env.round_info import round_info
+from war_env.records import RoundRecord
 from war_env.rules import WarConfig
 
 NEVER = np.int64(1 << 62)
@@ -479,20 +481,12 @@ class RoundBatch:
 
     def round_info(self, i: int) -> dict:
         """Round ``i`` as the env's ``info["round"]`` (``war_env.env.describe_round``)."""
-        winner = int(self.winner[i])
-        return {
-            "winner": None if winner == NO_WINNER else winner,
-            "reason": END_REASONS[self.reason[i]],
-            "battles": int(self.battles[i]),
-            "wars": int(self.wars[i]),
-            "points": (int(self.points[0, i]), int(self.points[1, i])),
-            "cards": (int(self.cards[0, i]), int(self.cards[1, i])),
-            "takeover": (bool(self.takeover[0, i]), bool(self.takeover[1, i])),
-            "false_starts": (int(self.false_starts[0, i]), int(self.false_starts[1, i])),
-            "reaction_ticks": (self.reactions_of(0, i), self.reactions_of(1, i)),
-            "steps": int(self.steps[i]),
-            "ticks": int(self.ticks[i]),
-        }
+        return round_info(
+            winner=self.winner[i], reason=END_REASONS[self.reason[i]], battles=self.battles[i], wars=self.wars[i],
+            points=self.points[:, i], cards=self.cards[:, i], takeover=self.takeover[:, i],
+            false_starts=self.false_starts[:, i], reaction_ticks=(self.reactions_of(0, i), self.reactions_of(1, i)),
+            steps=self.steps[i], ticks=self.ticks[i],
+        )
 
 
 def simulate(config: WarConfig, seat_models: tuple[ReactionModel, ReactionModel],
@@ -983,8 +977,6 @@ def play_rounds(config: WarConfig, agent, opponent: str | Bot, seeds: Sequence[i
 
     Raises ``ValueError`` for an agent whose draws are not a reaction-time model (play it tick by tick).
     """
-    from war_env.records import RoundRecord
-
     model = agent_reaction_model(agent, config)
     if model is None:
         raise ValueError(f"the fast path plays reaction-time agents only, not {agent!r}: use war_env.evaluation.play_round")
@@ -998,14 +990,6 @@ def play_rounds(config: WarConfig, agent, opponent: str | Bot, seeds: Sequence[i
         indices = range(first_index, first_index + len(seeds))
     elif len(indices) != len(seeds):
         raise ValueError(f"indices must give one round index per seed, got {len(indices)} for {len(seeds)} seeds")
-    records = []
-    for i, (index, seed) in enumerate(zip(indices, seeds)):
-        info = batch.round_info(i)
-        records.append(RoundRecord(
-            round=int(index), seed=int(seed), agent=agent_name, opponent=opponent_name,
-            winner=info["winner"], reason=info["reason"], battles=info["battles"], wars=info["wars"],
-            points=info["points"], cards=info["cards"], takeover=info["takeover"],
-            false_starts=info["false_starts"], reaction_ticks=tuple(info["reaction_ticks"][0]),
-            steps=info["steps"], ticks=info["ticks"], episode_return=float(batch.episode_return[i]),
-        ))
-    return records
+    return [RoundRecord.of_round(batch.round_info(i), round=int(index), seed=int(seed), agent=agent_name,
+                                 opponent=opponent_name, episode_return=float(batch.episode_return[i]))
+            for i, (index, seed) in enumerate(zip(indices, seeds))]

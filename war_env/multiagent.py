@@ -28,7 +28,8 @@ from pettingzoo.utils.conversions import parallel_to_aec  # noqa: E402
 from war_env.clock import TimedRound
 from war_env.deal import check_new_match, check_options, deal_round
 from war_env.engine import Game, RoundResult
-from war_env.env import RESET_OPTIONS, STREAM_POLICY_SEED, _parse_action, describe_round, make_config
+from war_env.env import RESET_OPTIONS, STREAM_POLICY_SEED, make_config, parse_action
+from war_env.round_info import describe_round
 from war_env.observation import OBSERVATION_SIZE, action_mask, observe
 from war_env.randomness import hash64
 from war_env.rules import WarConfig
@@ -259,7 +260,7 @@ class WarParallelEnv(ParallelEnv):
         presses = [False, False]
         for agent in self.agents:
             try:
-                presses[SEATS[agent]] = _parse_action(actions[agent])
+                presses[SEATS[agent]] = parse_action(actions[agent])
             except ValueError as error:
                 raise ValueError(f"{agent}: {error}") from None
         return presses

@@ -3,9 +3,17 @@
 Only public information goes in: both pile counts, the last revealed card of each seat, the pot's
 size, the score, the clock of the seat's own turn and whether each seat has drawn. The order of the
 cards still in the piles and the cards laid but not yet revealed never reach it.
+
+Every field is a whole number (a count, a flag, a rank value) divided by its scale: ``min(count /
+scale, 1.0)`` in float64, then float32 (``encode``). ``scales(config)`` gives the divisors; each
+implementation of the rules reads the counts from its own state, in ``OBSERVATION_FIELDS`` order
+(``seat_counts`` for the scalar reference, ``war_env.batched.observe`` for the batched engine), and
+the tests hold the two equal bit for bit.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import numpy as np
 
@@ -33,6 +41,7 @@ OBSERVATION_FIELDS = (
 )
 OBSERVATION_SIZE = len(OBSERVATION_FIELDS)
 INDEX = {name: i for i, name in enumerate(OBSERVATION_FIELDS)}
+HIGHEST_RANK_VALUE = 14
 
 
 def point_scale(config: WarConfig) -> float:
@@ -43,36 +52,52 @@ def battle_scale(config: WarConfig) -> float:
     return float(config.max_battles if config.max_battles is not None else 1000)
 
 
-def observe(timed: TimedRound, seat: int) -> np.ndarray:
-    """The observation of ``seat`` after the last tick."""
+@lru_cache(maxsize=64)
+def scales(config: WarConfig) -> np.ndarray:
+    """The divisor of each field, in ``OBSERVATION_FIELDS`` order (float64, read-only)."""
+    points, battles = point_scale(config), battle_scale(config)
+    divisors = np.array([1, config.turn_ticks, 1, 1, DECK_SIZE, DECK_SIZE, HIGHEST_RANK_VALUE, HIGHEST_RANK_VALUE,
+                         1, DECK_SIZE, points, points, battles, 1, 1, 1], dtype=np.float64)
+    divisors.setflags(write=False)
+    return divisors
+
+
+def encode(counts, divisors: np.ndarray) -> np.ndarray:
+    """The observation of these counts: ``min(count / scale, 1.0)`` in float64, cast to float32."""
+    values = np.array(counts, dtype=np.float64)
+    values /= divisors
+    return np.minimum(values, 1.0, out=values).astype(np.float32)
+
+
+def seat_counts(timed: TimedRound, seat: int) -> tuple[int, ...]:
+    """The counts behind ``seat``'s observation after the last tick, in ``OBSERVATION_FIELDS`` order."""
     game = timed.game
-    config = timed.config
     other = 1 - seat
     ticks_left = timed.ticks_left(seat)
     own_card, other_card = game.visible[seat], game.visible[other]
-    points = game.points
-    points_over = point_scale(config)
-    return np.array(
-        (
-            1.0 if ticks_left else 0.0,
-            ticks_left / config.turn_ticks,
-            1.0 if game.drawn[seat] else 0.0,
-            1.0 if game.drawn[other] else 0.0,
-            len(game.piles[seat]) / DECK_SIZE,
-            len(game.piles[other]) / DECK_SIZE,
-            0.0 if own_card is None else rank_value(own_card) / 14,
-            0.0 if other_card is None else rank_value(other_card) / 14,
-            1.0 if game.at_war else 0.0,
-            len(game.pot) / DECK_SIZE,
-            min(points[seat] / points_over, 1.0),
-            min(points[other] / points_over, 1.0),
-            min(game.battles / battle_scale(config), 1.0),
-            1.0 if game.starter == seat else 0.0,
-            1.0 if timed.taken_over[seat] else 0.0,
-            1.0 if timed.taken_over[other] else 0.0,
-        ),
-        dtype=np.float32,
+    return (
+        ticks_left > 0,
+        ticks_left,
+        game.drawn[seat],
+        game.drawn[other],
+        len(game.piles[seat]),
+        len(game.piles[other]),
+        0 if own_card is None else rank_value(own_card),
+        0 if other_card is None else rank_value(other_card),
+        game.at_war,
+        len(game.pot),
+        game.points[seat],
+        game.points[other],
+        game.battles,
+        game.starter == seat,
+        timed.taken_over[seat],
+        timed.taken_over[other],
     )
+
+
+def observe(timed: TimedRound, seat: int) -> np.ndarray:
+    """The observation of ``seat`` after the last tick."""
+    return encode(seat_counts(timed, seat), scales(timed.config))
 
 
 def action_mask(timed: TimedRound, seat: int) -> np.ndarray:

@@ -44,7 +44,9 @@ def hash_uniform(round_key: int, stream: int, counter: int) -> float:
     return (hash64(round_key, stream, counter) >> 11) * (1.0 / (1 << 53))
 
 
-def _mix64_array(x: np.ndarray) -> np.ndarray:
+def mix64_array(x: np.ndarray) -> np.ndarray:
+    """``mix64`` on uint64 arrays (wrap-around arithmetic). Written in numpy scalar types only, so that
+    numba compiles this very function for uint64 scalars: the batched engine's hash (``war_env.batched``)."""
     x = x + np.uint64(_GOLDEN)
     x = (x ^ (x >> np.uint64(30))) * np.uint64(_MUL1)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(_MUL2)
@@ -55,8 +57,8 @@ def hash64_array(round_key: np.ndarray, stream, counter: np.ndarray) -> np.ndarr
     """``hash64`` element-wise on uint64 arrays (wrap-around arithmetic, as in the scalar version)."""
     stream_bits = np.asarray(stream, dtype=np.uint64) << np.uint64(48)
     with np.errstate(over="ignore"):
-        inner = _mix64_array(stream_bits ^ np.asarray(counter, dtype=np.uint64))
-        return _mix64_array(np.asarray(round_key, dtype=np.uint64) ^ inner)
+        inner = mix64_array(stream_bits ^ np.asarray(counter, dtype=np.uint64))
+        return mix64_array(np.asarray(round_key, dtype=np.uint64) ^ inner)
 
 
 def hash_uniform_array(round_key: np.ndarray, stream, counter: np.ndarray) -> np.ndarray:

@@ -51,6 +51,19 @@ class RoundRecord:
     episode_return: float
     """The agent's summed reward over the round."""
 
+    @classmethod
+    def of_round(cls, info: dict, *, round: int, seed: int, agent: str, opponent: str, episode_return: float,
+                 reason: str | None = None) -> RoundRecord:
+        """The record of a round from its ``info["round"]`` dict (``war_env.round_info``); ``reason``
+        replaces the info's (``"truncated"`` for a round cut short)."""
+        return cls(
+            round=round, seed=seed, agent=agent, opponent=opponent, winner=info["winner"],
+            reason=info["reason"] if reason is None else reason, battles=info["battles"], wars=info["wars"],
+            points=tuple(info["points"]), cards=tuple(info["cards"]), takeover=tuple(info["takeover"]),
+            false_starts=tuple(info["false_starts"]), reaction_ticks=tuple(info["reaction_ticks"][0]),
+            steps=info["steps"], ticks=info["ticks"], episode_return=episode_return,
+        )
+
     def to_dict(self) -> dict:
         # Field by field rather than dataclasses.asdict, whose deep copy made writing records the
         # bottleneck of a parallel benchmark run (about 10x slower).

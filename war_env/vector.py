@@ -28,12 +28,11 @@ from war_env.engine import END_REASONS
 from war_env.deal import check_starter, draw_deal
 from war_env.env import make_config
 from war_env.fastpath import NO_WINNER, BatchedRounds, ReactionModel, _any, load_kernel
-from war_env.observation import OBSERVATION_SIZE, battle_scale, point_scale
+from war_env.observation import OBSERVATION_SIZE, scales
+from war_env.round_info import ROUND_INFO_KEYS, round_info
 from war_env.rules import WarConfig
 
 RESET_OPTIONS = frozenset({"piles", "starter", "reset_mask"})
-ROUND_KEYS = ("winner", "reason", "battles", "wars", "points", "cards", "takeover", "false_starts",
-              "reaction_ticks", "steps", "ticks")
 
 
 class WarVectorEnv(VectorEnv):
@@ -148,8 +147,7 @@ class WarVectorEnv(VectorEnv):
             0.0 + config.reward_idle_tick,
             0.0 + config.reward_idle_tick + config.reward_takeover,
         ])
-        self._scales = np.array([1.0, 1.0, DECK_SIZE, DECK_SIZE, 14.0, 14.0, 1.0, DECK_SIZE, point_scale(config),
-                                 point_scale(config), battle_scale(config), 1.0, 1.0, 1.0])
+        self._scales = np.array(scales(config)[2:])  # the observation's columns 2-15 (0-1 are the timer)
         self._outcomes = np.array([config.outcome_reward(None, 0), config.outcome_reward(0, 0), config.outcome_reward(1, 0)])
         self._kernel = load_kernel(backend)
         self.backend = "numpy" if self._kernel is None else "numba"
@@ -371,7 +369,7 @@ class WarVectorEnv(VectorEnv):
             singles[name] = np.where(terminated, source, 0)
         info = {"winner": winner, "reason": reason, **singles, **pairs, "cards": cards, "reaction_ticks": reactions}
         mask = terminated.copy()
-        info.update({f"_{key}": mask for key in ROUND_KEYS})
+        info.update({f"_{key}": mask for key in ROUND_INFO_KEYS})
         return info, mask
 
     def _check_actions(self, actions) -> np.ndarray:
@@ -433,18 +431,4 @@ def sub_env_round_info(info: dict, i: int) -> dict | None:
     """``info["round"]`` of sub-env ``i`` in the single env's form (``None`` if it did not end)."""
     if "round" not in info or not info["_round"][i]:
         return None
-    batch = info["round"]
-    winner = int(batch["winner"][i])
-    return {
-        "winner": None if winner == NO_WINNER else winner,
-        "reason": batch["reason"][i],
-        "battles": int(batch["battles"][i]),
-        "wars": int(batch["wars"][i]),
-        "points": tuple(int(v) for v in batch["points"][i]),
-        "cards": tuple(int(v) for v in batch["cards"][i]),
-        "takeover": tuple(bool(v) for v in batch["takeover"][i]),
-        "false_starts": tuple(int(v) for v in batch["false_starts"][i]),
-        "reaction_ticks": batch["reaction_ticks"][i],
-        "steps": int(batch["steps"][i]),
-        "ticks": int(batch["ticks"][i]),
-    }
+    return round_info(**{key: info["round"][key][i] for key in ROUND_INFO_KEYS})

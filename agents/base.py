@@ -31,7 +31,7 @@ class Agent:
         return self.name
 
     def reaction_model(self, config):
-        """How the fast path can play this agent without ticks: a ``war_env.fastpath.ReactionModel``
+        """How the fast path can play this agent without ticks: a ``war_env.batched.models.ReactionModel``
         when the agent's draws depend only on its own turn clock, else ``None`` (the default), and its
         rounds are played tick by tick. ``config`` is the env's ``WarConfig``. The fast path ignores
         this method in a subclass that overrides ``act`` below the class that defines it."""

@@ -30,7 +30,7 @@ import numpy as np
 
 from war_env.agents.base import Agent
 from war_env.bots import Bot, Fixed, Human, Instant, make_bot, sample_reaction
-from war_env.fastpath import ReactionModel
+from war_env.batched.models import ReactionModel
 from war_env.observation import INDEX
 from war_env.randomness import STREAM_REACTION, hash_uniform
 from war_env.records import STREAM_AGENT_SEED

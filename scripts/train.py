@@ -35,8 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="training budget in env steps (default: the configuration's)")
     parser.add_argument("--n-envs", type=int, metavar="N", default=None,
                         help="parallel training envs (default: the configuration's)")
-    parser.add_argument("--vec-env", choices=("dummy", "subproc"), default="dummy",
-                        help="dummy: all envs in this process (War-v0 is cheap); subproc: one process per env")
+    parser.add_argument("--vec-env", choices=("batched", "dummy", "subproc"), default="batched",
+                        help="batched: all envs stepped together by the compiled engine (bot opponents; the fast "
+                             "extra); dummy: SB3's DummyVecEnv over War-v0 envs; subproc: one process per env")
     parser.add_argument("--seed", type=seed, metavar="S", default=0, help="training env i is seeded S + i")
     parser.add_argument("--opponent", metavar="SPEC", default="human",
                         help="opponent bot spec (instant, fixed:ticks=5, uniform:low=1,high=10, human, absent), "

@@ -12,8 +12,9 @@ NUMBA_INSTALLED = importlib.util.find_spec("numba") is not None
 
 
 @pytest.fixture(
-    params=["numpy", pytest.param("numba", marks=pytest.mark.skipif(not NUMBA_INSTALLED, reason="numba not installed"))]
+    params=["reference", pytest.param("numba", marks=pytest.mark.skipif(not NUMBA_INSTALLED, reason="numba not installed"))]
 )
 def backend(request):
-    """Both implementations of the batched game: numpy, and the compiled kernels of the ``fast`` extra."""
+    """Both engines of the vector env: the compiled batched engine of the ``fast`` extra, and War-v0 envs
+    stepped in a loop (the scalar reference, what runs without numba)."""
     return request.param

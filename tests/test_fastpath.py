@@ -3,12 +3,15 @@
 The reference is the single War-v0 env stepped one tick at a time; the fast path never looks at a
 tick in which nothing happens. Round by round they must agree on every statistic: winner, reason,
 battles, wars, points, cards, takeovers, false starts, reaction ticks, steps, ticks and the agent's
-return (the same float, not an approximation).
+return (the same float, not an approximation). The fast path is the batched engine's (compiled: the
+``fast`` extra); without numba these tests are skipped and ``evaluation.play_rounds`` plays tick by tick.
 """
 
 import gymnasium as gym
 import numpy as np
 import pytest
+
+pytest.importorskip("numba")
 
 import war_env  # noqa: F401
 from war_env.agents import make_agent
@@ -21,7 +24,6 @@ from war_env.fastpath import (
     play_rounds,
     random_deals,
     simulate,
-    simulate_moves,
 )
 from war_env.randomness import (
     STREAM_REACTION,
@@ -79,7 +81,7 @@ def play_with_a_clock_bot_at_seat_0(env, bot, seed, options=None, round_key=None
 
 
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
-def test_rounds_of_every_bot_pair_equal_the_tick_by_tick_env(pickup, backend):
+def test_rounds_of_every_bot_pair_equal_the_tick_by_tick_env(pickup):
     config = WarConfig(pickup=pickup)
     seeds = [3, 14]
     decks, starters, keys = deals_from_seeds(seeds)
@@ -87,7 +89,7 @@ def test_rounds_of_every_bot_pair_equal_the_tick_by_tick_env(pickup, backend):
     for agent_bot in BOTS:
         for opponent in BOTS:
             models = (ReactionModel.of_bot(agent_bot, config, 0), ReactionModel.of_bot(opponent, config, 1))
-            batch = simulate(config, models, decks, starters, keys, backend=backend)
+            batch = simulate(config, models, decks, starters, keys)
             env = gym.make("War-v0", opponent=opponent, config=config).unwrapped
             for i, seed in enumerate(seeds):
                 expected_round, expected_return = play_with_a_clock_bot_at_seat_0(env, agent_bot, seed)
@@ -98,11 +100,11 @@ def test_rounds_of_every_bot_pair_equal_the_tick_by_tick_env(pickup, backend):
 
 
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
-def test_many_seeded_rounds_of_human_bots_equal_the_tick_by_tick_env(pickup, backend):
+def test_many_seeded_rounds_of_human_bots_equal_the_tick_by_tick_env(pickup):
     config = WarConfig(pickup=pickup)
     seeds = list(range(1000, 1025))
     models = (ReactionModel.of_bot("human", config, 0), ReactionModel.of_bot("human", config, 1))
-    batch = simulate(config, models, *deals_from_seeds(seeds), backend=backend)
+    batch = simulate(config, models, *deals_from_seeds(seeds))
     env = gym.make("War-v0", opponent="human", config=config).unwrapped
     takeovers = 0
     for i, seed in enumerate(seeds):
@@ -114,12 +116,12 @@ def test_many_seeded_rounds_of_human_bots_equal_the_tick_by_tick_env(pickup, bac
 
 
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
-def test_play_rounds_gives_the_records_of_play_round_for_scripted_agents(pickup, backend):
+def test_play_rounds_gives_the_records_of_play_round_for_scripted_agents(pickup):
     config = WarConfig(pickup=pickup)
     seeds = list(range(40, 46))
     for spec in ["prompt", "eager", "never", "last_moment", "human", "bot:uniform:low=2,high=8", "bot:absent"]:
         for opponent in ["instant", "human", "absent"]:
-            fast = play_rounds(config, make_agent(spec, config=config), opponent, seeds, first_index=5, backend=backend)
+            fast = play_rounds(config, make_agent(spec, config=config), opponent, seeds, first_index=5)
             env = gym.make("War-v0", opponent=opponent, config=config)
             slow = [play_round(env, make_agent(spec, config=config), seed, index=5 + i) for i, seed in enumerate(seeds)]
             assert fast == slow, (spec, opponent)
@@ -134,11 +136,11 @@ def test_play_rounds_gives_the_records_of_play_round_for_scripted_agents(pickup,
         ([["5C", "9H", "AD", "2S"], ["5D", "8H", "3C", "KS"]], 1, "points"),  # a war, then 2 points
     ],
 )
-def test_dealt_piles_reach_each_end_like_the_env(piles, starter, reason, backend):
+def test_dealt_piles_reach_each_end_like_the_env(piles, starter, reason):
     config = WarConfig(target_points=2, max_battles=3)
     models = (ReactionModel.of_bot("uniform:low=0,high=3", config, 0), ReactionModel.of_bot("human", config, 1))
     parsed = [parse_piles(piles)]
-    batch = simulate(config, models, parsed, np.array([starter]), np.array([77], dtype=np.uint64), backend=backend)
+    batch = simulate(config, models, parsed, np.array([starter]), np.array([77], dtype=np.uint64))
     env = gym.make("War-v0", opponent="human", config=config).unwrapped
     round_info, total = play_with_a_clock_bot_at_seat_0(
         env, "uniform:low=0,high=3", 0, {"piles": piles, "starter": starter}, round_key=77  # the fast path's key
@@ -148,12 +150,12 @@ def test_dealt_piles_reach_each_end_like_the_env(piles, starter, reason, backend
     assert batch.episode_return[0] == total
 
 
-def test_the_battle_limit_and_points_end_rounds_like_the_env(backend):
+def test_the_battle_limit_and_points_end_rounds_like_the_env():
     config = WarConfig(target_points=12, max_battles=20)
     seeds = list(range(30))
     decks, starters, keys = deals_from_seeds(seeds)
     models = (ReactionModel.of_bot("instant", config, 0), ReactionModel.of_bot("instant", config, 1))
-    batch = simulate(config, models, decks, starters, keys, backend=backend)
+    batch = simulate(config, models, decks, starters, keys)
     env = gym.make("War-v0", opponent="instant", config=config).unwrapped
     reasons = set()
     for i, seed in enumerate(seeds):
@@ -163,13 +165,13 @@ def test_the_battle_limit_and_points_end_rounds_like_the_env(backend):
     assert {"points", "battle_limit"} <= reasons
 
 
-def test_random_deals_are_full_decks_and_rounds_conserve_cards(backend):
+def test_random_deals_are_full_decks_and_rounds_conserve_cards():
     config = WarConfig()
     decks, starters, keys = random_deals(np.random.default_rng(0), 500)
     assert (np.sort(decks, axis=1) == np.arange(52)).all() and set(starters.tolist()) <= {0, 1}
     models = (ReactionModel.of_bot("human", config, 0), ReactionModel.of_bot("human", config, 1))
-    batch = simulate(config, models, decks, starters, keys, backend=backend)
-    held = batch.cards.sum(axis=0)
+    batch = simulate(config, models, decks, starters, keys)
+    held = batch.cards.sum(axis=1)
     double_shortage = (batch.reason == 3) & (batch.winner == -1)  # the pot stays on the table
     assert (held[~double_shortage] == 52).all() and (held[double_shortage] < 52).all()
     assert set(batch.reason.tolist()) <= {0, 1, 2, 3} and (batch.battles > 0).all()
@@ -201,14 +203,33 @@ def test_a_subclass_that_changes_act_is_played_tick_by_tick():
     [WarConfig(), WarConfig(pickup="shuffled"), WarConfig(target_points=None),
      WarConfig(war_face_down=3, max_battles=None), WarConfig(target_points=20, max_battles=40, pickup="shuffled")],
 )
-def test_the_card_loop_and_the_move_by_move_play_agree_on_many_deals(config, backend):
-    # simulate (cards first, then the clock) against BatchedRounds.play_moves, the vector env's
-    # play-out; both are checked against the env above, this covers many more deals and rules.
-    decks, starters, keys = random_deals(np.random.default_rng(5), 300)
+def test_many_deals_under_other_rules_equal_the_tick_by_tick_env(config):
+    # simulate (cards first, then the clock over the moves) against War-v0 under more rules and bot
+    # pairs than above, including rounds with takeovers on both sides.
+    seeds = list(range(500, 540))
+    decks, starters, keys = deals_from_seeds(seeds)
     for pair in [("human", "human"), ("uniform:low=1,high=10", "fixed:ticks=29"), ("absent", "human")]:
         models = (ReactionModel.of_bot(pair[0], config, 0), ReactionModel.of_bot(pair[1], config, 1))
-        fast = simulate(config, models, decks, starters, keys, backend=backend)
-        moves = simulate_moves(config, models, decks, starters, keys)
-        for i in range(300):
-            assert fast.round_info(i) == moves.round_info(i), (pair, i)
-        np.testing.assert_array_equal(fast.episode_return, moves.episode_return)
+        batch = simulate(config, models, decks, starters, keys)
+        env = gym.make("War-v0", opponent=pair[1], config=config).unwrapped
+        for i, seed in enumerate(seeds):
+            expected_round, expected_return = play_with_a_clock_bot_at_seat_0(env, pair[0], seed)
+            assert batch.round_info(i) == expected_round, (pair, seed)
+            assert batch.episode_return[i] == expected_return, (pair, seed)
+
+
+def test_without_numba_the_evaluation_loop_plays_tick_by_tick_to_the_same_records(monkeypatch):
+    import sys
+
+    from war_env.evaluation import play_rounds as evaluate
+
+    config = WarConfig()
+    seeds = list(range(70, 74))
+    fast = evaluate("prompt", "human", config, seeds)
+    monkeypatch.setitem(sys.modules, "numba", None)  # as if the fast extra were not installed
+    with pytest.warns(RuntimeWarning, match=r'plays these rounds tick by tick.*pip install "war-env\[fast\]"'):
+        slow = evaluate("prompt", "human", config, seeds)
+    assert slow == fast
+    with pytest.raises(ImportError, match=r'"fast" extra'):
+        simulate(config, (ReactionModel.of_bot("human", config, 0), ReactionModel.of_bot("human", config, 1)),
+                 *deals_from_seeds(seeds))

@@ -168,6 +168,31 @@ def test_subprocess_envs_train_in_real_worker_processes(tmp_path):
     assert json.loads((result.run_dir / "config.json").read_text())["settings"]["vec_env"] == "subproc"
 
 
+@pytest.mark.parametrize("algo", ["ppo", "maskable_ppo"])
+def test_the_batched_env_and_sb3s_dummy_vec_env_train_the_same_weights(algo, tmp_path):
+    # war-train's default (the batched env through the SB3 adapter) is the same game, step for step,
+    # as DummyVecEnv over War-v0 envs: with one seed the learner sees the same data and ends with the
+    # same weights, bit for bit.
+    import torch
+
+    from war_env.agents.sb3_model import load_model
+
+    weights = {}
+    for vec_env in ("batched", "dummy"):
+        result = main(algo, config_path=tiny_config(tmp_path, algo), timesteps=640, n_envs=3, seed=4, vec_env=vec_env,
+                      run_dir=tmp_path / vec_env, bench_rounds=0)
+        assert json.loads((result.run_dir / "config.json").read_text())["settings"]["vec_env"] == vec_env
+        weights[vec_env] = load_model(algo, result.final_model).policy.state_dict()
+    assert weights["batched"].keys() == weights["dummy"].keys()
+    assert all(torch.equal(weights["batched"][name], weights["dummy"][name]) for name in weights["dummy"])
+
+
+def test_war_train_trains_on_the_batched_env_by_default(tmp_path):
+    result = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=2, run_dir=tmp_path / "run",
+                  bench_rounds=0)
+    assert json.loads((result.run_dir / "config.json").read_text())["settings"]["vec_env"] == "batched"
+
+
 def test_a_saved_model_can_be_the_opponent_for_self_play(tmp_path):
     first = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=1,
                  run_dir=tmp_path / "first", bench_rounds=0)

@@ -4,8 +4,8 @@ Round ``k`` is ``env.reset(seed=seeds[k])``: the same deal, starter and round ke
 given the same seeds, and since every random event inside a round is hashed from that key, the same
 cards fall the same way whatever the players' timing. ``play_rounds`` returns one
 ``war_env.records.RoundRecord`` per seed; it plays the rounds on the fast path when a bot meets an
-agent whose draws are a reaction-time model (records proven equal by ``tests/test_fastpath.py``), else
-tick by tick through War-v0 (``play_round``). The benchmark's shards, ``war-train``'s comparison with
+agent whose draws are a reaction-time model (records proven equal by ``tests/test_fastpath.py``) and the
+compiled engine is installed (the ``fast`` extra), else tick by tick through War-v0 (``play_round``). The benchmark's shards, ``war-train``'s comparison with
 ``prompt`` and self-play matches all call it.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from war_env import batched
 from war_env.bots import Bot
 from war_env.env import WarEnv
 from war_env.fastpath import agent_reaction_model
@@ -48,11 +49,13 @@ def play_rounds(
     if len(indices) != len(seeds):
         raise ValueError(f"indices must give one round index per seed, got {len(indices)} for {len(seeds)} seeds")
     if isinstance(player, Bot) and agent_reaction_model(agent, config) is not None:
-        records = play_rounds_fast(config, agent, player, seeds, indices=indices, agent_spec=agent_spec,
-                                   opponent_spec=opponent_spec)
-        for record in records if on_round is not None else ():
-            on_round(record)
-        return records
+        if batched.available():
+            records = play_rounds_fast(config, agent, player, seeds, indices=indices, agent_spec=agent_spec,
+                                       opponent_spec=opponent_spec)
+            for record in records if on_round is not None else ():
+                on_round(record)
+            return records
+        batched.warn_unavailable("war_env.evaluation.play_rounds", "plays these rounds tick by tick")
     env = WarEnv(opponent=player, config=config)
     records = []
     for index, seed in zip(indices, seeds):

@@ -36,15 +36,15 @@ from war_env.vector import WarVectorEnv, sub_env_round_info  # noqa: E402
 
 class WarSB3VecEnv(VecEnv):
     """``WarSB3VecEnv(num_envs, opponent="human", max_episode_steps=None, config=None, render_mode=None,
-    **rules)``; the arguments are ``WarVectorEnv``'s, and ``render_mode="rgb_array"`` draws frames (see
-    the module docstring). ``env_method("action_masks")`` serves sb3-contrib's ``MaskablePPO``."""
+    backend="auto", **rules)``; the arguments are ``WarVectorEnv``'s, and ``render_mode="rgb_array"`` draws
+    frames (see the module docstring). ``env_method("action_masks")`` serves sb3-contrib's ``MaskablePPO``."""
 
     def __init__(self, num_envs: int = 1, opponent="human", max_episode_steps: int | None = None,
-                 config=None, render_mode: str | None = None, **rules):
+                 config=None, render_mode: str | None = None, backend: str = "auto", **rules):
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"WarSB3VecEnv draws rgb_array frames only (for VecVideoRecorder), got render_mode={render_mode!r}")
         self.venv = WarVectorEnv(num_envs, opponent=opponent, max_episode_steps=max_episode_steps,
-                                 config=config, **rules)
+                                 config=config, backend=backend, **rules)
         super().__init__(num_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self._actions: np.ndarray | None = None
         self.render_mode = render_mode

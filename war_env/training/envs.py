@@ -1,13 +1,33 @@
-"""The vectorised War-v0 envs that ``war-train`` trains and evaluates on (Stable-Baselines3's)."""
+"""The vectorised War-v0 envs that ``war-train`` trains and evaluates on (Stable-Baselines3's).
+
+Three ways to batch the training envs (``vec_env``):
+
+* ``"batched"`` (the default): one ``WarSB3VecEnv`` over the batched engine (``war_env.batched``),
+  every env stepped in one compiled call, under SB3's ``VecMonitor``. It needs a bot opponent (the
+  engine batches bots only; an agent or a model at seat 1 is trained on ``"dummy"`` instead, with a
+  warning) and numba for its speed (without it, the same env loops over War-v0 envs, with a warning).
+* ``"dummy"``: SB3's ``DummyVecEnv`` over ``Monitor``-wrapped ``gym.make("War-v0")`` envs;
+* ``"subproc"``: the same in one spawned process per env.
+
+All three are the same game step for step: env ``i`` is seeded ``seed + i``, and the adapter steps
+exactly like ``DummyVecEnv`` (``tests/test_sb3_vec.py``), so a model trained with the same seed learns
+the same weights either way (``tests/test_training.py``).
+"""
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium as gym
+import numpy as np
 
 from war_env.agents import make_opponent
-from war_env.agents.sb3_model import select_observation
+from war_env.agents.sb3_model import check_observation_fields, select_observation
+from war_env.bots import Bot
 from war_env.env import make_config
-from war_env.observation import OBSERVATION_FIELDS
+from war_env.observation import INDEX, OBSERVATION_FIELDS
+
+VEC_ENVS = ("batched", "dummy", "subproc")
 
 
 class WarEnvFactory:
@@ -24,16 +44,60 @@ class WarEnvFactory:
         return select_observation(gym.make("War-v0", opponent=opponent, config=config), self.observation)
 
 
-def make_vec(env_args: dict, opponent: str, n_envs: int, seed: int, vec_env: str = "dummy", trust_model_file=False,
+def make_vec(env_args: dict, opponent: str, n_envs: int, seed: int, vec_env: str = "batched", trust_model_file=False,
              observation=OBSERVATION_FIELDS):
-    """SB3's ``make_vec_env`` over War-v0 (Monitor-wrapped, env ``i`` seeded ``seed + i``); the policy
-    sees the ``observation`` fields."""
+    """``n_envs`` War-v0 envs for SB3 (env ``i`` seeded ``seed + i``, episode statistics monitored);
+    the policy sees the ``observation`` fields. ``vec_env``: one of ``VEC_ENVS`` (see the module)."""
+    if vec_env not in VEC_ENVS:
+        raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {vec_env!r}")
+    config = make_config(None, dict(env_args))
+    if vec_env == "batched":
+        player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
+        if isinstance(player, Bot):
+            return _batched(config, player, n_envs, seed, observation)
+        warnings.warn(f"the batched env plays bot opponents only, not {opponent!r}: training on vec_env='dummy'",
+                      RuntimeWarning, stacklevel=2)
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    if vec_env not in ("dummy", "subproc"):
-        raise ValueError(f"vec_env must be 'dummy' or 'subproc', got {vec_env!r}")
     factory = WarEnvFactory(env_args, opponent, trust_model_file, observation)
     cls = SubprocVecEnv if vec_env == "subproc" else DummyVecEnv
     kwargs = {"start_method": "spawn"} if vec_env == "subproc" else None  # never fork a process running torch
     return make_vec_env(factory, n_envs=n_envs, seed=seed, vec_env_cls=cls, vec_env_kwargs=kwargs)
+
+
+def _batched(config, opponent: Bot, n_envs: int, seed: int, observation):
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from war_env.sb3_vec import WarSB3VecEnv
+
+    env = WarSB3VecEnv(n_envs, opponent=opponent, config=config)
+    env.seed(seed)
+    fields = check_observation_fields(observation)
+    if fields != OBSERVATION_FIELDS:
+        env = _select_columns(env, fields)
+    return VecMonitor(env)
+
+
+def _select_columns(env, fields):
+    """The policy sees ``fields`` only (``select_observation`` for a whole batch, terminal observations too)."""
+    from gymnasium import spaces
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    columns = np.array([INDEX[name] for name in fields])
+
+    class SelectColumns(VecEnvWrapper):
+        def __init__(self, venv):
+            super().__init__(venv, observation_space=spaces.Box(0.0, 1.0, (len(columns),), np.float32))
+
+        def reset(self):
+            return self.venv.reset()[:, columns]
+
+        def step_wait(self):
+            observations, rewards, dones, infos = self.venv.step_wait()
+            for info in infos:
+                if "terminal_observation" in info:
+                    info["terminal_observation"] = info["terminal_observation"][columns]
+            return observations[:, columns], rewards, dones, infos
+
+    return SelectColumns(env)

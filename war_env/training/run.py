@@ -81,7 +81,7 @@ def train(
     resume: str | os.PathLike | None = None,
     bench_rounds: int = 500,
     bench_seed: int = 2_000_000,
-    vec_env: str = "dummy",
+    vec_env: str = "batched",
     progress_bar: bool = False,
     trust_model_file: bool = False,
     verbose: int = 0,
@@ -211,7 +211,8 @@ def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, 
     done = int(model.num_timesteps) if model is not None else 0
     env = make_vec(train_args, settings["opponent"], settings["n_envs"], settings["seed"] + done,
                    settings["vec_env"], trust_model_file, config.observation)
-    eval_env = make_vec(settings["env_args"], settings["opponent"], 1, config.evaluation["seed"], "dummy",
+    eval_kind = "batched" if settings["vec_env"] == "batched" else "dummy"  # SB3 wants both of one kind
+    eval_env = make_vec(settings["env_args"], settings["opponent"], 1, config.evaluation["seed"], eval_kind,
                         trust_model_file, config.observation)
     model = _model_for(plan, env, verbose, model)
     model_meta = {"algo": algo, "policy_kwargs": config.policy_kwargs, "observation": list(config.observation),

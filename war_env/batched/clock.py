@@ -1,0 +1,164 @@
+"""The clock of ``clock.TimedRound`` on the batched state, compiled: turns, reactions, takeover.
+
+One rule, ``wait``: once a seat's turn opens it draws by itself after its reaction (a bot's, or an
+agent's reaction model), sampled from the hash of its key, stream and move number; a reaction of
+``turn_ticks`` or more misses the timer, and the takeover bot draws for it on the last tick of the
+turn and plays the seat from then on, at once. A turn opens on the tick after the draw that allows
+it. Two ways to play it, both from ``wait``:
+
+* event by event (``open_turn``, ``draw``, ``play_moves``): the vector env's ticks and its play-out
+  after a takeover, where cards and clock move together;
+* move by move over a finished card game (``time_rounds``): the fast path's closed form. The cards
+  never depend on timing, so the ticks of a whole round follow from its number of moves alone.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from war_env.batched.borrow import borrowed
+from war_env.batched.cards import lay
+from war_env.batched.hashing import hash64, uniform
+from war_env.batched.layout import KEY_REACTION, KEY_ROUND, NEVER, NO_TURN, Col
+from war_env.batched.models import BUCKET_BITS, NO_KEY_STREAM, UNSURE
+
+_BUCKET_SHIFT = np.uint64(64 - BUCKET_BITS)
+_AGENT_SEED_SHIFT = np.uint64(33)
+"""``records.agent_seed``: the agent's seed is the top 31 bits of its key-stream hash."""
+
+
+@numba.njit(cache=True, inline="always")
+def reaction(timing, seat, key, move):
+    """``bots.sample_reaction(cdf, hash_uniform(key, stream, move))`` of the seat's model: the bucket
+    table of the hash's top bits, a binary search where a CDF value cuts the bucket."""
+    bits = hash64(key, timing.streams[seat], move)
+    tick = timing.tables[seat, bits >> _BUCKET_SHIFT]
+    if tick != UNSURE:
+        return np.int64(tick)
+    return np.int64(np.searchsorted(timing.cdfs[seat], uniform(bits), side="right"))
+
+
+@numba.njit(cache=True, inline="always")
+def wait(timing, turn_ticks, seat, key, move, taken_over):
+    """Ticks from the opening of the seat's turn to its draw, and whether that draw is the takeover
+    bot's: the reaction if it is in time; ``turn_ticks - 1`` and the takeover if not (a seat pressed
+    from outside, without a model, is due there too, unless it draws first); 0 once taken over."""
+    if taken_over:
+        return np.int64(0), False
+    late = turn_ticks
+    if timing.has_model[seat]:
+        late = reaction(timing, seat, key, move)
+    if late >= turn_ticks:
+        return np.int64(turn_ticks - 1), True
+    return late, False
+
+
+# --- event by event: the vector env ----------------------------------------------------------
+@numba.njit(cache=True, inline="always")
+def open_turn(state, keys, timing, rules, g, seat, opens):
+    """The seat's turn opens on tick ``opens``; its own draw (or takeover) is due after its wait."""
+    state[g, Col.TURN] = seat
+    state[g, Col.OPENS + seat] = opens
+    ticks, late = wait(timing, rules.turn_ticks, seat, keys[g, KEY_REACTION + seat], state[g, Col.MOVES + seat],
+                       state[g, Col.TAKEN_OVER + seat])
+    state[g, Col.DUE + seat] = opens + ticks
+    state[g, Col.DUE_TAKEOVER + seat] = late
+
+
+@numba.njit(cache=True, inline="always")
+def begin_clock(state, keys, timing, rules, g):
+    """Tick 0 of round g: no turn taken, nothing logged; the starter's turn opens on tick 1. Each seat's
+    reaction key is the round key, or the hash of it that ``ReactionModel.key_stream`` names."""
+    for seat in range(2):
+        key = keys[g, KEY_ROUND]
+        if timing.key_streams[seat] != NO_KEY_STREAM:
+            key = hash64(key, timing.key_streams[seat], 0) >> _AGENT_SEED_SHIFT
+        keys[g, KEY_REACTION + seat] = key
+    for seat in range(2):
+        state[g, Col.OPENS + seat] = NEVER
+        state[g, Col.DUE + seat] = NEVER
+        state[g, Col.DUE_TAKEOVER + seat] = 0
+        state[g, Col.TAKEN_OVER + seat] = 0
+        state[g, Col.FALSE_STARTS + seat] = 0
+        state[g, Col.LOGGED + seat] = 0
+    state[g, Col.TICK] = 0
+    state[g, Col.STEPS] = 0
+    state[g, Col.NEEDS_RESET] = 0
+    open_turn(state, keys, timing, rules, g, state[g, Col.STARTER], 1)
+
+
+@numba.njit(cache=True, inline="always")
+def draw(state, cards, keys, log, timing, rules, g, seat, tick, takeover):
+    """``seat`` draws in round g on ``tick``: by itself, or, with ``takeover``, by the takeover bot
+    (the seat is taken over from then on); then the next turn opens on the next tick. The caller
+    made room in the seat's reaction log."""
+    if not (state[g, Col.TAKEN_OVER + seat] or takeover):
+        slot = state[g, Col.LOGGED + seat]
+        log[g, seat, slot] = tick - state[g, Col.OPENS + seat]
+        state[g, Col.LOGGED + seat] = slot + 1
+    if takeover:
+        state[g, Col.TAKEN_OVER + seat] = 1
+    state[g, Col.TICK] = tick
+    state[g, Col.OPENS + seat] = NEVER
+    state[g, Col.DUE + seat] = NEVER
+    revealed = lay(state, cards, keys, rules, g, seat)
+    if state[g, Col.OVER]:
+        state[g, Col.TURN] = NO_TURN
+    else:  # the other seat may draw now, or the revealed step lets the starter open the next one
+        open_turn(state, keys, timing, rules, g, state[g, Col.STARTER] if revealed else 1 - seat, tick + 1)
+
+
+@numba.njit(cache=True)
+def play_moves(state, cards, keys, log, timing, rules, g):
+    """Round g to its end, every seat drawing on its due tick (both are bots by now); ``False`` when
+    the reaction log is full (grow it and call again: the round goes on from where it stopped)."""
+    room = log.shape[2]
+    while not state[g, Col.OVER]:
+        seat = state[g, Col.TURN]
+        takeover = state[g, Col.DUE_TAKEOVER + seat] != 0
+        if not (state[g, Col.TAKEN_OVER + seat] or takeover) and state[g, Col.LOGGED + seat] >= room:
+            return False
+        draw(state, cards, keys, log, timing, rules, g, seat, state[g, Col.DUE + seat], takeover)
+    return True
+
+
+# --- move by move over a played card game: the fast path -----------------------------------
+@numba.njit(cache=True)
+def time_rounds(state, keys, timing, rules, idle, reactions0, reactions1):
+    """The clock of whole rounds whose card game ``cards.play_cards`` played (``MOVES`` each): move j
+    of the starter, then move j of the other seat, each drawn ``wait`` ticks after its turn opened, on
+    the tick after the previous move. Sets ``TICK`` (the round's ticks), ``TAKEN_OVER``, ``LOGGED``
+    (own draws) and ``STEPS`` (seat 0's env steps: to its takeover tick, if any); ``idle[g]`` gets
+    seat 0's idle ticks in the steps before its last, and each seat's own reactions are packed into
+    ``reactions0``/``reactions1``, round after round."""
+    state, keys, timing, idle = borrowed((state, keys, timing, idle))
+    packed = borrowed((reactions0, reactions1))
+    at = np.zeros(2, dtype=np.int64)
+    taken = np.zeros(2, dtype=np.bool_)
+    turn_ticks = rules.turn_ticks
+    for g in range(state.shape[0]):
+        starter = state[g, Col.STARTER]
+        before = (at[0], at[1])
+        taken[:] = False
+        tick = steps = idle[g] = 0
+        for move in range(state[g, Col.MOVES]):
+            for seat in (starter, 1 - starter):
+                ticks, late = wait(timing, turn_ticks, seat, keys[g, KEY_REACTION + seat], move, taken[seat])
+                tick += 1 + ticks
+                if taken[seat]:
+                    continue
+                if seat == 0:
+                    idle[g] += ticks
+                    if late:
+                        steps = tick
+                if late:
+                    taken[seat] = True
+                else:
+                    packed[seat][at[seat]] = ticks
+                    at[seat] += 1
+        for seat in range(2):
+            state[g, Col.TAKEN_OVER + seat] = taken[seat]
+            state[g, Col.LOGGED + seat] = at[seat] - before[seat]
+        state[g, Col.TICK] = tick
+        state[g, Col.STEPS] = steps if taken[0] else tick

@@ -1,0 +1,96 @@
+"""How each seat of a batch times its draws: ``ReactionModel`` and the arrays the engine samples from.
+
+A seat that draws by itself (a bot, or an agent whose draws are a reaction model) has a ``ReactionModel``;
+a seat pressed from outside (the vector env's learner) has none. ``Timing`` is what the compiled clock
+reads: per seat, the reaction CDF, its hash stream, and a bucket table that samples almost every
+reaction with one lookup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from war_env.bots import Bot, make_bot
+from war_env.randomness import STREAM_REACTION
+from war_env.rules import WarConfig
+
+BUCKET_BITS = 16
+"""The reaction table has one entry per value of the top ``BUCKET_BITS`` bits of a reaction hash."""
+UNSURE = -1
+"""Table entry of a bucket that a CDF value cuts: its reactions are found by binary search."""
+NO_KEY_STREAM = -1
+
+
+@dataclass(frozen=True)
+class ReactionModel:
+    """When a seat draws by itself: reaction tick ``searchsorted(cdf, u, side="right")`` for its n-th
+    move, ``u = hash_uniform(key, stream, n)``, where ``key`` is the round key, or, with
+    ``key_stream`` set, ``hash64(round_key, key_stream, 0) >> 33`` (the seed the benchmark gives an
+    agent, see ``war_env.records.agent_seed``). A reaction of ``turn_ticks`` or more means no draw:
+    the seat is taken over on the last tick of its turn.
+
+    ``presses_always`` (seat 0 of the fast path only) is the ``eager`` agent: it presses draw on every
+    tick, so it draws as its turn opens and every other tick of the round is a false start."""
+
+    cdf: tuple[float, ...]
+    stream: int
+    key_stream: int | None = None
+    presses_always: bool = False
+
+    @classmethod
+    def of_bot(cls, bot: str | Bot, config: WarConfig, seat: int) -> ReactionModel:
+        """The model of a bot seated at ``seat`` by the clock (``TimedRound`` controllers)."""
+        return cls(make_bot(bot).reaction_cdf(config), STREAM_REACTION[seat])
+
+
+class Timing(NamedTuple):
+    """Both seats' models as arrays; a seat without a model is pressed from outside."""
+
+    has_model: np.ndarray
+    """bool (2,)"""
+    streams: np.ndarray
+    """uint64 (2,): the stream of the seat's reaction hashes"""
+    key_streams: np.ndarray
+    """int64 (2,): ``ReactionModel.key_stream``, ``NO_KEY_STREAM`` for the round key itself"""
+    tables: np.ndarray
+    """(2, 2**BUCKET_BITS): ``reaction_table`` of each seat (int16, or int32 for turns of 2**15 ticks and more)"""
+    cdfs: np.ndarray
+    """float64 (2, turn_ticks)"""
+
+
+def timing_of(models: tuple[ReactionModel | None, ReactionModel | None], config: WarConfig) -> Timing:
+    turn_ticks = config.turn_ticks
+    has_model = np.array([model is not None for model in models])
+    streams = np.array([0 if model is None else model.stream for model in models], dtype=np.uint64)
+    key_streams = np.array([NO_KEY_STREAM if model is None or model.key_stream is None else model.key_stream
+                            for model in models], dtype=np.int64)
+    tables = np.zeros((2, 1 << BUCKET_BITS), dtype=np.int16 if turn_ticks < np.iinfo(np.int16).max else np.int32)
+    cdfs = np.zeros((2, turn_ticks), dtype=np.float64)
+    for seat, model in enumerate(models):
+        if model is None:
+            continue
+        if len(model.cdf) != turn_ticks:
+            raise ValueError(f"seat {seat}'s reaction model has {len(model.cdf)} ticks, the config's turn {turn_ticks}")
+        tables[seat] = reaction_table(tuple(model.cdf))
+        cdfs[seat] = model.cdf
+    return Timing(has_model, streams, key_streams, tables, cdfs)
+
+
+@lru_cache(maxsize=64)
+def reaction_table(cdf: tuple[float, ...]) -> np.ndarray:
+    """For each of the 2**16 buckets of the top hash bits (u in [b, b + 1) / 2**16): the reaction
+    tick when no CDF value lies strictly inside the bucket (then every u in it samples the same tick:
+    ``bisect_right`` counts the same values), else ``UNSURE``."""
+    values = np.asarray(cdf, dtype=np.float64)
+    buckets = 1 << BUCKET_BITS
+    low = np.arange(buckets, dtype=np.float64) / buckets
+    high = np.arange(1, buckets + 1, dtype=np.float64) / buckets
+    table = np.searchsorted(values, low, side="right")  # ticks <= turn_ticks
+    cut = np.searchsorted(values, high, side="left") > table  # some c with low < c < high
+    table[cut] = UNSURE
+    table.setflags(write=False)
+    return table

@@ -1,0 +1,173 @@
+"""The batched engine from Python: the arrays of n rounds and the compiled calls that change them.
+
+``BatchedRounds`` is the engine itself: ``start`` deals rounds, ``play_cards`` plays their card games
+to the end and ``time_rounds`` lays the clock over the moves (the fast path), ``stats`` reads the
+results. ``BatchedSteps`` adds what the vector env needs: seat 0 pressed from outside, one env step
+of every round at once (``step``), its observations and the rounds' own generators for the resets.
+Importing this module imports numba (the ``fast`` extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from gymnasium.utils import seeding
+from numba.typed import List
+
+from war_env.batched import cards as card_kernels
+from war_env.batched import clock as clock_kernels
+from war_env.batched import stepping
+from war_env.batched.layout import KEY_ROUND, Col, new_arrays, new_log, rules_of
+from war_env.batched.models import ReactionModel, timing_of
+from war_env.bots import Bot
+from war_env.observation import OBSERVATION_SIZE, scales
+from war_env.round_info import RoundStats
+from war_env.rules import WarConfig
+
+Piles = Sequence[tuple[Sequence[int], Sequence[int]]]
+_TABLE_SOURCES = np.array([Col.WINNER, Col.REASON, Col.BATTLES, Col.WARS, Col.POINTS, Col.POINTS + 1, Col.COUNT,
+                           Col.COUNT + 1, Col.TAKEN_OVER, Col.TAKEN_OVER + 1, Col.FALSE_STARTS, Col.FALSE_STARTS + 1,
+                           Col.STEPS, Col.TICK])
+"""The ``state`` column of each column of ``RoundStats.table`` (``round_info.TABLE_COLUMNS``)."""
+
+
+class BatchedRounds:
+    """``n`` rounds of War in the engine's arrays (``war_env.batched.layout``). ``models[seat]`` times
+    a seat that draws by itself; ``None`` marks a seat pressed from outside."""
+
+    def __init__(self, config: WarConfig, n: int, models: tuple[ReactionModel | None, ReactionModel | None],
+                 max_episode_steps: int | None = None):
+        self.config = config
+        self.n = n
+        self.models = tuple(models)
+        self.rules = rules_of(config, max_episode_steps)
+        self.timing = timing_of(self.models, config)
+        self.state, self.cards, self.keys = new_arrays(n)
+        self.log = new_log(n, config.turn_ticks)
+
+    def start(self, piles: np.ndarray | Piles, starters, round_keys) -> None:
+        """Start round i from ``piles[i]``, ``starters[i]`` and ``round_keys[i]``: ``piles`` shuffled decks
+        ``(n, 52)`` (seat 0 gets the first half, as ``cards.deal_from_permutation``) or ``(pile0, pile1)``
+        card lists, top card first."""
+        games = np.arange(self.n)
+        if isinstance(piles, np.ndarray):
+            stepping.load_decks(np.ascontiguousarray(piles, dtype=np.int8), self.state, self.cards)
+        else:
+            self.load_piles(games, piles)
+        self.state[:, Col.STARTER] = starters
+        self.keys[:, KEY_ROUND] = round_keys
+        stepping.start_rounds(games, self.state, self.cards, self.keys, self.timing, self.rules)
+
+    def load_piles(self, games, piles: Piles) -> None:
+        """Dealt piles, top card first (explicit deals: on reset only)."""
+        for game, pair in zip(np.asarray(games).tolist(), piles):
+            for seat, pile in enumerate(pair):
+                self.cards[game, seat, : len(pile)] = pile
+                self.state[game, Col.COUNT + seat] = len(pile)
+
+    # --- whole rounds: the fast path ---------------------------------------------------------
+    def play_cards(self) -> None:
+        """Every round's card game to its end (no clock: the cards never depend on timing)."""
+        card_kernels.play_cards(self.state, self.cards, self.keys, self.rules)
+
+    def time_rounds(self) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """The clock over the played card games (``clock.time_rounds``): seat 0's idle ticks before
+        its last env step, and each seat's own reaction ticks, packed round after round."""
+        moves = self.state[:, Col.MOVES]
+        idle = np.zeros(self.n, dtype=np.int64)
+        packed = tuple(np.zeros(int(moves.sum()), dtype=self.log.dtype) for _ in range(2))
+        clock_kernels.time_rounds(self.state, self.keys, self.timing, self.rules, idle, *packed)
+        return idle, tuple(ticks[: self.state[:, Col.LOGGED + seat].sum()] for seat, ticks in enumerate(packed))
+
+    # --- reading results ------------------------------------------------------------------------
+    def stats(self, games: np.ndarray, reactions: tuple[np.ndarray, np.ndarray] | None = None) -> RoundStats:
+        """The rounds ``games`` as ``RoundStats``; their reactions from the logs, or ``reactions``
+        (``time_rounds``'s packed ones, of every round in order)."""
+        rows = self.state[games]
+        counts = rows[:, Col.LOGGED:Col.LOGGED + 2]
+        if reactions is None:
+            held = np.arange(self.log.shape[2]) < counts[:, :, None]
+            logs = self.log[games]
+            reactions = (logs[:, 0][held[:, 0]], logs[:, 1][held[:, 1]])
+        return RoundStats(rows[:, _TABLE_SOURCES], reactions, counts)
+
+    def grow_log(self) -> None:
+        """Double the room of the reaction logs (a new array, the entries kept)."""
+        grown = np.zeros((self.n, 2, 2 * self.log.shape[2]), dtype=self.log.dtype)
+        grown[:, :, : self.log.shape[2]] = self.log
+        self.log = grown
+
+    def nbytes(self) -> int:
+        return self.state.nbytes + self.cards.nbytes + self.keys.nbytes + self.log.nbytes
+
+
+class BatchedSteps:
+    """The vector env's engine: ``n`` rounds of seat 0 (pressed from outside) against ``opponent``,
+    stepped together, each reset from its own generator as ``WarEnv.reset`` does."""
+
+    backend = "numba"
+
+    def __init__(self, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None):
+        self.rounds = BatchedRounds(config, n, (None, ReactionModel.of_bot(opponent, config, seat=1)), max_episode_steps)
+        self.n = n
+        self.observations = np.zeros((n, OBSERVATION_SIZE), dtype=np.float32)
+        self.masks = np.ones((n, 2), dtype=bool)
+        self.rngs: List | None = None
+        self._divisors = np.array(scales(config))
+        self._tick_rewards = np.array([  # by false start + 2 * idle + takeover, summed as clock.tick does
+            0.0, 0.0 + config.reward_false_start, 0.0 + config.reward_idle_tick,
+            0.0 + config.reward_idle_tick + config.reward_takeover,
+        ])
+        self._outcomes = np.array([config.outcome_reward(winner, seat=0) for winner in (None, 0, 1)])
+        self._pending = np.empty(n, dtype=np.int64)
+
+    def reset(self, games: np.ndarray, seeds: list[int | None], piles: Piles | None, starters: list[int] | None):
+        """New rounds in ``games``: each generator re-seeded where ``seeds`` has a seed, then the deal
+        of ``WarEnv.reset`` (its three draws), ``piles`` and ``starters`` replacing what was drawn."""
+        rounds = self.rounds
+        if self.rngs is None:  # generators for every round: a round that was not reset deals on its first step
+            self.rngs = List([seeding.np_random(None)[0] for _ in range(self.n)])
+            rounds.state[:, Col.NEEDS_RESET] = 1
+        for game, seed in zip(games.tolist(), seeds):
+            if seed is not None:
+                self.rngs[game] = seeding.np_random(seed)[0]
+        stepping.deal_rounds(self.rngs, games, rounds.state, rounds.cards, rounds.keys)
+        if piles is not None:
+            rounds.load_piles(games, piles)
+        if starters is not None:
+            rounds.state[games, Col.STARTER] = starters
+        stepping.start_rounds(games, rounds.state, rounds.cards, rounds.keys, rounds.timing, rounds.rules)
+        stepping.observe_rows(games, rounds.state, rounds.rules, self._divisors, self.observations, self.masks)
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """One env step of every round; ``actions`` int64 ``(n,)``. Returns rewards, terminated,
+        truncated, and how many rounds ended. ``ValueError`` for an action other than 0 or 1."""
+        if not stepping.valid_actions(actions):
+            bad = actions[(actions != 0) & (actions != 1)]
+            raise ValueError(f"invalid action(s) {bad[:5].tolist()}: War-v0 takes 0 (wait) or 1 (draw)")
+        rounds, n = self.rounds, self.n
+        rewards = np.empty(n, dtype=np.float64)
+        terminated = np.empty(n, dtype=bool)
+        truncated = np.empty(n, dtype=bool)
+        tables = (rounds.timing, rounds.rules, self._divisors)
+        ended, pending, most = stepping.step(
+            rounds.state, rounds.cards, rounds.keys, rounds.log, self.rngs, *tables, self._tick_rewards,
+            self._outcomes, actions, self.observations, self.masks, rewards, terminated, truncated, self._pending)
+        games = self._pending[:pending]
+        while games.size:  # a long play-out filled a reaction log: grow it and go on
+            rounds.grow_log()
+            finished, stop = stepping.finish_playouts(
+                rounds.state, rounds.cards, rounds.keys, rounds.log, *tables, self._outcomes, self.observations,
+                self.masks, rewards, terminated, truncated, games)
+            ended += finished
+            games = games[stop:] if stop >= 0 else games[:0]
+        if most >= rounds.log.shape[2] - 1:  # room for the next step's draw
+            rounds.grow_log()
+        return rewards, terminated, truncated, ended
+
+    def stats(self, games: np.ndarray) -> RoundStats:
+        return self.rounds.stats(games)
+
+    def nbytes(self) -> int:
+        return self.rounds.nbytes() + self.observations.nbytes + self.masks.nbytes

@@ -96,6 +96,13 @@ class RoundStats:
         start = self._reaction_starts[i, seat]
         return self.reaction_ticks[seat][start:start + self.reaction_counts[i, seat]]
 
+    def reaction_lists(self) -> list[tuple[list[int], list[int]]]:
+        """Every round's reaction ticks as the pair of lists of ``info["round"]["reaction_ticks"]``."""
+        ends = np.cumsum(self.reaction_counts, axis=0).T.tolist()
+        seats = [[ticks[start:end].tolist() for start, end in zip([0, *bounds[:-1]], bounds)]
+                 for ticks, bounds in zip(self.reaction_ticks, ends)]
+        return list(zip(*seats))
+
     def info(self, i: int) -> dict:
         """Round ``i`` as the single env's ``info["round"]``."""
         row = self.table[i]

@@ -184,8 +184,8 @@ class WarVectorEnv(VectorEnv):
         info["reason"] = np.empty(self.num_envs, dtype=object)  # None where no round ended
         info["reason"][ended] = _REASONS[stats.column("reason")]
         info["reaction_ticks"] = np.empty(self.num_envs, dtype=object)
-        for i, game in enumerate(ended.tolist()):  # one pair of lists per finished round
-            info["reaction_ticks"][game] = (stats.reactions_of(0, i).tolist(), stats.reactions_of(1, i).tolist())
+        for game, pair in zip(ended.tolist(), stats.reaction_lists()):  # one pair of lists per finished round
+            info["reaction_ticks"][game] = pair
         mask = terminated.copy()
         info.update({f"_{key}": mask for key in ROUND_INFO_KEYS})
         return info, mask

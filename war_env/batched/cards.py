@@ -15,7 +15,7 @@ import numpy as np
 
 from war_env.batched.borrow import borrowed
 from war_env.batched.hashing import hash64
-from war_env.batched.layout import KEY_ROUND, NO_CARD, NO_WINNER, POT_ROW, REASON_CODE, RING_MASK, Col
+from war_env.batched.layout import KEY_ROUND, NO_CARD, NO_WINNER, POT_ROW, REASON_CODE, RING_MASK, Col, Rule
 from war_env.engine import ALL_CARDS, BATTLE_LIMIT, POINTS, POT_POSITIONS, WAR_SHORTAGE
 from war_env.randomness import STREAM_PICKUP
 
@@ -64,7 +64,7 @@ def begin_cards(state, g):
 def lay(state, cards, keys, rules, g, seat):
     """``Game.draw(seat)`` for round g; returns whether the step was completed (and revealed)."""
     if state[g, Col.AT_WAR]:
-        for _ in range(rules.war_face_down):
+        for _ in range(rules[Rule.WAR_FACE_DOWN]):
             _to_pot(state, cards, g, _pop(state, cards, g, seat))
     elif seat == state[g, Col.STARTER]:
         state[g, Col.BATTLES] += 1
@@ -111,8 +111,8 @@ def _reveal(state, cards, keys, rules, g):
 @numba.njit(cache=True)
 def _start_war(state, cards, keys, rules, g):
     state[g, Col.WARS] += 1
-    short0 = state[g, Col.COUNT] < rules.cards_for_war
-    short1 = state[g, Col.COUNT + 1] < rules.cards_for_war
+    short0 = state[g, Col.COUNT] < rules[Rule.CARDS_FOR_WAR]
+    short1 = state[g, Col.COUNT + 1] < rules[Rule.CARDS_FOR_WAR]
     if short0 and short1:
         _end(state, g, NO_WINNER, _WAR_SHORTAGE)
     elif short0 or short1:
@@ -132,9 +132,9 @@ def _take_trick(state, cards, keys, rules, g, winner):
     state[g, Col.AT_WAR] = 0
     if state[g, Col.COUNT + 1 - winner] == 0:
         _end(state, g, winner, _ALL_CARDS)
-    elif rules.target_points >= 0 and state[g, Col.POINTS + winner] >= rules.target_points:
+    elif rules[Rule.TARGET_POINTS] >= 0 and state[g, Col.POINTS + winner] >= rules[Rule.TARGET_POINTS]:
         _end(state, g, winner, _POINTS)
-    elif rules.max_battles >= 0 and state[g, Col.BATTLES] >= rules.max_battles:
+    elif rules[Rule.MAX_BATTLES] >= 0 and state[g, Col.BATTLES] >= rules[Rule.MAX_BATTLES]:
         _end(state, g, NO_WINNER, _BATTLE_LIMIT)
 
 
@@ -142,7 +142,7 @@ def _take_trick(state, cards, keys, rules, g, winner):
 def _pick_up(state, cards, keys, rules, g, winner):
     """``Game._pick_up``: the pot under the winner's pile, in the order laid or shuffled."""
     length = state[g, Col.POT]
-    if rules.shuffled:
+    if rules[Rule.SHUFFLED]:
         _shuffle_pot(cards, keys, g, length, state[g, Col.TRICKS])
     tail = state[g, Col.HEAD + winner] + state[g, Col.COUNT + winner]
     for i in range(length):
@@ -196,7 +196,7 @@ def _end(state, g, winner, reason):
 def play_cards(state, cards, keys, rules):
     """Every round's card game to its end: the starter lays, then the other seat, step after step.
     (The cards never depend on timing: the clock can be laid over the moves afterwards.)"""
-    state, cards, keys = borrowed((state, cards, keys))
+    state, cards, keys, rules = borrowed((state, cards, keys, rules))
     for g in range(state.shape[0]):
         starter = state[g, Col.STARTER]
         while not state[g, Col.OVER]:

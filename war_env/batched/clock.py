@@ -20,8 +20,8 @@ import numpy as np
 from war_env.batched.borrow import borrowed
 from war_env.batched.cards import lay
 from war_env.batched.hashing import hash64, uniform
-from war_env.batched.layout import KEY_REACTION, KEY_ROUND, NEVER, NO_TURN, Col
-from war_env.batched.models import BUCKET_BITS, NO_KEY_STREAM, UNSURE
+from war_env.batched.layout import KEY_REACTION, KEY_ROUND, NEVER, NO_TURN, Col, Rule
+from war_env.batched.models import BUCKET_BITS, NO_KEY_STREAM, UNSURE, Seat, Timing
 
 _BUCKET_SHIFT = np.uint64(64 - BUCKET_BITS)
 _AGENT_SEED_SHIFT = np.uint64(33)
@@ -32,7 +32,7 @@ _AGENT_SEED_SHIFT = np.uint64(33)
 def reaction(timing, seat, key, move):
     """``bots.sample_reaction(cdf, hash_uniform(key, stream, move))`` of the seat's model: the bucket
     table of the hash's top bits, a binary search where a CDF value cuts the bucket."""
-    bits = hash64(key, timing.streams[seat], move)
+    bits = hash64(key, timing.seats[seat, Seat.STREAM], move)
     tick = timing.tables[seat, bits >> _BUCKET_SHIFT]
     if tick != UNSURE:
         return np.int64(tick)
@@ -47,7 +47,7 @@ def wait(timing, turn_ticks, seat, key, move, taken_over):
     if taken_over:
         return np.int64(0), False
     late = turn_ticks
-    if timing.has_model[seat]:
+    if timing.seats[seat, Seat.HAS_MODEL]:
         late = reaction(timing, seat, key, move)
     if late >= turn_ticks:
         return np.int64(turn_ticks - 1), True
@@ -60,7 +60,7 @@ def open_turn(state, keys, timing, rules, g, seat, opens):
     """The seat's turn opens on tick ``opens``; its own draw (or takeover) is due after its wait."""
     state[g, Col.TURN] = seat
     state[g, Col.OPENS + seat] = opens
-    ticks, late = wait(timing, rules.turn_ticks, seat, keys[g, KEY_REACTION + seat], state[g, Col.MOVES + seat],
+    ticks, late = wait(timing, rules[Rule.TURN_TICKS], seat, keys[g, KEY_REACTION + seat], state[g, Col.MOVES + seat],
                        state[g, Col.TAKEN_OVER + seat])
     state[g, Col.DUE + seat] = opens + ticks
     state[g, Col.DUE_TAKEOVER + seat] = late
@@ -72,8 +72,8 @@ def begin_clock(state, keys, timing, rules, g):
     reaction key is the round key, or the hash of it that ``ReactionModel.key_stream`` names."""
     for seat in range(2):
         key = keys[g, KEY_ROUND]
-        if timing.key_streams[seat] != NO_KEY_STREAM:
-            key = hash64(key, timing.key_streams[seat], 0) >> _AGENT_SEED_SHIFT
+        if timing.seats[seat, Seat.KEY_STREAM] != NO_KEY_STREAM:
+            key = hash64(key, timing.seats[seat, Seat.KEY_STREAM], 0) >> _AGENT_SEED_SHIFT
         keys[g, KEY_REACTION + seat] = key
     for seat in range(2):
         state[g, Col.OPENS + seat] = NEVER
@@ -125,18 +125,19 @@ def play_moves(state, cards, keys, log, timing, rules, g):
 
 # --- move by move over a played card game: the fast path -----------------------------------
 @numba.njit(cache=True)
-def time_rounds(state, keys, timing, rules, idle, reactions0, reactions1):
+def time_rounds(state, keys, seats, tables, cdfs, rules, idle, reactions0, reactions1):
     """The clock of whole rounds whose card game ``cards.play_cards`` played (``MOVES`` each): move j
     of the starter, then move j of the other seat, each drawn ``wait`` ticks after its turn opened, on
     the tick after the previous move. Sets ``TICK`` (the round's ticks), ``TAKEN_OVER``, ``LOGGED``
     (own draws) and ``STEPS`` (seat 0's env steps: to its takeover tick, if any); ``idle[g]`` gets
     seat 0's idle ticks in the steps before its last, and each seat's own reactions are packed into
     ``reactions0``/``reactions1``, round after round."""
-    state, keys, timing, idle = borrowed((state, keys, timing, idle))
+    state, keys, seats, tables, cdfs, rules, idle = borrowed((state, keys, seats, tables, cdfs, rules, idle))
+    timing = Timing(seats, tables, cdfs)
     packed = borrowed((reactions0, reactions1))
     at = np.zeros(2, dtype=np.int64)
     taken = np.zeros(2, dtype=np.bool_)
-    turn_ticks = rules.turn_ticks
+    turn_ticks = rules[Rule.TURN_TICKS]
     for g in range(state.shape[0]):
         starter = state[g, Col.STARTER]
         before = (at[0], at[1])

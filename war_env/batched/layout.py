@@ -2,20 +2,21 @@
 
 * ``state``, int64 ``(n, len(Col))``: every counter of the card game (``engine.Game``) and of the clock
   (``clock.TimedRound``), one column each (``Col``). A per-seat pair is two adjacent columns, seat 0
-  first (``Col.OPENS + seat``); flags are 0 or 1. The columns read on every tick come first, so one
-  round's hot state is one cache line and the whole round a few, in one place.
+  first (``Col.OPENS + seat``); flags are 0 or 1. The columns every tick reads come first: a round in
+  which nothing is drawn costs one cache line of state, and a whole round is five, in one place.
 * ``cards``, int8 ``(n, 3, RING)``: the two face-down piles as rings (the top card at ``HEAD``,
   ``COUNT`` cards, wrapping with ``& RING_MASK``), then the pot in the order laid (``POT`` cards).
 * ``keys``, uint64 ``(n, 3)``: the round key, then each seat's reaction key (``KEY_ROUND``, ``KEY_REACTION``).
 
-Plus each seat's reaction log, ``log`` ``(n, 2, capacity)``, grown when a round outlasts it. The
-numbers a rule of ``WarConfig`` becomes inside the engine are ``Rules``: integers that fit in int64.
+Plus each seat's reaction log, ``log`` ``(n, 2, capacity)``, grown when a round outlasts it. The rules
+of a ``WarConfig`` are an int64 array too, ``rules`` (``Rule``): integers that fit in int64. (Arrays,
+not tuples, are what the compiled calls take: numba reads a tuple's type on every call, a few
+microseconds each.)
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import NamedTuple
 
 import numpy as np
 
@@ -43,13 +44,15 @@ REASON_CODE = {reason: code for code, reason in enumerate(END_REASONS)}
 """``state[g, Col.REASON]`` is ``REASON_CODE[reason]`` (``-1`` while the round runs)."""
 
 _COLUMNS = (
-    # The clock, read on every tick.
+    # What a tick reads in every round, one cache line (a tick without a draw touches nothing else).
     ("TICK", 1, "the last tick played"),
-    ("OPENS", 2, "tick on which the seat's pending turn opens (NEVER: no turn pending)"),
     ("DUE", 2, "tick on which the pending seat draws by itself: a bot's press, or the takeover"),
-    ("TURN", 1, "the seat whose turn is pending (only one ever is), NO_TURN once the round is over"),
     ("STEPS", 1, "env steps of seat 0 (the vector env's; the fast path's: up to its takeover)"),
     ("NEEDS_RESET", 1, "the vector env starts a new round here on its next step (NEXT_STEP autoreset)"),
+    ("OVER", 1, "the round has ended"),
+    ("OPENS", 2, "tick on which the seat's pending turn opens (NEVER: no turn pending)"),
+    # The rest of the clock.
+    ("TURN", 1, "the seat whose turn is pending (only one ever is), NO_TURN once the round is over"),
     ("DUE_TAKEOVER", 2, "the due draw is the takeover bot's (the seat's reaction missed the timer)"),
     ("TAKEN_OVER", 2, "the seat is played by the takeover bot"),
     ("FALSE_STARTS", 2, "draws pressed while the seat's turn was not open"),
@@ -62,13 +65,12 @@ _COLUMNS = (
     ("DRAWN", 2, "the seat has laid its card in this step"),
     ("VISIBLE", 2, "the seat's last revealed card (NO_CARD: none yet)"),
     ("AT_WAR", 1, "a tie is pending: this step is a war step"),
+    ("STARTER", 1, "the seat that draws first in every step"),
     ("POINTS", 2, "tricks the seat won"),
     ("MOVES", 2, "draws the seat made this round"),
     ("BATTLES", 1, "battles started (a war counts once)"),
     ("WARS", 1, "ties (each war step counted)"),
     ("TRICKS", 1, "tricks taken (numbers the shuffled pick-ups)"),
-    ("STARTER", 1, "the seat that draws first in every step"),
-    ("OVER", 1, "the round has ended"),
     ("WINNER", 1, "seat that won, NO_WINNER for a draw"),
     ("REASON", 1, "REASON_CODE of why the round ended"),
 )
@@ -97,20 +99,20 @@ def new_arrays(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def new_log(n: int, turn_ticks: int, capacity: int = 128) -> np.ndarray:
     """Reaction logs of ``n`` rounds: reactions are ticks below ``turn_ticks``."""
-    dtype = np.uint16 if turn_ticks <= np.iinfo(np.uint16).max else np.int64
+    dtype = next(dtype for dtype in (np.uint8, np.uint16, np.int64) if turn_ticks <= np.iinfo(dtype).max)
     return np.zeros((n, 2, capacity), dtype=dtype)
 
 
-class Rules(NamedTuple):
-    """The rules of a ``WarConfig`` as the engine's integers (``-1``: a rule that is off)."""
+class Rule(IntEnum):
+    """Index of ``rules``, the engine's int64 array of a ``WarConfig``'s rules (``-1``: a rule that is off)."""
 
-    war_face_down: int
-    cards_for_war: int
-    target_points: int
-    max_battles: int
-    shuffled: bool
-    turn_ticks: int
-    max_episode_steps: int
+    WAR_FACE_DOWN = 0
+    CARDS_FOR_WAR = 1
+    TARGET_POINTS = 2
+    MAX_BATTLES = 3
+    SHUFFLED = 4
+    TURN_TICKS = 5
+    MAX_EPISODE_STEPS = 6
     """The vector env's ``TimeLimit`` (0: none)."""
 
 
@@ -118,17 +120,21 @@ UNREACHABLE = 1 << 62
 """A count no round reaches (points, battles): a rule above it plays exactly as this value."""
 
 
-def rules_of(config: WarConfig, max_episode_steps: int | None = None) -> Rules:
-    """Every integer rule in int64 without changing the game: a target or a limit beyond any reachable
-    count (``WarConfig`` accepts Python ints of any size) becomes ``UNREACHABLE``, and more face-down war
-    cards than a deck holds make every war a shortage, as any number above 52 does."""
+def rules_of(config: WarConfig, max_episode_steps: int | None = None) -> np.ndarray:
+    """The rules as the engine's integers, without changing the game: a target or a limit beyond any
+    reachable count (``WarConfig`` accepts Python ints of any size) becomes ``UNREACHABLE``, and more
+    face-down war cards than a deck holds make every war a shortage, as any number above 52 does."""
     war_face_down = min(config.war_face_down, DECK_SIZE)
 
     def capped(value):
         return -1 if value is None else min(value, UNREACHABLE)
 
-    return Rules(
-        war_face_down=war_face_down, cards_for_war=war_face_down + 1, target_points=capped(config.target_points),
-        max_battles=capped(config.max_battles), shuffled=config.pickup == "shuffled",
-        turn_ticks=config.turn_ticks, max_episode_steps=min(max_episode_steps or 0, UNREACHABLE),
-    )
+    rules = np.zeros(len(Rule), dtype=np.int64)
+    rules[Rule.WAR_FACE_DOWN] = war_face_down
+    rules[Rule.CARDS_FOR_WAR] = war_face_down + 1
+    rules[Rule.TARGET_POINTS] = capped(config.target_points)
+    rules[Rule.MAX_BATTLES] = capped(config.max_battles)
+    rules[Rule.SHUFFLED] = config.pickup == "shuffled"
+    rules[Rule.TURN_TICKS] = config.turn_ticks
+    rules[Rule.MAX_EPISODE_STEPS] = min(max_episode_steps or 0, UNREACHABLE)
+    return rules

@@ -9,6 +9,7 @@ reaction with one lookup.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -47,15 +48,23 @@ class ReactionModel:
         return cls(make_bot(bot).reaction_cdf(config), STREAM_REACTION[seat])
 
 
-class Timing(NamedTuple):
-    """Both seats' models as arrays; a seat without a model is pressed from outside."""
+class Seat(IntEnum):
+    """Column of ``Timing.seats``, one row per seat."""
 
-    has_model: np.ndarray
-    """bool (2,)"""
-    streams: np.ndarray
-    """uint64 (2,): the stream of the seat's reaction hashes"""
-    key_streams: np.ndarray
-    """int64 (2,): ``ReactionModel.key_stream``, ``NO_KEY_STREAM`` for the round key itself"""
+    HAS_MODEL = 0
+    """1 if the seat draws by itself; 0 if it is pressed from outside"""
+    STREAM = 1
+    """the stream of the seat's reaction hashes"""
+    KEY_STREAM = 2
+    """``ReactionModel.key_stream``, ``NO_KEY_STREAM`` for the round key itself"""
+
+
+class Timing(NamedTuple):
+    """Both seats' models as arrays. The compiled entry points take the three arrays (numba reads a
+    tuple argument's type on every call) and put them together again inside (``Timing(*arrays)``)."""
+
+    seats: np.ndarray
+    """int64 (2, len(Seat))"""
     tables: np.ndarray
     """(2, 2**BUCKET_BITS): ``reaction_table`` of each seat (int16, or int32 for turns of 2**15 ticks and more)"""
     cdfs: np.ndarray
@@ -64,20 +73,19 @@ class Timing(NamedTuple):
 
 def timing_of(models: tuple[ReactionModel | None, ReactionModel | None], config: WarConfig) -> Timing:
     turn_ticks = config.turn_ticks
-    has_model = np.array([model is not None for model in models])
-    streams = np.array([0 if model is None else model.stream for model in models], dtype=np.uint64)
-    key_streams = np.array([NO_KEY_STREAM if model is None or model.key_stream is None else model.key_stream
-                            for model in models], dtype=np.int64)
+    seats = np.zeros((2, len(Seat)), dtype=np.int64)
     tables = np.zeros((2, 1 << BUCKET_BITS), dtype=np.int16 if turn_ticks < np.iinfo(np.int16).max else np.int32)
     cdfs = np.zeros((2, turn_ticks), dtype=np.float64)
     for seat, model in enumerate(models):
+        seats[seat, Seat.KEY_STREAM] = NO_KEY_STREAM
         if model is None:
             continue
         if len(model.cdf) != turn_ticks:
             raise ValueError(f"seat {seat}'s reaction model has {len(model.cdf)} ticks, the config's turn {turn_ticks}")
+        seats[seat] = (1, model.stream, NO_KEY_STREAM if model.key_stream is None else model.key_stream)
         tables[seat] = reaction_table(tuple(model.cdf))
         cdfs[seat] = model.cdf
-    return Timing(has_model, streams, key_streams, tables, cdfs)
+    return Timing(seats, tables, cdfs)
 
 
 @lru_cache(maxsize=64)

@@ -13,14 +13,15 @@ from collections.abc import Sequence
 
 import numpy as np
 from gymnasium.utils import seeding
-from numba.typed import List
 
 from war_env.batched import cards as card_kernels
 from war_env.batched import clock as clock_kernels
 from war_env.batched import stepping
+from war_env.batched.generators import POINTERS, pointers_of
 from war_env.batched.layout import KEY_ROUND, Col, new_arrays, new_log, rules_of
 from war_env.batched.models import ReactionModel, timing_of
 from war_env.bots import Bot
+from war_env.cards import DECK_SIZE
 from war_env.observation import OBSERVATION_SIZE, scales
 from war_env.round_info import RoundStats
 from war_env.rules import WarConfig
@@ -50,21 +51,18 @@ class BatchedRounds:
         """Start round i from ``piles[i]``, ``starters[i]`` and ``round_keys[i]``: ``piles`` shuffled decks
         ``(n, 52)`` (seat 0 gets the first half, as ``cards.deal_from_permutation``) or ``(pile0, pile1)``
         card lists, top card first."""
-        games = np.arange(self.n)
         if isinstance(piles, np.ndarray):
-            stepping.load_decks(np.ascontiguousarray(piles, dtype=np.int8), self.state, self.cards)
-        else:
-            self.load_piles(games, piles)
-        self.state[:, Col.STARTER] = starters
-        self.keys[:, KEY_ROUND] = round_keys
-        stepping.start_rounds(games, self.state, self.cards, self.keys, self.timing, self.rules)
-
-    def load_piles(self, games, piles: Piles) -> None:
-        """Dealt piles, top card first (explicit deals: on reset only)."""
-        for game, pair in zip(np.asarray(games).tolist(), piles):
+            stepping.start_decks(np.ascontiguousarray(piles, dtype=np.int8), np.asarray(starters, dtype=np.int64),
+                                 np.asarray(round_keys, dtype=np.uint64), self.state, self.cards, self.keys,
+                                 *self.timing, self.rules)
+            return
+        for game, pair in enumerate(piles):
             for seat, pile in enumerate(pair):
                 self.cards[game, seat, : len(pile)] = pile
                 self.state[game, Col.COUNT + seat] = len(pile)
+        self.state[:, Col.STARTER] = starters
+        self.keys[:, KEY_ROUND] = round_keys
+        stepping.start_rounds(self.state, self.cards, self.keys, *self.timing, self.rules)
 
     # --- whole rounds: the fast path ---------------------------------------------------------
     def play_cards(self) -> None:
@@ -77,7 +75,7 @@ class BatchedRounds:
         moves = self.state[:, Col.MOVES]
         idle = np.zeros(self.n, dtype=np.int64)
         packed = tuple(np.zeros(int(moves.sum()), dtype=self.log.dtype) for _ in range(2))
-        clock_kernels.time_rounds(self.state, self.keys, self.timing, self.rules, idle, *packed)
+        clock_kernels.time_rounds(self.state, self.keys, *self.timing, self.rules, idle, *packed)
         return idle, tuple(ticks[: self.state[:, Col.LOGGED + seat].sum()] for seat, ticks in enumerate(packed))
 
     # --- reading results ------------------------------------------------------------------------
@@ -87,8 +85,8 @@ class BatchedRounds:
         rows = self.state[games]
         counts = rows[:, Col.LOGGED:Col.LOGGED + 2]
         if reactions is None:
-            held = np.arange(self.log.shape[2]) < counts[:, :, None]
             logs = self.log[games]
+            held = np.arange(logs.shape[2]) < counts[:, :, None]
             reactions = (logs[:, 0][held[:, 0]], logs[:, 1][held[:, 1]])
         return RoundStats(rows[:, _TABLE_SOURCES], reactions, counts)
 
@@ -113,7 +111,9 @@ class BatchedSteps:
         self.n = n
         self.observations = np.zeros((n, OBSERVATION_SIZE), dtype=np.float32)
         self.masks = np.ones((n, 2), dtype=bool)
-        self.rngs: List | None = None
+        self.rngs: list[np.random.Generator | None] = [None] * n
+        """Each round's generator (``WarEnv``'s ``np_random``); the compiled code reads ``_pointers``."""
+        self._pointers = np.zeros((n, POINTERS), dtype=np.uint64)
         self._divisors = np.array(scales(config))
         self._tick_rewards = np.array([  # by false start + 2 * idle + takeover, summed as clock.tick does
             0.0, 0.0 + config.reward_false_start, 0.0 + config.reward_idle_tick,
@@ -126,34 +126,41 @@ class BatchedSteps:
         """New rounds in ``games``: each generator re-seeded where ``seeds`` has a seed, then the deal
         of ``WarEnv.reset`` (its three draws), ``piles`` and ``starters`` replacing what was drawn."""
         rounds = self.rounds
-        if self.rngs is None:  # generators for every round: a round that was not reset deals on its first step
-            self.rngs = List([seeding.np_random(None)[0] for _ in range(self.n)])
-            rounds.state[:, Col.NEEDS_RESET] = 1
         for game, seed in zip(games.tolist(), seeds):
-            if seed is not None:
-                self.rngs[game] = seeding.np_random(seed)[0]
-        stepping.deal_rounds(self.rngs, games, rounds.state, rounds.cards, rounds.keys)
-        if piles is not None:
-            rounds.load_piles(games, piles)
-        if starters is not None:
-            rounds.state[games, Col.STARTER] = starters
-        stepping.start_rounds(games, rounds.state, rounds.cards, rounds.keys, rounds.timing, rounds.rules)
-        stepping.observe_rows(games, rounds.state, rounds.rules, self._divisors, self.observations, self.masks)
+            if seed is not None or self.rngs[game] is None:
+                self._seed(game, seed)
+        unseeded = [game for game, rng in enumerate(self.rngs) if rng is None]
+        for game in unseeded:  # a round that was never reset deals from a fresh generator on its first step
+            self._seed(game, None)
+            rounds.state[game, Col.NEEDS_RESET] = 1
+        dealt = np.zeros((len(games), 2, DECK_SIZE), dtype=np.int8)
+        counts = np.full((len(games), 2), -1, dtype=np.int64)
+        for i, pair in enumerate(piles or ()):
+            for seat, pile in enumerate(pair):
+                dealt[i, seat, : len(pile)] = pile
+                counts[i, seat] = len(pile)
+        chosen = np.full(len(games), -1, dtype=np.int64) if starters is None else np.asarray(starters, dtype=np.int64)
+        stepping.reset_rounds(self._pointers, games, dealt, counts, chosen, rounds.state, rounds.cards, rounds.keys,
+                              *rounds.timing, rounds.rules, self._divisors, self.observations, self.masks)
+
+    def _seed(self, game: int, seed: int | None) -> None:
+        self.rngs[game], _ = seeding.np_random(seed)
+        self._pointers[game] = pointers_of(self.rngs[game])
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """One env step of every round; ``actions`` int64 ``(n,)``. Returns rewards, terminated,
         truncated, and how many rounds ended. ``ValueError`` for an action other than 0 or 1."""
-        if not stepping.valid_actions(actions):
-            bad = actions[(actions != 0) & (actions != 1)]
-            raise ValueError(f"invalid action(s) {bad[:5].tolist()}: War-v0 takes 0 (wait) or 1 (draw)")
         rounds, n = self.rounds, self.n
         rewards = np.empty(n, dtype=np.float64)
         terminated = np.empty(n, dtype=bool)
         truncated = np.empty(n, dtype=bool)
-        tables = (rounds.timing, rounds.rules, self._divisors)
+        tables = (*rounds.timing, rounds.rules, self._divisors)
         ended, pending, most = stepping.step(
-            rounds.state, rounds.cards, rounds.keys, rounds.log, self.rngs, *tables, self._tick_rewards,
+            rounds.state, rounds.cards, rounds.keys, rounds.log, self._pointers, *tables, self._tick_rewards,
             self._outcomes, actions, self.observations, self.masks, rewards, terminated, truncated, self._pending)
+        if ended < 0:
+            bad = actions[(actions != 0) & (actions != 1)]
+            raise ValueError(f"invalid action(s) {bad[:5].tolist()}: War-v0 takes 0 (wait) or 1 (draw)")
         games = self._pending[:pending]
         while games.size:  # a long play-out filled a reaction log: grow it and go on
             rounds.grow_log()

@@ -6,7 +6,7 @@ opponent bot's due draw, seat 0's takeover: ``clock.draw``), the play-out of a r
 taken over (``clock.play_moves``), the reward (the tick's timing reward, then the outcome), the
 ``TimeLimit`` cut and the observation, and it starts the next round where the last step ended one
 (Gymnasium's NEXT_STEP autoreset: the three draws of ``deal.draw_deal`` from the round's own
-``numpy`` Generator, which numba drives to exactly numpy's numbers).
+``numpy`` Generator, which numba drives to exactly numpy's numbers: ``generators``).
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ import numpy as np
 from war_env.batched.borrow import borrowed
 from war_env.batched.cards import begin_cards, deal_deck
 from war_env.batched.clock import begin_clock, draw, play_moves
-from war_env.batched.layout import KEY_ROUND, Col
+from war_env.batched.generators import generator
+from war_env.batched.layout import KEY_ROUND, Col, Rule
+from war_env.batched.models import Timing
 from war_env.cards import DECK_SIZE
-from war_env.observation import OBSERVATION_SIZE
 
 _RANK_VALUE_OFFSET = 2
 """``cards.rank_value``: rank index + 2."""
@@ -33,7 +34,7 @@ def _ticks_left(state, rules, g):
     opens = state[g, Col.OPENS]
     if opens > next_tick:
         return np.int64(0)
-    return rules.turn_ticks - (next_tick - opens)
+    return rules[Rule.TURN_TICKS] - (next_tick - opens)
 
 
 @numba.njit(cache=True, inline="always")
@@ -58,22 +59,30 @@ def observe_timer(state, rules, divisors, out, masks, g):
 
 @numba.njit(cache=True, inline="always")
 def observe(state, rules, divisors, out, masks, g):
-    """Row g of the observation: seat 0's counts in ``OBSERVATION_FIELDS`` order, encoded."""
+    """Row g of the observation: seat 0's counts in ``OBSERVATION_FIELDS`` order (``observation.seat_counts``),
+    encoded. (Written out field by field: a loop over a tuple of the counts was measurably slower.)"""
     observe_timer(state, rules, divisors, out, masks, g)
-    counts = (
-        state[g, Col.DRAWN], state[g, Col.DRAWN + 1], state[g, Col.COUNT], state[g, Col.COUNT + 1],
-        _rank_value(state[g, Col.VISIBLE]), _rank_value(state[g, Col.VISIBLE + 1]), state[g, Col.AT_WAR],
-        state[g, Col.POT], state[g, Col.POINTS], state[g, Col.POINTS + 1], state[g, Col.BATTLES],
-        np.int64(state[g, Col.STARTER] == 0), state[g, Col.TAKEN_OVER], state[g, Col.TAKEN_OVER + 1],
-    )
-    for k in range(OBSERVATION_SIZE - 2):
-        out[g, 2 + k] = _encode(counts[k], divisors[2 + k])
+    out[g, 2] = _encode(state[g, Col.DRAWN], divisors[2])
+    out[g, 3] = _encode(state[g, Col.DRAWN + 1], divisors[3])
+    out[g, 4] = _encode(state[g, Col.COUNT], divisors[4])
+    out[g, 5] = _encode(state[g, Col.COUNT + 1], divisors[5])
+    out[g, 6] = _encode(_rank_value(state[g, Col.VISIBLE]), divisors[6])
+    out[g, 7] = _encode(_rank_value(state[g, Col.VISIBLE + 1]), divisors[7])
+    out[g, 8] = _encode(state[g, Col.AT_WAR], divisors[8])
+    out[g, 9] = _encode(state[g, Col.POT], divisors[9])
+    out[g, 10] = _encode(state[g, Col.POINTS], divisors[10])
+    out[g, 11] = _encode(state[g, Col.POINTS + 1], divisors[11])
+    out[g, 12] = _encode(state[g, Col.BATTLES], divisors[12])
+    out[g, 13] = _encode(np.int64(state[g, Col.STARTER] == 0), divisors[13])
+    out[g, 14] = _encode(state[g, Col.TAKEN_OVER], divisors[14])
+    out[g, 15] = _encode(state[g, Col.TAKEN_OVER + 1], divisors[15])
 
 
 # --- starting rounds ---------------------------------------------------------------------------
 @numba.njit(cache=True, inline="always")
-def _deal(rng, state, cards, keys, g):
-    """``deal.draw_deal``: a shuffled deck, the starter, the round key, in this order."""
+def _deal(rngs, state, cards, keys, g):
+    """``deal.draw_deal`` from round g's generator: a shuffled deck, the starter, the round key."""
+    rng = generator(rngs[g, 0], rngs[g, 1], rngs[g, 2], rngs[g, 3])
     deal_deck(state, cards, g, rng.permutation(DECK_SIZE))
     state[g, Col.STARTER] = rng.integers(0, 2)
     keys[g, KEY_ROUND] = rng.integers(0, 1 << 63)
@@ -87,52 +96,61 @@ def _begin(state, cards, keys, timing, rules, divisors, observations, masks, g):
 
 
 @numba.njit(cache=True)
-def deal_rounds(rngs, games, state, cards, keys):
-    """The deal of each of ``games`` from its generator (``rngs[g]``)."""
-    for g in games:
-        _deal(rngs[g], state, cards, keys, g)
+def reset_rounds(rngs, games, piles, pile_counts, starters, state, cards, keys, seats, tables, cdfs, rules, divisors,
+                 observations, masks):
+    """A new round in each of ``games``: the deal from its generator (``rngs[g]``: ``generators.pointers_of``
+    it), then, where given, dealt piles (``pile_counts[i, seat]`` cards of ``piles[i, seat]``; -1: keep the
+    deal's) and a starter (``starters[i]``; -1: keep the drawn one); its first observation."""
+    state, cards, keys, rngs, seats, tables, cdfs, rules, divisors, observations, masks = borrowed(
+        (state, cards, keys, rngs, seats, tables, cdfs, rules, divisors, observations, masks))
+    timing = Timing(seats, tables, cdfs)
+    for i in range(games.shape[0]):
+        g = games[i]
+        _deal(rngs, state, cards, keys, g)
+        for seat in range(2):
+            if pile_counts[i, seat] >= 0:
+                cards[g, seat, :pile_counts[i, seat]] = piles[i, seat, :pile_counts[i, seat]]
+                state[g, Col.COUNT + seat] = pile_counts[i, seat]
+        if starters[i] >= 0:
+            state[g, Col.STARTER] = starters[i]
+        _begin(state, cards, keys, timing, rules, divisors, observations, masks, g)
 
 
 @numba.njit(cache=True)
-def load_decks(decks, state, cards):
-    """Round i's piles from ``decks[i]`` (seat 0 gets the first half, top card first)."""
+def start_decks(decks, starters, round_keys, state, cards, keys, seats, tables, cdfs, rules):
+    """Round i starts from ``decks[i]`` (seat 0 gets the first half), ``starters[i]`` and ``round_keys[i]``."""
+    state, cards, keys, seats, tables, cdfs, rules = borrowed((state, cards, keys, seats, tables, cdfs, rules))
+    timing = Timing(seats, tables, cdfs)
     for g in range(decks.shape[0]):
         deal_deck(state, cards, g, decks[g])
-
-
-@numba.njit(cache=True)
-def start_rounds(games, state, cards, keys, timing, rules):
-    """Each of ``games`` starts the round its piles, ``STARTER`` and round key hold: tick 0."""
-    for g in games:
+        state[g, Col.STARTER] = starters[g]
+        keys[g, KEY_ROUND] = round_keys[g]
         begin_cards(state, g)
         begin_clock(state, keys, timing, rules, g)
 
 
 @numba.njit(cache=True)
-def observe_rows(games, state, rules, divisors, observations, masks):
-    for g in games:
-        observe(state, rules, divisors, observations, masks, g)
+def start_rounds(state, cards, keys, seats, tables, cdfs, rules):
+    """Every round starts from the piles, ``STARTER`` and round key it holds (explicit deals)."""
+    state, cards, keys, seats, tables, cdfs, rules = borrowed((state, cards, keys, seats, tables, cdfs, rules))
+    timing = Timing(seats, tables, cdfs)
+    for g in range(state.shape[0]):
+        begin_cards(state, g)
+        begin_clock(state, keys, timing, rules, g)
 
 
 # --- WarEnv.step for every round -----------------------------------------------------------------
-@numba.njit(cache=True)
-def valid_actions(actions):
-    for g in range(actions.shape[0]):
-        if actions[g] != 0 and actions[g] != 1:
-            return False
-    return True
-
-
 @numba.njit(cache=True, inline="always")
 def _finish(state, rules, divisors, outcomes, observations, masks, rewards, terminated, truncated, g, moved):
-    """The end of round g's env step: its observation (only a draw changes more than the timer), the
-    outcome, the flags, and whether the next step starts a new round. Returns whether it ended."""
+    """The end of round g's env step: its observation, the outcome, the flags, and whether the next step
+    starts a new round. Returns whether it ended. Only a draw changes more than the timer fields, and
+    those only while seat 0's turn is open or opens on the next tick (else they stay 0: not rewritten)."""
     if moved:
         observe(state, rules, divisors, observations, masks, g)
-    else:
+    elif state[g, Col.OPENS] <= state[g, Col.TICK] + 1:
         observe_timer(state, rules, divisors, observations, masks, g)
     over = state[g, Col.OVER] != 0
-    cut = rules.max_episode_steps > 0 and state[g, Col.STEPS] >= rules.max_episode_steps
+    cut = rules[Rule.MAX_EPISODE_STEPS] > 0 and state[g, Col.STEPS] >= rules[Rule.MAX_EPISODE_STEPS]
     terminated[g] = over
     truncated[g] = cut
     if over:
@@ -142,20 +160,25 @@ def _finish(state, rules, divisors, outcomes, observations, masks, rewards, term
 
 
 @numba.njit(cache=True)
-def step(state, cards, keys, log, rngs, timing, rules, divisors, tick_rewards, outcomes, actions, observations, masks,
-         rewards, terminated, truncated, pending):
-    """One env step of every round, seat 0 pressing ``actions[g]`` (0 or 1, checked by the caller).
-    ``tick_rewards[false_start + 2 * idle + takeover]`` is seat 0's reward of a tick, ``outcomes[winner
-    + 1]`` of a round's end. A round whose play-out filled its reaction log is listed in ``pending``
-    (grow the log, then ``finish_playouts``). Returns the rounds that ended, the pending ones, and
-    the most entries a reaction log holds (the caller keeps room for one more)."""
-    state, cards, keys, log, timing, divisors = borrowed((state, cards, keys, log, timing, divisors))
+def step(state, cards, keys, log, rngs, seats, tables, cdfs, rules, divisors, tick_rewards, outcomes, actions,
+         observations, masks, rewards, terminated, truncated, pending):
+    """One env step of every round, seat 0 pressing ``actions[g]``: 0 or 1, else nothing changes and
+    ``(-1, 0, 0)`` is returned. ``tick_rewards[false_start + 2 * idle + takeover]`` is seat 0's reward of
+    a tick, ``outcomes[winner + 1]`` of a round's end. A round whose play-out filled its reaction log is
+    listed in ``pending`` (grow the log, then ``finish_playouts``). Returns the rounds that ended, the
+    pending ones, and the most entries a reaction log holds (the caller keeps room for one more)."""
+    for g in range(actions.shape[0]):
+        if actions[g] != 0 and actions[g] != 1:
+            return -1, 0, 0
+    state, cards, keys, log, rngs, seats, tables, cdfs, rules, divisors = borrowed(
+        (state, cards, keys, log, rngs, seats, tables, cdfs, rules, divisors))
+    timing = Timing(seats, tables, cdfs)
     tick_rewards, outcomes, actions, observations, masks = borrowed((tick_rewards, outcomes, actions, observations, masks))
     rewards, terminated, truncated, pending = borrowed((rewards, terminated, truncated, pending))
     ended = n_pending = most = 0
     for g in range(state.shape[0]):
         if state[g, Col.NEEDS_RESET]:  # NEXT_STEP autoreset: a new round; the action is ignored
-            _deal(rngs[g], state, cards, keys, g)
+            _deal(rngs, state, cards, keys, g)
             _begin(state, cards, keys, timing, rules, divisors, observations, masks, g)
             rewards[g] = 0.0
             terminated[g] = truncated[g] = False
@@ -169,7 +192,8 @@ def step(state, cards, keys, log, rngs, timing, rules, divisors, tick_rewards, o
         idle = is_open and not press
         takeover = idle and state[g, Col.DUE] == tick  # seat 0 is due on the last tick of its turn
         rewards[g] = tick_rewards[np.int64(false_start) + 2 * np.int64(idle) + np.int64(takeover)]
-        state[g, Col.FALSE_STARTS] += false_start
+        if false_start:
+            state[g, Col.FALSE_STARTS] += 1
         moved = (press and is_open) or takeover or state[g, Col.DUE + 1] == tick
         if moved:
             seat = state[g, Col.TURN]
@@ -179,17 +203,19 @@ def step(state, cards, keys, log, rngs, timing, rules, divisors, tick_rewards, o
                 pending[n_pending] = g
                 n_pending += 1
                 continue
+            most = max(most, state[g, Col.LOGGED], state[g, Col.LOGGED + 1])
         ended += _finish(state, rules, divisors, outcomes, observations, masks, rewards, terminated, truncated, g, moved)
-        most = max(most, state[g, Col.LOGGED], state[g, Col.LOGGED + 1])
     return ended, n_pending, most
 
 
 @numba.njit(cache=True)
-def finish_playouts(state, cards, keys, log, timing, rules, divisors, outcomes, observations, masks, rewards,
-                    terminated, truncated, games):
+def finish_playouts(state, cards, keys, log, seats, tables, cdfs, rules, divisors, outcomes, observations, masks,
+                    rewards, terminated, truncated, games):
     """Play out the taken-over rounds ``games`` and finish their step. Returns how many ended, and the
     position in ``games`` of one whose reaction log is full again (-1 when all are done)."""
-    state, cards, keys, log, timing, divisors = borrowed((state, cards, keys, log, timing, divisors))
+    state, cards, keys, log, seats, tables, cdfs, rules, divisors = borrowed(
+        (state, cards, keys, log, seats, tables, cdfs, rules, divisors))
+    timing = Timing(seats, tables, cdfs)
     outcomes, observations, masks = borrowed((outcomes, observations, masks))
     rewards, terminated, truncated, games = borrowed((rewards, terminated, truncated, games))
     ended = 0

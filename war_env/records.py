@@ -21,6 +21,8 @@ from war_env.randomness import hash64
 STREAM_AGENT_SEED = 8
 """Counter-hash stream that seeds the agent at each round (the env seeds a policy opponent with
 stream 7), so all randomness of a round follows from its seed."""
+AGENT_SEED_SHIFT = 33
+"""An agent's seed is the top 31 bits of its hash."""
 
 
 @dataclass(frozen=True)
@@ -125,4 +127,4 @@ def _short(value) -> str:
 
 def agent_seed(round_key: int) -> int:
     """The seed an agent gets for the round with this key (31 bits, like the opponent policy's)."""
-    return hash64(round_key, STREAM_AGENT_SEED, 0) >> 33
+    return hash64(round_key, STREAM_AGENT_SEED, 0) >> AGENT_SEED_SHIFT

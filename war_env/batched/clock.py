@@ -22,10 +22,10 @@ from war_env.batched.cards import lay
 from war_env.batched.hashing import hash64, uniform
 from war_env.batched.layout import KEY_REACTION, KEY_ROUND, NEVER, NO_TURN, Col, Rule
 from war_env.batched.models import BUCKET_BITS, NO_KEY_STREAM, UNSURE, Seat, Timing
+from war_env.records import AGENT_SEED_SHIFT
 
 _BUCKET_SHIFT = np.uint64(64 - BUCKET_BITS)
-_AGENT_SEED_SHIFT = np.uint64(33)
-"""``records.agent_seed``: the agent's seed is the top 31 bits of its key-stream hash."""
+_AGENT_SEED_SHIFT = np.uint64(AGENT_SEED_SHIFT)
 
 
 @numba.njit(cache=True, inline="always")
@@ -46,12 +46,12 @@ def wait(timing, turn_ticks, seat, key, move, taken_over):
     from outside, without a model, is due there too, unless it draws first); 0 once taken over."""
     if taken_over:
         return np.int64(0), False
-    late = turn_ticks
+    ticks = turn_ticks
     if timing.seats[seat, Seat.HAS_MODEL]:
-        late = reaction(timing, seat, key, move)
-    if late >= turn_ticks:
+        ticks = reaction(timing, seat, key, move)
+    if ticks >= turn_ticks:
         return np.int64(turn_ticks - 1), True
-    return late, False
+    return ticks, False
 
 
 # --- event by event: the vector env ----------------------------------------------------------
@@ -69,7 +69,8 @@ def open_turn(state, keys, timing, rules, g, seat, opens):
 @numba.njit(cache=True, inline="always")
 def begin_clock(state, keys, timing, rules, g):
     """Tick 0 of round g: no turn taken, nothing logged; the starter's turn opens on tick 1. Each seat's
-    reaction key is the round key, or the hash of it that ``ReactionModel.key_stream`` names."""
+    reaction key is the round key, or the seed ``records.agent_seed`` makes of it on the stream that
+    ``ReactionModel.key_stream`` names."""
     for seat in range(2):
         key = keys[g, KEY_ROUND]
         if timing.seats[seat, Seat.KEY_STREAM] != NO_KEY_STREAM:

@@ -41,9 +41,8 @@ class BatchedRounds:
                  max_episode_steps: int | None = None):
         self.config = config
         self.n = n
-        self.models = tuple(models)
         self.rules = rules_of(config, max_episode_steps)
-        self.timing = timing_of(self.models, config)
+        self.timing = timing_of(models, config)
         self.state, self.cards, self.keys = new_arrays(n)
         self.log = new_log(n, config.turn_ticks)
 

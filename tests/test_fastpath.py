@@ -233,3 +233,24 @@ def test_without_numba_the_evaluation_loop_plays_tick_by_tick_to_the_same_record
     with pytest.raises(ImportError, match=r'"fast" extra'):
         simulate(config, (ReactionModel.of_bot("human", config, 0), ReactionModel.of_bot("human", config, 1)),
                  *deals_from_seeds(seeds))
+
+
+@pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
+def test_the_card_games_alone_are_the_references_with_and_without_numba(pickup, monkeypatch):
+    import sys
+
+    from war_env.fastpath import play_cards
+
+    config = WarConfig(pickup=pickup, target_points=30)
+    deals = deals_from_seeds(range(60))
+    compiled = play_cards(config, *deals)
+    monkeypatch.setitem(sys.modules, "numba", None)  # the scalar reference plays them instead
+    reference = play_cards(config, *deals)
+    np.testing.assert_array_equal(compiled.table, reference.table)
+    env = gym.make("War-v0", opponent="instant", config=config)
+    env.reset(seed=7)
+    done = False
+    while not done:
+        *_, done, _, info = env.step(int(env.unwrapped.action_masks()[1]))
+    assert {key: value for key, value in compiled.info(7).items() if key in ("winner", "reason", "battles", "wars",
+            "points", "cards")} == {key: info["round"][key] for key in ("winner", "reason", "battles", "wars", "points", "cards")}

@@ -20,14 +20,16 @@ from functools import lru_cache
 import numpy as np
 from gymnasium.utils import seeding
 
+from war_env import batched
 from war_env.batched.layout import Col
 from war_env.batched.models import ReactionModel
 from war_env.bots import Bot, Instant, make_bot
-from war_env.cards import DECK_SIZE
+from war_env.cards import DECK_SIZE, deal_from_permutation
 from war_env.deal import draw_deal
+from war_env.engine import Game
 from war_env.extras import require
 from war_env.records import RoundRecord
-from war_env.round_info import TABLE_COLUMNS, RoundStats
+from war_env.round_info import TABLE_COLUMNS, RoundStats, round_info
 from war_env.rules import WarConfig
 
 
@@ -69,6 +71,31 @@ def simulate(config: WarConfig, seat_models: tuple[ReactionModel, ReactionModel]
     else:
         returns = _returns(config, stats.column("takeover")[:, 0], idle, winners)
     return RoundBatch(stats.table, stats.reaction_ticks, stats.reaction_counts, episode_return=returns)
+
+
+def play_cards(config: WarConfig, decks: np.ndarray, starters: np.ndarray, round_keys: np.ndarray) -> RoundStats:
+    """The card game alone of each deal (``RoundStats`` whose clock numbers are 0): by the batched engine
+    when numba is installed, else by the scalar reference (``engine.Game`` drawn in turn), which gives
+    the same results; a few thousand rounds take well under a second either way."""
+    starters = np.asarray(starters, dtype=np.int64)
+    if batched.available():
+        from war_env.batched.rounds import BatchedRounds
+
+        rounds = BatchedRounds(config, len(starters), (None, None))
+        rounds.start(np.asarray(decks), starters, np.asarray(round_keys, dtype=np.uint64))
+        rounds.play_cards()
+        nothing = np.zeros(0, dtype=rounds.log.dtype)
+        return rounds.stats(np.arange(rounds.n), (nothing, nothing))
+    infos = []
+    for deck, starter, key in zip(decks, starters.tolist(), np.asarray(round_keys).tolist()):
+        game = Game(config, deal_from_permutation(deck), starter, int(key))
+        while not game.over:
+            game.draw(game.next_to_draw())
+        result = game.result
+        infos.append(round_info(winner=result.winner, reason=result.reason, battles=result.battles, wars=result.wars,
+                                points=result.points, cards=result.cards, takeover=(False, False),
+                                false_starts=(0, 0), reaction_ticks=((), ()), steps=0, ticks=0))
+    return RoundStats.of_infos(infos)
 
 
 # --- seat 0's return -------------------------------------------------------------------------

@@ -169,14 +169,9 @@ def _return(record: RoundRecord, config: WarConfig) -> float:
 
 def _card_outcomes(league: League) -> dict[int, tuple]:
     """Round index -> (winner, reason, battles, wars, points, cards) of the deal of its seed."""
-    from war_env.fastpath import NO_WINNER, deals_from_seeds, play_cards
+    from war_env.fastpath import deals_from_seeds, play_cards
 
     seeds = [league.round_seed(i) for i in range(league.rounds)]
-    decks, starters, keys = deals_from_seeds(seeds)
-    cards = play_cards(league.config, decks, starters, keys)
-    return {
-        i: (None if cards.winner[i] == NO_WINNER else int(cards.winner[i]), END_REASONS[cards.reason[i]],
-            int(cards.battles[i]), int(cards.wars[i]), (int(cards.points[0, i]), int(cards.points[1, i])),
-            (int(cards.cards[0, i]), int(cards.cards[1, i])))
-        for i in range(league.rounds)
-    }
+    cards = play_cards(league.config, *deals_from_seeds(seeds))
+    return {i: tuple(info[key] for key in ("winner", "reason", "battles", "wars", "points", "cards"))
+            for i, info in enumerate(map(cards.info, range(league.rounds)))}

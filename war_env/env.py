@@ -239,10 +239,6 @@ class WarEnv(gym.Env):
             return False
         return parse_action(policy.act(observe(self.round, 1)))
 
-    def round_info(self) -> dict:
-        """The ``info["round"]`` dict of the current (ended or running) round."""
-        return describe_round(self.round, self._steps)
-
     # --- helpers -------------------------------------------------------------------------
     def _play_out(self) -> None:
         """The agent was taken over: bot against bot (or the policy) to the end of the round."""

@@ -49,7 +49,7 @@ def make_vec(env_args: dict, opponent: str, n_envs: int, seed: int, vec_env: str
     """``n_envs`` War-v0 envs for SB3 (env ``i`` seeded ``seed + i``, episode statistics monitored);
     the policy sees the ``observation`` fields. ``vec_env``: one of ``VEC_ENVS`` (see the module)."""
     if vec_env not in VEC_ENVS:
-        raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {vec_env!r}")
+        raise ValueError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got {vec_env!r}")
     config = make_config(None, dict(env_args))
     if vec_env == "batched":
         player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)

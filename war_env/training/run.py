@@ -50,7 +50,7 @@ from war_env.training.callbacks import EVALUATIONS, checkpoints, make_callbacks
 from war_env.training.comparison import compare_with_baseline
 from war_env.training.config import (TrainConfig, check_n_envs, load_config, non_negative_int, parse_config,
                                      positive_int, shipped_config_file)
-from war_env.training.envs import make_vec
+from war_env.training.envs import VEC_ENVS, make_vec
 
 RESULTS = ("checkpoints", "best.zip", "final.zip", EVALUATIONS, "model_card.json")
 """What a run leaves once it has trained: a folder holding none of them can be started again."""
@@ -128,8 +128,8 @@ def _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, e
     make_opponent(opponent, config=rules, trust_model_file=trust_model_file)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
-    if vec_env not in ("dummy", "subproc"):
-        raise ValueError(f"vec_env must be 'dummy' or 'subproc', got {vec_env!r}")
+    if vec_env not in VEC_ENVS:
+        raise ValueError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got {vec_env!r}")
     settings = {
         "algorithm": algo,
         "config_file": str(config_path),

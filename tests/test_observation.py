@@ -52,3 +52,19 @@ def test_the_war_flag_and_the_pot_follow_a_tie():
     observation, *_ = env.step(0)
     assert observation[INDEX["at_war"]] == 1 and observation[INDEX["pot"]] * 52 == 2
     assert observation[INDEX["started"]] == 1
+
+
+def test_every_field_is_its_count_over_its_scale_capped_at_one():
+    # The encoding's rule, min(count / scale, 1.0) in float64 then float32, on counts around every
+    # scale: encode takes the cap after the cast, which must give the same numbers.
+    import numpy as np
+
+    from war_env.observation import encode, scales
+    from war_env.rules import WarConfig
+
+    for config in (WarConfig(), WarConfig(target_points=None, max_battles=7, turn_seconds=1.3)):
+        divisors = scales(config)
+        assert len(divisors) == OBSERVATION_SIZE and divisors[INDEX["timer_left"]] == config.turn_ticks
+        for count in (0, 1, 2, 13, 14, 29, 30, 51, 52, 499, 500, 501, 999, 1000, 1001, 10**9):
+            expected = np.array([min(count / divisor, 1.0) for divisor in divisors]).astype(np.float32)
+            np.testing.assert_array_equal(encode([count] * OBSERVATION_SIZE, divisors), expected)

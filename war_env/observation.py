@@ -13,7 +13,7 @@ the tests hold the two equal bit for bit.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from operator import truediv
 
 import numpy as np
 
@@ -52,21 +52,31 @@ def battle_scale(config: WarConfig) -> float:
     return float(config.max_battles if config.max_battles is not None else 1000)
 
 
-@lru_cache(maxsize=64)
-def scales(config: WarConfig) -> np.ndarray:
-    """The divisor of each field, in ``OBSERVATION_FIELDS`` order (float64, read-only)."""
+def scales(config: WarConfig) -> tuple[float, ...]:
+    """The divisor of each field, in ``OBSERVATION_FIELDS`` order."""
+    known = _SCALES.get(id(config))  # observe runs on every step: no hashing of the config there
+    if known is not None and known[0] is config:
+        return known[1]
     points, battles = point_scale(config), battle_scale(config)
-    divisors = np.array([1, config.turn_ticks, 1, 1, DECK_SIZE, DECK_SIZE, HIGHEST_RANK_VALUE, HIGHEST_RANK_VALUE,
-                         1, DECK_SIZE, points, points, battles, 1, 1, 1], dtype=np.float64)
-    divisors.setflags(write=False)
+    divisors = (1.0, float(config.turn_ticks), 1.0, 1.0, float(DECK_SIZE), float(DECK_SIZE), float(HIGHEST_RANK_VALUE),
+                float(HIGHEST_RANK_VALUE), 1.0, float(DECK_SIZE), points, points, battles, 1.0, 1.0, 1.0)
+    if len(_SCALES) >= 256:
+        _SCALES.clear()
+    _SCALES[id(config)] = (config, divisors)  # holding the config keeps its id from being reused
     return divisors
 
 
-def encode(counts, divisors: np.ndarray) -> np.ndarray:
-    """The observation of these counts: ``min(count / scale, 1.0)`` in float64, cast to float32."""
-    values = np.array(counts, dtype=np.float64)
-    values /= divisors
-    return np.minimum(values, 1.0, out=values).astype(np.float32)
+_SCALES: dict[int, tuple[WarConfig, tuple[float, ...]]] = {}
+
+
+def encode(counts, divisors: tuple[float, ...]) -> np.ndarray:
+    """The observation of these counts: ``min(count / scale, 1.0)`` in float64, cast to float32. (Computed
+    here as the cast, then the cap: the same numbers, since 1.0 is a float32 and rounding keeps order.)"""
+    values = np.fromiter(map(truediv, counts, divisors), dtype=np.float32, count=OBSERVATION_SIZE)
+    return np.minimum(values, _ONES, out=values)
+
+
+_ONES = np.ones(OBSERVATION_SIZE, dtype=np.float32)
 
 
 def seat_counts(timed: TimedRound, seat: int) -> tuple[int, ...]:

@@ -27,8 +27,8 @@ from war_env.cards import card_code, parse_piles
 from war_env.deal import check_starter
 from war_env.engine import END_REASONS
 from war_env.env import WarEnv, make_config
-from war_env.observation import OBSERVATION_SIZE
 from war_env.extras import require
+from war_env.observation import OBSERVATION_SIZE
 from war_env.round_info import NO_WINNER, ROUND_INFO_KEYS, TABLE_COLUMNS, TABLE_WIDTH, RoundStats, round_info
 from war_env.rules import WarConfig
 

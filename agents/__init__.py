@@ -4,7 +4,8 @@ models loaded from files, all built from spec strings by ``make_agent``.
 Spec grammar (the project's ``war_env.specs`` plus two rules for text that is not ``key=value``):
 
 * ``name`` or ``name:key=value,key=value`` for the scripted agents: ``prompt``, ``eager``,
-  ``random:p=0.2``, ``last_moment``, ``never``, ``human``, ``human:median=0.8``.
+  ``random:p=0.2``, ``last_moment``, ``never``, ``human``, ``human:median=0.8``, and ``oracle`` (the exact
+  optimum against the pairing's opponent bot, ``war_env.agents.oracle``).
 * ``bot:SPEC``: everything after the first ``:`` is a bot spec, taken verbatim
   (``bot:fixed:ticks=5``, ``bot:uniform:low=1,high=10``).
 * ``ppo:PATH``, ``a2c:PATH``, ``dqn:PATH``, ``maskable_ppo:PATH``: the text after the first ``:`` is
@@ -21,6 +22,7 @@ from __future__ import annotations
 from functools import partial
 
 from war_env.agents.base import Agent
+from war_env.agents.oracle import Oracle
 from war_env.agents.scripted import BotAgent, Eager, HumanAgent, LastMoment, Never, Prompt, RandomPress
 from war_env.bots import BOTS, Bot, make_bot
 from war_env.rules import WarConfig
@@ -33,6 +35,7 @@ SCRIPTED = {
     "last_moment": LastMoment,
     "never": Never,
     "human": HumanAgent,
+    "oracle": Oracle,
 }
 MODEL_ALGOS = ("ppo", "a2c", "dqn", "maskable_ppo")
 AGENT_NAMES = tuple(SCRIPTED) + ("bot:SPEC",) + tuple(f"{algo}:PATH" for algo in MODEL_ALGOS)
@@ -43,11 +46,14 @@ BASELINES = ("prompt", "eager", "random:p=0.2", "last_moment", "never", "human")
 __all__ = ["Agent", "BASELINES", "MODEL_ALGOS", "SCRIPTED", "BotAgent", "make_agent", "make_opponent"]
 
 
-def make_agent(spec: str | Agent, *, config: WarConfig | None = None, trust_model_file: bool = False) -> Agent:
+def make_agent(spec: str | Agent, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None,
+               trust_model_file: bool = False) -> Agent:
     """Build an agent from a spec string (see the module docstring); an ``Agent`` is returned as is.
 
     ``config`` is the ``WarConfig`` of the env the agent will play in; the agents that count
     ticks (``last_moment``, ``human``, ``bot:*``) need it when the rules differ from the defaults.
+    ``opponent`` is who plays seat 1 (a bot spec or ``Bot``, or an agent); only ``oracle`` uses it, and
+    needs it to be a bot.
     ``trust_model_file`` lets SB3 unpickle a model file's data (it can run code from the file).
     """
     if isinstance(spec, Agent):
@@ -65,10 +71,7 @@ def make_agent(spec: str | Agent, *, config: WarConfig | None = None, trust_mode
         return _load_model(name, rest, spec, trust_model_file)
     if name not in SCRIPTED:
         raise unknown_name("agent", name, spec, AGENT_NAMES)
-    registry = {
-        key: partial(cls, config=config) if getattr(cls, "uses_config", False) else cls
-        for key, cls in SCRIPTED.items()
-    }
+    registry = {key: _bind(cls, config, opponent) for key, cls in SCRIPTED.items()}
     return build_from_spec(spec, registry, "agent")
 
 
@@ -89,6 +92,16 @@ def make_opponent(spec: str | Bot | Agent, *, config: WarConfig | None = None,
         raise ValueError(f"unknown opponent {name!r} in spec {spec!r}; known bots: {', '.join(sorted(BOTS))}; "
                          f"agents (playing seat 1): {', '.join(agents)}{did_you_mean(name, [*BOTS, *agents])}")
     return make_agent(spec, config=config, trust_model_file=trust_model_file)
+
+
+def _bind(cls, config, opponent):
+    """The agent class with what the caller, never the spec, gives it: the config, the opponent."""
+    given = {}
+    if getattr(cls, "uses_config", False):
+        given["config"] = config
+    if getattr(cls, "uses_opponent", False):
+        given["opponent"] = opponent
+    return partial(cls, **given) if given else cls
 
 
 def _load_model(algo: str, path: str, spec: str, trust_model_file: bool) -> Agent:

@@ -105,3 +105,89 @@ def test_reaction_times_are_fixed_by_the_round_key_not_by_the_presses():
         return timed.reaction_ticks[1]
 
     assert opponent_reactions(True) == opponent_reactions(False)
+
+
+# --- action latency: a press is sent now and lands later ----------------------------------------------------
+def latency_round(latency, starter=0, opponent=Instant(), piles=LONG_DEAL, round_key=99, **rules) -> TimedRound:
+    return TimedRound(WarConfig(latency=latency, **rules), parse_piles(piles), starter, round_key, (None, opponent))
+
+
+def test_a_delayed_press_draws_in_the_tick_it_lands_and_the_ticks_before_are_idle():
+    timed = latency_round("fixed:ticks=2", starter=0)
+    rewards = [timed.tick(True, False)[0], timed.tick(False, False)[0]]
+    assert timed.game.moves == [0, 0] and timed.in_flight_ages(0) == [1]
+    rewards.append(timed.tick(False, False)[0])  # tick 3: the press of tick 1 lands
+    assert timed.game.moves == [1, 0] and timed.reaction_ticks[0] == [2]
+    assert rewards == [-0.001, -0.001, 0.0] and timed.in_flight_ages(0) == []
+
+
+def test_a_press_sent_before_the_turn_opens_draws_if_it_lands_after_the_opening():
+    timed = latency_round("fixed:ticks=1", starter=1, opponent=Instant())
+    timed.tick(True, False)  # tick 1: the bot draws; the press lands in tick 2, the opening tick of seat 0
+    timed.tick(False, False)
+    assert timed.game.moves == [1, 1] and timed.reaction_ticks[0] == [0] and timed.false_starts == [0, 0]
+
+
+def test_a_press_landing_while_the_turn_is_closed_is_a_false_start_charged_as_it_lands():
+    timed = latency_round("fixed:ticks=2", starter=1, opponent=Fixed(ticks=5))
+    rewards = [timed.tick(press, False)[0] for press in (True, False, False)]
+    assert rewards == [0.0, 0.0, -0.1] and timed.false_starts == [1, 0] and timed.game.moves == [0, 0]
+
+
+def test_presses_landing_in_the_same_tick_act_one_after_another_so_only_the_first_draws():
+    config = WarConfig(latency="uniform:low=1,high=2")
+    # a round key whose first press is delayed 2 ticks and second 1: both land in tick 3
+    key = next(key for key in range(1000) if [TimedRound(config, parse_piles(LONG_DEAL), 0, key, (None, Instant()))
+                                              ._delay(0, k) for k in (0, 1)] == [2, 1])
+    timed = latency_round("uniform:low=1,high=2", starter=0, round_key=key)
+    timed.tick(True, False)
+    timed.tick(True, False)
+    assert timed.in_flight_ages(0) == [1, 0]
+    reward = timed.tick(False, False)[0]
+    assert timed.game.moves == [1, 0] and timed.false_starts == [1, 0] and reward == -0.1
+
+
+def test_the_delay_of_the_kth_press_is_hashed_from_the_round_key_and_k_alone():
+    from war_env.latency import latency_cdf, sample_delay
+    from war_env.randomness import STREAM_LATENCY, hash_uniform
+
+    def delays(press_every: int) -> list[int]:
+        timed = latency_round("uniform:low=1,high=4", starter=0, round_key=2024)
+        sent = []
+        for tick in range(1, 13):
+            press = tick % press_every == 0
+            timed.tick(press, False)
+            if press:  # delays are >= 1: the newest press in flight is this one
+                sent.append(timed.in_flight[0][-1][1] - tick)
+        return sent
+
+    expected = [sample_delay(latency_cdf("uniform:low=1,high=4"), hash_uniform(2024, STREAM_LATENCY[0], k))
+                for k in range(12)]
+    assert delays(1) == expected[:12] and delays(3) == expected[:4]
+
+
+def test_a_taken_over_seats_presses_in_flight_do_nothing():
+    timed = latency_round("fixed:ticks=4", starter=0, turn_seconds=0.5)  # 5 ticks: taken over in tick 5
+    timed.tick(False, False)
+    timed.tick(True, False)  # lands in tick 6, after the takeover
+    for _ in range(3):
+        timed.tick(False, False)
+    assert timed.taken_over[0] and timed.in_flight_ages(0) == []
+    timed.tick(False, False)  # tick 6: the opponent's turn; the press would have been a false start
+    assert timed.false_starts == [0, 0]
+
+
+def test_presses_in_flight_when_the_round_ends_do_nothing():
+    timed = latency_round("fixed:ticks=2", starter=0, piles=[["AC"], ["2D"]])
+    presses = [True, False, True, True]  # the first lands in tick 3; the round ends in tick 4 (instant bot)
+    for press in presses:
+        timed.tick(press, False)
+    assert timed.over and timed.game.result.winner == 0
+    assert timed.false_starts == [0, 0] and timed.in_flight_ages(0) == [1, 0]
+
+
+def test_bots_have_no_latency():
+    timed = latency_round("fixed:ticks=3", starter=1, opponent=Fixed(ticks=2))
+    for _ in range(3):
+        timed.tick(False, False)
+    assert timed.game.moves == [0, 1] and timed.reaction_ticks[1] == [2]

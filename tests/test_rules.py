@@ -73,3 +73,36 @@ def test_the_largest_values_are_allowed_and_a_reset_stays_quick():
     started = time.perf_counter()
     env.reset(seed=0)
     assert time.perf_counter() - started < 1.0
+
+
+# --- action latency --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("latency, probabilities", [
+    ("fixed:ticks=0", (1.0,)),
+    ("fixed:ticks=3", (0.0, 0.0, 0.0, 1.0)),
+    ("uniform:low=1,high=2", (0.0, 0.5, 0.5)),
+    ("uniform:low=0,high=0", (1.0,)),
+])
+def test_a_latency_spec_is_a_distribution_of_delays(latency, probabilities):
+    config = WarConfig(latency=latency)
+    assert config.latency_probabilities == probabilities
+    assert config.max_delay == len(probabilities) - 1
+    assert config.has_latency == (len(probabilities) > 1)
+
+
+def test_by_default_there_is_no_latency():
+    assert WarConfig().latency == "fixed:ticks=0" and not WarConfig().has_latency
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"latency": "fixed:ticks=10", "turn_seconds": 1.0}, "a turn has 10"),  # a press sent as the turn opens must land in it
+    ({"latency": "uniform:low=1,high=5", "turn_seconds": 0.5}, "a turn has 5"),
+    ({"latency": "fixed:ticks=17", "turn_seconds": 10.0}, "from 0 to 16"),
+    ({"latency": "fixed:ticks=-1"}, "from 0 to 16"),
+    ({"latency": "uniform:low=3,high=1"}, "low <= high"),
+    ({"latency": "gauss:mean=2"}, "unknown latency 'gauss'"),
+    ({"latency": "fixed:tick=2"}, "has no parameter 'tick'"),
+    ({"latency": 2}, "latency must be a spec string"),
+])
+def test_a_bad_latency_is_refused_with_an_error_that_names_it(changes, message):
+    with pytest.raises(ValueError, match=message):
+        WarConfig(**changes)

@@ -1,6 +1,7 @@
 """war-env: War, the two-player card game, as a Gymnasium environment whose only action is timing.
 
-``import war_env`` registers ``War-v0`` and nothing else happens: no pygame, torch or Ray import.
+``import war_env`` registers ``War-v0`` and ``WarLatency-v0`` (War-v0 with action latency) and nothing else
+happens: no pygame, torch or Ray import.
 """
 
 from gymnasium.envs.registration import register, registry
@@ -14,3 +15,5 @@ __version__ = "0.1.0"
 
 if "War-v0" not in registry:
     register(id="War-v0", entry_point="war_env.env:WarEnv", vector_entry_point="war_env.vector:WarVectorEnv")
+if "WarLatency-v0" not in registry:  # scalar only: the batched engine has no latency yet
+    register(id="WarLatency-v0", entry_point="war_env.latency_env:WarLatencyEnv")

@@ -9,13 +9,23 @@ is ever open at a time, so resolving a step right at its second draw is the same
 
 A turn opens on the tick *after* the event that allows it: after the starter drew (for the other
 seat), after a trick or a tie was revealed (for the starter); the starter's first turn opens on tick 1.
+
+With action latency (``WarConfig.latency``) a press from outside is *sent* in the tick it is made and
+*lands* d ticks later (d = 0: in the same tick, which is the game without latency, bit for bit); where
+"seat 0's action is applied" above, read "seat 0's presses landing in this tick are applied", one after
+another, each exactly as an undelayed press: a draw if the seat's turn is open, else a false start (so of
+several landing together at most the first draws). The k-th press a seat sends in a round is delayed by
+``sample_delay(cdf, hash_uniform(round_key, STREAM_LATENCY[seat], k))`` (a fixed latency draws no hash).
+Presses in flight when the seat is taken over, or when the round ends, do nothing; bots and the takeover
+bot have no latency.
 """
 
 from __future__ import annotations
 
 from war_env.bots import TAKEOVER_BOT, Bot, sample_reaction
 from war_env.engine import Game
-from war_env.randomness import STREAM_REACTION, hash_uniform
+from war_env.latency import latency_cdf, sample_delay
+from war_env.randomness import STREAM_LATENCY, STREAM_REACTION, hash_uniform
 from war_env.rules import WarConfig
 
 
@@ -46,6 +56,13 @@ class TimedRound:
         self.reaction_ticks: tuple[list[int], list[int]] = ([], [])
         """Ticks from a turn's opening to the seat's own draw (draws made by the takeover bot are
         not reactions of the seat and are not listed)."""
+        self.presses_sent = [0, 0]
+        """Presses each seat has sent from outside this round (counted only with latency)."""
+        self.in_flight: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
+        """Each seat's presses sent but not landed: (tick sent, tick it lands)."""
+        self._delayed = config.has_latency
+        random_delay = sum(p > 0 for p in config.latency_probabilities) > 1
+        self._latency_cdf = latency_cdf(config.latency) if random_delay else None
 
     # --- what a seat can see about time -------------------------------------------------
     def turn_open(self, seat: int, tick: int) -> bool:
@@ -59,6 +76,10 @@ class TimedRound:
         if opens is None or opens > next_tick:  # turn_open, inlined: this runs every step
             return 0
         return self.config.turn_ticks - (next_tick - opens)
+
+    def in_flight_ages(self, seat: int) -> list[int]:
+        """Ticks since each of the seat's presses still in flight was sent (0: sent in the last tick)."""
+        return [self.tick_count - sent for sent, _ in self.in_flight[seat]]
 
     def bot_controlled(self, seat: int) -> bool:
         return self.controllers[seat] is not None
@@ -80,18 +101,24 @@ class TimedRound:
             opens = opens_at[seat]
             is_open = opens is not None and opens <= tick  # turn_open, inlined: this runs every tick
             if self.controllers[seat] is not None:
-                press = is_open and tick - opens >= self._reaction_of(seat)
+                presses = is_open and tick - opens >= self._reaction_of(seat)
+            elif self._delayed:
+                presses = self._landing(seat, tick, pressed[seat])
             else:
-                press = pressed[seat]
-            if not press:
+                presses = pressed[seat]
+            if not presses:
                 continue
-            if is_open:
-                if not self.taken_over[seat]:
-                    self.reaction_ticks[seat].append(tick - opens)
-                self._draw(seat, tick)
-            else:
-                self.false_starts[seat] += 1
-                rewards[seat] += config.reward_false_start
+            for _ in range(int(presses)):  # True is one press
+                opens = opens_at[seat]  # a draw closes the turn: the next press landing with it is false
+                if opens is not None and opens <= tick:
+                    if not self.taken_over[seat]:
+                        self.reaction_ticks[seat].append(tick - opens)
+                    self._draw(seat, tick)
+                    if self.game.result is not None:
+                        break
+                else:
+                    self.false_starts[seat] += 1
+                    rewards[seat] += config.reward_false_start
         for seat in (0, 1):
             opens = opens_at[seat]
             if opens is None or opens > tick:
@@ -99,11 +126,33 @@ class TimedRound:
             rewards[seat] += config.reward_idle_tick
             if tick - opens >= config.turn_ticks - 1:
                 self.taken_over[seat] = True
+                self.in_flight[seat].clear()  # the seat's own presses no longer act
                 self.controllers[seat] = TAKEOVER_BOT
                 self._cdfs[seat] = TAKEOVER_BOT.reaction_cdf(config)
                 rewards[seat] += config.reward_takeover
                 self._draw(seat, tick)
         return rewards[0], rewards[1]
+
+    def _landing(self, seat: int, tick: int, press: bool) -> int:
+        """Send the seat's press of this tick (if any); the number of its presses that land in this tick."""
+        landing = 0
+        if press:
+            delay = self._delay(seat, self.presses_sent[seat])
+            self.presses_sent[seat] += 1
+            if delay == 0:
+                landing = 1
+            else:
+                self.in_flight[seat].append((tick, tick + delay))
+        flying = self.in_flight[seat]
+        landed = sum(lands == tick for _, lands in flying)
+        if landed:
+            flying[:] = [sent_lands for sent_lands in flying if sent_lands[1] != tick]
+        return landing + landed
+
+    def _delay(self, seat: int, press: int) -> int:
+        if self._latency_cdf is None:
+            return self.config.max_delay
+        return sample_delay(self._latency_cdf, hash_uniform(self.round_key, STREAM_LATENCY[seat], press))
 
     def _reaction_of(self, seat: int) -> int:
         if self._reaction[seat] is None:

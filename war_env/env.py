@@ -136,6 +136,8 @@ class WarEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 10}
+    observes_latency = False
+    """War-v0 refuses a config with latency; ``WarLatency-v0`` (``war_env.latency_env``) plays it."""
 
     def __init__(
         self,
@@ -145,12 +147,15 @@ class WarEnv(gym.Env):
         **rules,
     ):
         self.config = make_config(config, rules)
+        if self.config.has_latency and not self.observes_latency:  # new semantics, new id (Gymnasium's rule)
+            raise ValueError(f"War-v0 has no action latency, got latency={self.config.latency!r}: "
+                             f"use gym.make('WarLatency-v0', latency=...)")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
         self.opponent_bot, self.opponent_policy = _resolve_opponent(opponent)
         self.action_space = spaces.Discrete(2)
-        self.observation_space = spaces.Box(0.0, 1.0, (OBSERVATION_SIZE,), np.float32)
+        self.observation_space = spaces.Box(0.0, 1.0, (self._observation_size(),), np.float32)
         self.scoreboard = Scoreboard()
         self.round: TimedRound | None = None
         self._steps = 0
@@ -175,7 +180,7 @@ class WarEnv(gym.Env):
         self._ended = False
         if self.render_mode == "human":
             self.render()
-        return observe(self.round, 0), {"action_mask": action_mask(self.round, 0)}
+        return self._observe(0), {"action_mask": action_mask(self.round, 0)}
 
     def step(self, action):
         if self._ended:
@@ -196,7 +201,7 @@ class WarEnv(gym.Env):
             info["scoreboard"] = self.scoreboard.as_dict()
         if self.render_mode == "human":
             self.render()
-        return observe(timed, 0), float(reward), terminated, False, info
+        return self._observe(0), float(reward), terminated, False, info
 
     def render(self):
         if self.render_mode is None:
@@ -237,9 +242,15 @@ class WarEnv(gym.Env):
         policy = self.opponent_policy
         if policy is None or self.round.taken_over[1]:
             return False
-        return parse_action(policy.act(observe(self.round, 1)))
+        return parse_action(policy.act(self._observe(1)))
 
     # --- helpers -------------------------------------------------------------------------
+    def _observation_size(self) -> int:
+        return OBSERVATION_SIZE
+
+    def _observe(self, seat: int) -> np.ndarray:
+        return observe(self.round, seat)
+
     def _play_out(self) -> None:
         """The agent was taken over: bot against bot (or the policy) to the end of the round."""
         timed = self.round

@@ -6,7 +6,9 @@ cards fall the same way whatever the players' timing. ``play_rounds`` returns on
 ``war_env.records.RoundRecord`` per seed; it plays the rounds on the fast path when a bot meets an
 agent whose draws are a reaction-time model (records proven equal by ``tests/test_fastpath.py``) and the
 compiled engine is installed (the ``fast`` extra), else tick by tick through War-v0 (``play_round``). The benchmark's shards, ``war-train``'s comparison with
-``prompt`` and self-play matches all call it.
+``prompt`` and self-play matches all call it. Rounds with action latency, and agents that read the latency
+observation (``observes_latency``, the ``oracle``), are played tick by tick through ``WarLatency-v0``
+(the same game as War-v0 when there is no latency, with the longer observation).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from war_env.bots import Bot
 from war_env.env import WarEnv
 from war_env.fastpath import agent_reaction_model
 from war_env.fastpath import play_rounds as play_rounds_fast
+from war_env.latency_env import WarLatencyEnv
 from war_env.records import RoundRecord, agent_seed
 from war_env.rules import WarConfig
 
@@ -43,12 +46,12 @@ def play_rounds(
     """
     from war_env.agents import make_agent, make_opponent
 
-    agent = make_agent(agent, config=config, trust_model_file=trust_model_file)
     player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
+    agent = make_agent(agent, config=config, opponent=player, trust_model_file=trust_model_file)
     indices = range(len(seeds)) if indices is None else indices
     if len(indices) != len(seeds):
         raise ValueError(f"indices must give one round index per seed, got {len(indices)} for {len(seeds)} seeds")
-    if isinstance(player, Bot) and agent_reaction_model(agent, config) is not None:
+    if isinstance(player, Bot) and not config.has_latency and agent_reaction_model(agent, config) is not None:
         if batched.available():
             records = play_rounds_fast(config, agent, player, seeds, indices=indices, agent_spec=agent_spec,
                                        opponent_spec=opponent_spec)
@@ -56,7 +59,8 @@ def play_rounds(
                 on_round(record)
             return records
         batched.warn_unavailable("war_env.evaluation.play_rounds", "plays these rounds tick by tick")
-    env = WarEnv(opponent=player, config=config)
+    latency = config.has_latency or getattr(agent, "observes_latency", False)
+    env = (WarLatencyEnv if latency else WarEnv)(opponent=player, config=config)
     records = []
     for index, seed in zip(indices, seeds):
         records.append(play_round(env, agent, seed, index=index, agent_spec=agent_spec, opponent_spec=opponent_spec))

@@ -126,6 +126,9 @@ class WarParallelEnv(ParallelEnv):
         **rules,
     ):
         self.config = make_config(config, rules)
+        if self.config.has_latency:  # its observations would hide the presses in flight
+            raise ValueError(f"the two-seat env has no action latency yet, got latency={self.config.latency!r}: "
+                             f"play it with the single-seat env, gym.make('WarLatency-v0')")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, Integral) or max_cycles < 1):

@@ -113,3 +113,29 @@ def observe(timed: TimedRound, seat: int) -> np.ndarray:
 def action_mask(timed: TimedRound, seat: int) -> np.ndarray:
     """Both actions are always legal; the mask marks whether a draw would not be a false start."""
     return np.array((True, timed.ticks_left(seat) > 0), dtype=bool)
+
+
+# --- the latency observation (WarLatency-v0): War-v0's fields, the opponent's clock, the presses in flight ---
+LATENCY_EXTRA_FIELDS = (
+    "opponent_can_draw",    # 1 if the opponent's turn is open on the next tick
+    "opponent_timer_left",  # share of the opponent's turn timer left on the next tick (0 when not open)
+)
+
+
+def latency_fields(config: WarConfig) -> tuple[str, ...]:
+    """The fields of the latency observation: War-v0's, the opponent's clock, then ``in_flight_a`` for
+    a = 0 .. max_delay - 1 (1 if the seat's press sent a ticks ago has not landed yet)."""
+    return OBSERVATION_FIELDS + LATENCY_EXTRA_FIELDS + tuple(f"in_flight_{age}" for age in range(config.max_delay))
+
+
+def observe_latency(timed: TimedRound, seat: int) -> np.ndarray:
+    """``seat``'s latency observation after the last tick: ``observe`` followed by the fields of the
+    opponent's clock and the seat's presses in flight (same scaling as War-v0's own clock)."""
+    config = timed.config
+    extra = np.zeros(len(LATENCY_EXTRA_FIELDS) + config.max_delay, dtype=np.float32)
+    opponent_left = timed.ticks_left(1 - seat)
+    extra[0] = opponent_left > 0
+    extra[1] = opponent_left / config.turn_ticks
+    for age in timed.in_flight_ages(seat):
+        extra[len(LATENCY_EXTRA_FIELDS) + age] = 1.0
+    return np.concatenate((observe(timed, seat), extra))

@@ -25,6 +25,11 @@ STREAM_REACTION = (1, 2)
 """Per seat: the reaction time of that seat's bot on its n-th move of the round."""
 STREAM_PICKUP = 3
 """The sort keys of a shuffled pot: counter = trick number * 4096 + position in the pot."""
+STREAM_LATENCY = (4, 5)
+"""Per seat: the delay of that seat's k-th press of the round (``war_env.latency``; counter = k, counting
+presses, not ticks). Drawn only when the latency is random: a fixed delay needs no hash."""
+# Other streams in use: 7 (a policy opponent's seed, env), 8 (the agent's seed, records), 17 and 18
+# (the scripted agents' own randomness, agents/scripted.py).
 
 
 def mix64(x: int) -> int:

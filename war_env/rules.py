@@ -14,6 +14,7 @@ from functools import cached_property
 from numbers import Integral, Real
 
 from war_env.cards import DECK_SIZE
+from war_env.latency import NO_LATENCY, latency_probabilities
 
 PICKUP_ORDERS = ("in_order", "shuffled")
 MAX_ROUND_LENGTH = 100_000
@@ -49,6 +50,11 @@ class WarConfig:
     """Game time of one env step."""
     turn_seconds: float = 3.0
     """The turn timer; must be a whole number of ticks."""
+    latency: str = NO_LATENCY
+    """Ticks from sending a press to its acting, as a spec (``war_env.latency``): ``"fixed:ticks=2"``,
+    ``"uniform:low=1,high=4"``. It applies to seats pressed from outside (an agent, a policy), never to
+    bots or the takeover bot. The largest delay must be below ``turn_ticks`` and at most 16 ticks. Only the
+    scalar reference plays it (``WarLatency-v0``); the default, no latency, is War-v0's game."""
 
     # --- rewards (seat-relative) ---
     reward_win: float = 1.0
@@ -87,6 +93,7 @@ class WarConfig:
                 f"turn_seconds ({self.turn_seconds}) must be a whole number (>= 1) of ticks of "
                 f"tick_seconds ({self.tick_seconds})"
             )
+        self._check_latency()
         for field in dataclasses.fields(self):
             if field.name.startswith("reward_"):
                 value = getattr(self, field.name)
@@ -98,6 +105,29 @@ class WarConfig:
     def turn_ticks(self) -> int:
         """Steps a player has to draw once their turn is open."""
         return round(self.turn_seconds / self.tick_seconds)
+
+    @cached_property
+    def latency_probabilities(self) -> tuple[float, ...]:
+        """P(a press lands d ticks after it was sent), d = 0 .. ``max_delay``."""
+        return latency_probabilities(self.latency)
+
+    @cached_property
+    def max_delay(self) -> int:
+        """The largest delay a press can have, in ticks (0: no latency)."""
+        return len(self.latency_probabilities) - 1
+
+    @property
+    def has_latency(self) -> bool:
+        """Whether any press can be delayed (else the game is exactly War-v0's)."""
+        return self.max_delay > 0
+
+    def _check_latency(self) -> None:
+        if not isinstance(self.latency, str):
+            raise ValueError(f"latency must be a spec string like 'fixed:ticks=2' or 'uniform:low=1,high=4', "
+                             f"got {self.latency!r}")
+        if self.max_delay >= self.turn_ticks:  # parses the spec (a bad one, or one above 16 ticks, raises there)
+            raise ValueError(f"latency {self.latency!r} can delay a press by {self.max_delay} ticks, but a turn has "
+                             f"{self.turn_ticks}: a press sent as the turn opens must be able to land in it")
 
     @property
     def cards_for_war(self) -> int:

@@ -80,10 +80,11 @@ def build_from_spec(spec: str, registry: Mapping[str, Callable[..., object]], ki
 
 
 def spec_parameters(constructor: Callable[..., object]) -> list[str]:
-    """The keyword parameters a spec may give ``constructor`` (``config`` is the caller's, never the spec's)."""
+    """The keyword parameters a spec may give ``constructor`` (``config`` and ``opponent`` are the caller's,
+    never the spec's)."""
     kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     return [parameter.name for parameter in inspect.signature(constructor).parameters.values()
-            if parameter.kind in kinds and parameter.name != "config"]
+            if parameter.kind in kinds and parameter.name not in ("config", "opponent")]
 
 
 def unknown_name(kind: str, name: str, spec: str, known: Iterable[str]) -> ValueError:

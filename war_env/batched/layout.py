@@ -123,7 +123,12 @@ UNREACHABLE = 1 << 62
 def rules_of(config: WarConfig, max_episode_steps: int | None = None) -> np.ndarray:
     """The rules as the engine's integers, without changing the game: a target or a limit beyond any
     reachable count (``WarConfig`` accepts Python ints of any size) becomes ``UNREACHABLE``, and more
-    face-down war cards than a deck holds make every war a shortage, as any number above 52 does."""
+    face-down war cards than a deck holds make every war a shortage, as any number above 52 does.
+    Action latency is refused here, the one door of a config into the batched engine: it does not play it
+    (yet), and silently playing War-v0's game instead would be wrong."""
+    if config.has_latency:
+        raise ValueError(f"the batched engine (vector env, fast path) has no action latency yet, got latency="
+                         f"{config.latency!r}: play it with the scalar env, gym.make('WarLatency-v0')")
     war_face_down = min(config.war_face_down, DECK_SIZE)
 
     def capped(value):

@@ -67,8 +67,12 @@ class League:
                    dict(data["env_kwargs"]))
 
     def config_hash(self) -> str:
-        """sha256 of the league with the rules fully resolved (defaults spelt out)."""
-        canonical = {**self.to_dict(), "env_kwargs": None, "rules": asdict(self.config)}
+        """sha256 of the league with the rules fully resolved (defaults spelt out, but for ``latency``
+        when there is none)."""
+        rules = asdict(self.config)
+        if not self.config.has_latency:  # the hash of a league without latency is what it was before the field
+            del rules["latency"]
+        canonical = {**self.to_dict(), "env_kwargs": None, "rules": rules}
         digest = hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()
         return f"sha256:{digest[:16]}"
 

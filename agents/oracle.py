@@ -1,0 +1,117 @@
+"""``oracle``: the exact optimal timing policy against a known opponent bot, with or without latency.
+
+The policy is ``war_env.optimum``'s, solved for the config (turn length, latency distribution, reward
+weights as costs) and the opponent bot's reaction distribution: it uses the distributions only, never a
+round's hashes. It reads the solver's state from the latency observation (``WarLatency-v0``): whose turn
+is open and for how long, whether the opponent has been taken over, and the presses in flight. Built
+per pairing, ``make_agent("oracle", config=config, opponent="human")``; an opponent that is not a bot (a
+policy playing seat 1) has no known reaction distribution, and is refused.
+
+Without latency its policy is "press if and only if the turn is open": exactly ``prompt``
+(``tests/test_oracle.py`` plays both on paired rounds). Then it also gives the fast path ``prompt``'s
+reaction model, read off the solved table, so a league plays it as fast as ``prompt``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from war_env.agents.base import Agent
+from war_env.batched.models import ReactionModel
+from war_env.bots import Bot, Fixed, make_bot
+from war_env.observation import INDEX, latency_fields
+from war_env.optimum import OURS, THEIRS, State, TimingPolicy, TimingProblem, solve
+from war_env.randomness import STREAM_REACTION
+from war_env.rules import WarConfig
+
+_CAN_DRAW, _TIMER_LEFT = INDEX["can_draw"], INDEX["timer_left"]
+_OPPONENT_TAKEN_OVER = INDEX["opponent_taken_over"]
+_OPPONENT_CAN_DRAW, _OPPONENT_TIMER_LEFT = len(INDEX), len(INDEX) + 1
+_IN_FLIGHT = len(INDEX) + 2
+
+
+def timing_problem(config: WarConfig, opponent: Bot) -> TimingProblem:
+    """The seat's timing problem in ``config`` against ``opponent``; the reward weights become costs."""
+    costs = {"reward_false_start": config.reward_false_start, "reward_idle_tick": config.reward_idle_tick,
+             "reward_takeover": config.reward_takeover}
+    paid = {name: value for name, value in costs.items() if value > 0}
+    if paid:
+        raise ValueError(f"the oracle optimises timing costs: it needs reward_false_start, reward_idle_tick and "
+                         f"reward_takeover <= 0, got {paid}")
+    return TimingProblem(config.turn_ticks, config.latency_probabilities,
+                         tuple(opponent.reaction_probabilities(config)), -config.reward_false_start,
+                         -config.reward_idle_tick, -config.reward_takeover)
+
+
+@lru_cache(maxsize=64)
+def solved(problem: TimingProblem) -> TimingPolicy:
+    """``optimum.solve`` once per problem: a league builds the oracle for every shard of a pairing."""
+    return solve(problem)
+
+
+class Oracle(Agent):
+    """Plays ``war_env.optimum``'s optimal stationary policy for ``config`` against the bot ``opponent``."""
+
+    name = "oracle"
+    uses_config = True
+    uses_opponent = True
+    observes_latency = True
+    """Reads the latency observation: ``war_env.evaluation`` plays it through ``WarLatency-v0``."""
+
+    def __init__(self, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None):
+        self.config = WarConfig() if config is None else config
+        if not isinstance(self.config, WarConfig):
+            raise TypeError(f"config must be a WarConfig, got {type(self.config).__name__}")
+        self.opponent = _opponent_bot(opponent)
+        self.policy = solved(timing_problem(self.config, self.opponent))
+        self._size = len(latency_fields(self.config))
+        self._turn_ticks = self.config.turn_ticks
+
+    def act(self, observation) -> int:
+        state = self.state_of(observation)
+        return 0 if state is None else int(self.policy.press(state))
+
+    def state_of(self, observation) -> State | None:
+        """The solver's state after the last tick, read from the latency observation (``None`` when
+        neither turn is open: the round is over)."""
+        if len(observation) != self._size:
+            raise ValueError(f"the oracle reads the latency observation of WarLatency-v0 ({self._size} values for "
+                             f"latency {self.config.latency!r}), got {len(observation)} values")
+        if observation[_CAN_DRAW] > 0.5:
+            phase, left = OURS, observation[_TIMER_LEFT]
+        elif observation[_OPPONENT_CAN_DRAW] > 0.5:
+            phase, left = THEIRS, observation[_OPPONENT_TIMER_LEFT]
+        else:
+            return None
+        elapsed = self._turn_ticks - round(float(left) * self._turn_ticks)
+        in_flight = int(np.dot(observation[_IN_FLIGHT:] > 0.5, 1 << np.arange(self._size - _IN_FLIGHT)))
+        return State(phase, elapsed, bool(observation[_OPPONENT_TAKEN_OVER] > 0.5), in_flight)
+
+    def presses_exactly_when_its_turn_is_open(self) -> bool:
+        """Whether the solved policy is ``prompt``'s (nothing is ever in flight without latency)."""
+        table = self.policy.table()[..., 0]
+        return not self.config.has_latency and bool(table[OURS].all()) and not table[THEIRS].any()
+
+    def reaction_model(self, config):
+        if config != self.config or not self.presses_exactly_when_its_turn_is_open():
+            return None
+        return ReactionModel(Fixed(0).reaction_cdf(config), STREAM_REACTION[0])  # prompt's
+
+
+def _opponent_bot(opponent) -> Bot:
+    if opponent is None:
+        raise ValueError("the oracle agent is built for an opponent bot: make_agent('oracle', config=..., "
+                         "opponent='human')")
+    if isinstance(opponent, Bot):
+        return opponent
+    if isinstance(opponent, str):
+        try:
+            return make_bot(opponent)
+        except ValueError as error:
+            raise ValueError(f"the oracle agent needs a bot opponent (it optimises against the bot's reaction "
+                             f"times): {error}") from None
+    spec = opponent.spec() if callable(getattr(opponent, "spec", None)) else type(opponent).__name__
+    raise ValueError(f"the oracle agent needs a bot opponent (it optimises against the bot's reaction times), "
+                     f"got the agent {spec!r} playing seat 1")

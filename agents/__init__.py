@@ -5,7 +5,8 @@ Spec grammar (the project's ``war_env.specs`` plus two rules for text that is no
 
 * ``name`` or ``name:key=value,key=value`` for the scripted agents: ``prompt``, ``eager``,
   ``random:p=0.2``, ``last_moment``, ``never``, ``human``, ``human:median=0.8``, and ``oracle`` (the exact
-  optimum against the pairing's opponent bot, ``war_env.agents.oracle``).
+  optimum against the pairing's opponent bot, ``war_env.agents.oracle``) and ``anticipate`` (a simple
+  heuristic for latency, ``war_env.agents.anticipate``); these two are built per opponent bot.
 * ``bot:SPEC``: everything after the first ``:`` is a bot spec, taken verbatim
   (``bot:fixed:ticks=5``, ``bot:uniform:low=1,high=10``).
 * ``ppo:PATH``, ``a2c:PATH``, ``dqn:PATH``, ``maskable_ppo:PATH``: the text after the first ``:`` is
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from war_env.agents.anticipate import Anticipate
 from war_env.agents.base import Agent
 from war_env.agents.oracle import Oracle
 from war_env.agents.scripted import BotAgent, Eager, HumanAgent, LastMoment, Never, Prompt, RandomPress
@@ -36,6 +38,7 @@ SCRIPTED = {
     "never": Never,
     "human": HumanAgent,
     "oracle": Oracle,
+    "anticipate": Anticipate,
 }
 MODEL_ALGOS = ("ppo", "a2c", "dqn", "maskable_ppo")
 AGENT_NAMES = tuple(SCRIPTED) + ("bot:SPEC",) + tuple(f"{algo}:PATH" for algo in MODEL_ALGOS)

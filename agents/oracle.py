@@ -64,30 +64,15 @@ class Oracle(Agent):
         self.config = WarConfig() if config is None else config
         if not isinstance(self.config, WarConfig):
             raise TypeError(f"config must be a WarConfig, got {type(self.config).__name__}")
-        self.opponent = _opponent_bot(opponent)
+        self.opponent = opponent_bot(opponent, self.name)
         self.policy = solved(timing_problem(self.config, self.opponent))
-        self._size = len(latency_fields(self.config))
-        self._turn_ticks = self.config.turn_ticks
 
     def act(self, observation) -> int:
         state = self.state_of(observation)
         return 0 if state is None else int(self.policy.press(state))
 
     def state_of(self, observation) -> State | None:
-        """The solver's state after the last tick, read from the latency observation (``None`` when
-        neither turn is open: the round is over)."""
-        if len(observation) != self._size:
-            raise ValueError(f"the oracle reads the latency observation of WarLatency-v0 ({self._size} values for "
-                             f"latency {self.config.latency!r}), got {len(observation)} values")
-        if observation[_CAN_DRAW] > 0.5:
-            phase, left = OURS, observation[_TIMER_LEFT]
-        elif observation[_OPPONENT_CAN_DRAW] > 0.5:
-            phase, left = THEIRS, observation[_OPPONENT_TIMER_LEFT]
-        else:
-            return None
-        elapsed = self._turn_ticks - round(float(left) * self._turn_ticks)
-        in_flight = int(np.dot(observation[_IN_FLIGHT:] > 0.5, 1 << np.arange(self._size - _IN_FLIGHT)))
-        return State(phase, elapsed, bool(observation[_OPPONENT_TAKEN_OVER] > 0.5), in_flight)
+        return timing_state(observation, self.config, self.name)
 
     def presses_exactly_when_its_turn_is_open(self) -> bool:
         """Whether the solved policy is ``prompt``'s (nothing is ever in flight without latency)."""
@@ -100,18 +85,37 @@ class Oracle(Agent):
         return ReactionModel(Fixed(0).reaction_cdf(config), STREAM_REACTION[0])  # prompt's
 
 
-def _opponent_bot(opponent) -> Bot:
+def timing_state(observation, config: WarConfig, reader: str) -> State | None:
+    """The solver's state after the last tick, read from the latency observation in ``config``'s game
+    (``None`` when neither turn is open: the round is over). ``reader`` names the agent in errors."""
+    size = len(latency_fields(config))
+    if len(observation) != size:
+        raise ValueError(f"the {reader} agent reads the latency observation of WarLatency-v0 ({size} values for "
+                         f"latency {config.latency!r}), got {len(observation)} values")
+    if observation[_CAN_DRAW] > 0.5:
+        phase, left = OURS, observation[_TIMER_LEFT]
+    elif observation[_OPPONENT_CAN_DRAW] > 0.5:
+        phase, left = THEIRS, observation[_OPPONENT_TIMER_LEFT]
+    else:
+        return None
+    ticks = config.turn_ticks
+    in_flight = int(np.dot(observation[_IN_FLIGHT:] > 0.5, 1 << np.arange(size - _IN_FLIGHT)))
+    return State(phase, ticks - round(float(left) * ticks), bool(observation[_OPPONENT_TAKEN_OVER] > 0.5), in_flight)
+
+
+def opponent_bot(opponent, agent: str) -> Bot:
+    """The bot an agent that optimises against its reaction times is built for; anything else is refused."""
     if opponent is None:
-        raise ValueError("the oracle agent is built for an opponent bot: make_agent('oracle', config=..., "
-                         "opponent='human')")
+        raise ValueError(f"the {agent} agent is built for an opponent bot: make_agent({agent!r}, config=..., "
+                         f"opponent='human')")
     if isinstance(opponent, Bot):
         return opponent
     if isinstance(opponent, str):
         try:
             return make_bot(opponent)
         except ValueError as error:
-            raise ValueError(f"the oracle agent needs a bot opponent (it optimises against the bot's reaction "
+            raise ValueError(f"the {agent} agent needs a bot opponent (it plays against the bot's reaction "
                              f"times): {error}") from None
     spec = opponent.spec() if callable(getattr(opponent, "spec", None)) else type(opponent).__name__
-    raise ValueError(f"the oracle agent needs a bot opponent (it optimises against the bot's reaction times), "
+    raise ValueError(f"the {agent} agent needs a bot opponent (it plays against the bot's reaction times), "
                      f"got the agent {spec!r} playing seat 1")

@@ -117,6 +117,9 @@ class WarVectorEnv(VectorEnv):
                 'for a policy opponent use gym.make_vec("War-v0", ..., vectorization_mode="sync")'
             )
         self.config = config = make_config(config, rules)
+        if config.has_latency:  # neither backend plays it yet; War-v0's observations would hide it
+            raise ValueError(f"WarVectorEnv has no action latency yet, got latency={config.latency!r}: "
+                             f"play it with the single env, gym.make('WarLatency-v0')")
         self.opponent_bot = make_bot(opponent)
         self.num_envs = int(num_envs)
         self.max_episode_steps = max_episode_steps

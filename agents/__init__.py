@@ -46,7 +46,7 @@ AGENT_NAMES = tuple(SCRIPTED) + ("bot:SPEC",) + tuple(f"{algo}:PATH" for algo in
 BASELINES = ("prompt", "eager", "random:p=0.2", "last_moment", "never", "human")
 """The benchmark's default agents: every scripted baseline."""
 
-__all__ = ["Agent", "BASELINES", "MODEL_ALGOS", "SCRIPTED", "BotAgent", "make_agent", "make_opponent"]
+__all__ = ["Agent", "BASELINES", "MODEL_ALGOS", "SCRIPTED", "BotAgent", "make_agent", "make_opponent", "uses_opponent"]
 
 
 def make_agent(spec: str | Agent, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None,
@@ -76,6 +76,15 @@ def make_agent(spec: str | Agent, *, config: WarConfig | None = None, opponent: 
         raise unknown_name("agent", name, spec, AGENT_NAMES)
     registry = {key: _bind(cls, config, opponent) for key, cls in SCRIPTED.items()}
     return build_from_spec(spec, registry, "agent")
+
+
+def uses_opponent(spec: str | Agent) -> bool:
+    """Whether the agent of ``spec`` is built for its opponent (``oracle``, ``anticipate``): then it is
+    made once per opponent, and only against bots."""
+    if isinstance(spec, Agent):
+        return False
+    name = split_spec(spec)[0]
+    return getattr(SCRIPTED.get(name), "uses_opponent", False)
 
 
 def make_opponent(spec: str | Bot | Agent, *, config: WarConfig | None = None,

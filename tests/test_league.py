@@ -84,7 +84,7 @@ def test_every_pairing_has_its_rounds_once_with_the_paired_seeds(league_run):
     _, records = league_run
     keys = Counter((r.agent, r.opponent, r.round) for r in records)
     assert set(keys.values()) == {1}
-    assert len(keys) == len(BASELINES) * len(DEFAULT_OPPONENTS) * ROUNDS
+    assert len(keys) == len(("oracle", *BASELINES)) * len(DEFAULT_OPPONENTS) * ROUNDS  # the oracle plays too
     assert all(r.seed == 100 + r.round for r in records)
 
 
@@ -150,7 +150,8 @@ def test_prompt_has_the_highest_mean_return_of_the_baselines(league_run):
         for agent in BASELINES[1:]:  # and on every single paired round, never better
             assert pairing(run.results, agent, opponent)["regret"]["low"] >= 0
     overall = {entry["agent"]: entry["return"]["value"] for entry in run.results["agents"]}
-    assert max(overall, key=overall.get) == "prompt" == run.results["reference_agent"]
+    assert overall["prompt"] == max(overall.values()) == overall["oracle"]  # without latency the oracle is prompt
+    assert run.results["reference_agent"] == "oracle"
 
 
 # --- determinism, workers, resume -----------------------------------------------------------------------------
@@ -185,16 +186,16 @@ def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_one(tmp_path):
         time.sleep(0.05)
     assert not _processes_in_group(process.pid), "orphaned workers kept running"
     finished = len(read_rounds(log))
-    assert 30 <= finished < 120 and not (killed / "results.json").exists()
+    assert 30 <= finished < 180 and not (killed / "results.json").exists()  # the oracle plays too: 3 x 60
     with pytest.raises(EOFError):  # the killed session's gzip member has no end
         gzip.decompress(log.read_bytes())
 
     resumed = main(resume=killed, progress=False)
-    assert resumed.rounds_played == 120 - finished
+    assert resumed.rounds_played == 180 - finished
     whole = main(agents=["prompt", "last_moment"], opponents=["human"], rounds=60, seed=9, out=tmp_path / "whole",
                  progress=False)
     assert (killed / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
-    assert len(gzip.decompress(log.read_bytes()).splitlines()) == 120  # whole records in whole gzip members
+    assert len(gzip.decompress(log.read_bytes()).splitlines()) == 180  # whole records in whole gzip members
 
 
 def _processes_in_group(group: int) -> list[int]:
@@ -307,7 +308,7 @@ def test_a_second_run_on_the_same_folder_is_refused_while_the_first_runs(tmp_pat
         assert refused.stderr.strip().splitlines() == [
             f"war-bench: error: {tmp_path / 'run'} is in use by another war-bench (it holds {tmp_path / 'run' / '.lock'}); "
             "wait for it to end, or choose another folder"]
-    assert len(read_rounds(log)) == 800  # every round once
+    assert len(read_rounds(log)) == 1200  # every round once (the oracle plays too)
 
 
 def test_a_run_that_failed_before_its_first_round_is_started_again_by_the_same_command(tmp_path, monkeypatch):
@@ -322,7 +323,7 @@ def test_a_run_that_failed_before_its_first_round_is_started_again_by_the_same_c
         with pytest.raises(ConnectionError):
             main(**arguments)
     assert (tmp_path / "run" / "config.json").is_file() and not read_rounds(tmp_path / "run" / ROUNDS_FILE)
-    assert main(**arguments).rounds_played == 2
+    assert main(**arguments).rounds_played == 4  # prompt's and the oracle's
 
 
 def test_an_address_where_no_ray_cluster_answers_fails_within_seconds_and_makes_no_folder(tmp_path, capsys):
@@ -353,9 +354,9 @@ def test_a_full_disk_is_one_line_naming_the_file_and_the_rounds_written_are_kept
     assert full.stderr.strip().splitlines() == [
         f"war-bench: error: [Errno 27] File too large: '{tmp_path / 'run' / ROUNDS_FILE}'"]
     kept = len(read_rounds(tmp_path / "run" / ROUNDS_FILE))
-    assert 0 < kept < 400
+    assert 0 < kept < 600  # the oracle plays too
     resumed = main(resume=tmp_path / "run", progress=False)  # with room again
-    assert resumed.rounds_played == 400 - kept
+    assert resumed.rounds_played == 600 - kept
     whole = main(agents=["prompt", "random:p=0.2"], opponents=["human"], rounds=200, seed=4, out=tmp_path / "whole",
                  progress=False)
     assert (tmp_path / "run" / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
@@ -458,7 +459,7 @@ def test_a_model_agent_with_two_workers_finishes_in_a_plain_shell(tmp_path):
                "--out", str(tmp_path / "run")]
     done = subprocess.run(command, env=plain_shell, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert len(read_rounds(tmp_path / "run" / ROUNDS_FILE)) == 24
+    assert len(read_rounds(tmp_path / "run" / ROUNDS_FILE)) == 36  # the oracle plays too
 
 
 def test_resuming_a_run_folder_never_trusts_a_model_file_on_its_word(tmp_path):
@@ -485,11 +486,11 @@ def test_resuming_a_run_folder_never_trusts_a_model_file_on_its_word(tmp_path):
 
     run = main(agents=["prompt"], opponents=["instant"], rounds=2, out=tmp_path / "run", progress=False)
     config = json.loads((run.run_dir / "config.json").read_text())
-    config["league"]["agents"] = ["prompt", f"ppo:path={planted},trust_model_file=true"]
+    config["league"]["agents"] = ["oracle", "prompt", f"ppo:path={planted},trust_model_file=true"]
     (run.run_dir / "config.json").write_text(json.dumps(config))
     with pytest.raises(FileNotFoundError, match="trust_model_file=true"):  # just a (missing) path
         main(resume=run.run_dir, progress=False)
-    config["league"]["agents"] = ["prompt", f"ppo:{planted}"]
+    config["league"]["agents"] = ["oracle", "prompt", f"ppo:{planted}"]
     (run.run_dir / "config.json").write_text(json.dumps(config))
     resumed = main(resume=run.run_dir, progress=False)
     assert resumed.rounds_played == 2 and not marker.exists()

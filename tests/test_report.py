@@ -27,11 +27,12 @@ def first_screen(report: str) -> str:
 def test_the_first_screen_names_the_best_agent_and_ranks_the_others_by_regret(run):
     report = (run.run_dir / "report.md").read_text()
     top = first_screen(report)
-    assert top.startswith("# War-v0 benchmark report\n\n**`prompt` is the best agent**")
+    assert top.startswith("# War-v0 benchmark report\n\n**`oracle` is the exact optimum**")  # the reference
     rows = [line for line in top.splitlines() if re.match(r"\| \d \| `", line)]
     order = [re.search(r"`([^`]+)`", row).group(1) for row in rows]
     regrets = {e["agent"]: e["regret"]["value"] for e in run.results["agents"] if e["regret"]}
-    assert order == ["prompt", *sorted(regrets, key=regrets.get)]
+    assert order == ["oracle", *sorted(regrets, key=regrets.get)]
+    assert regrets["prompt"] == 0  # without latency the oracle plays as prompt
     assert "| reference |" in rows[0]
     for agent, cause in (("eager", "false starts"), ("never", "takeovers")):
         row = rows[order.index(agent)]
@@ -44,7 +45,7 @@ def test_win_rates_are_said_once_for_every_pairing(run):
     win = fmt(run.results["pairings"][0]["win"])
     assert report.count(win) == 1
     assert "Win rates are the same for every agent, by construction" in first_screen(report)
-    assert "every one of the 8 pairings" in report
+    assert "every one of the 10 pairings" in report  # the oracle plays too
 
 
 def test_exact_values_are_said_exact_instead_of_a_zero_width_interval(run):
@@ -106,7 +107,7 @@ def test_the_largest_rewards_the_rules_allow_give_a_finite_report_and_resume_wor
                        env_kwargs={"reward_false_start": -1e6, "reward_idle_tick": -1e6}, out=out, progress=False)
     report = (out / "report.md").read_text()
     assert "not finite" not in first_screen(report)
-    assert "**`prompt` is the best agent**" in report
+    assert "**`oracle` is the exact optimum**" in report  # the reference (it plays as prompt)
     json.loads((out / "results.json").read_text(), parse_constant=pytest.fail)  # no NaN or Infinity
     eager = next(e for e in first.results["agents"] if e["agent"] == "eager")
     assert eager["return"]["value"] < -1e6 and not eager["regret"].get("not_finite")

@@ -17,15 +17,19 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from war_env.bots import BOTS
 from war_env.env import make_config
 from war_env.evaluation import play_rounds
 from war_env.records import RoundRecord
 from war_env.rules import WarConfig
+from war_env.specs import split_spec
 
 DEFAULT_OPPONENTS = ("instant", "human", "uniform", "absent")
 DEFAULT_ROUNDS = 1600
 DEFAULT_SEED = 0
 DEFAULT_SHARD_ROUNDS = 20
+ORACLE = "oracle"
+"""The reference agent of a league whose opponents are all bots: the exact optimum (``war_env.optimum``)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,12 @@ class League:
             raise ValueError(f"rounds must be a whole number >= 1, got {self.rounds!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a whole number >= 0, got {self.seed!r}")
+
+    @property
+    def oracle_reference(self) -> str | None:
+        """``"oracle"`` when it plays in this league against bots only (then the regrets are measured
+        against it), else ``None`` (the agent with the best mean return is the reference)."""
+        return ORACLE if ORACLE in self.agents and all_bots(self.opponents) else None
 
     @property
     def config(self) -> WarConfig:
@@ -75,6 +85,19 @@ class League:
         canonical = {**self.to_dict(), "env_kwargs": None, "rules": rules}
         digest = hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()
         return f"sha256:{digest[:16]}"
+
+
+def all_bots(opponents) -> bool:
+    """Whether every opponent spec names a bot (``war_env.agents.make_opponent``'s rule)."""
+    return all(split_spec(spec)[0] in BOTS for spec in opponents)
+
+
+def with_oracle(agents: tuple[str, ...], opponents: tuple[str, ...]) -> tuple[str, ...]:
+    """The agents of a new league: the ``oracle`` first when every opponent is a bot (regret to the exact
+    optimum heads every report), else the agents as given."""
+    if ORACLE in agents or not all_bots(opponents):
+        return agents
+    return (ORACLE, *agents)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from war_env.league.league import ORACLE
 from war_env.league.results import CAUSE_NAMES, CAUSES, ranked
 from war_env.league.stats import BOOTSTRAP_RESAMPLES, is_finite
 from war_env.rules import WarConfig
@@ -87,7 +88,8 @@ def headline(results: dict) -> list[str]:
     others = [entry for entry in order[1:] if is_finite(entry["regret"])]
     league = results["config"]
     opponents = len(league["opponents"])
-    role = "is the best agent" if _reference_is_best(results) else "is the reference agent (named for this run)"
+    role = ("is the exact optimum" if reference == ORACLE else "is the best agent" if _reference_is_best(results)
+            else "is the reference agent (named for this run)")
     text = (f"**`{reference}` {role}** of this league: mean return {fmt(best['return'])} per round over "
             f"{league['rounds']} deals" + (f" x {opponents} opponents" if opponents > 1 else "")
             + ", the reference for every regret below.")
@@ -99,7 +101,8 @@ def headline(results: dict) -> list[str]:
                 f"between {number(low['regret']['value'])} (`{low['agent']}`) and "
                 f"{number(high['regret']['value'])} (`{high['agent']}`)")
         text += (f" On the same deals the other agents lose {span} per round to it"
-                 + (f", all of it through timing: {causes}." if _reference_is_best(results) else f": {causes}."))
+                 + (f", all of it through timing: {causes}." if _reference_is_best(results) or reference == ORACLE
+                    else f": {causes}."))
     unfinished = [entry["agent"] for entry in order[1:] if not is_finite(entry["regret"])]
     if unfinished:
         text += f" The regret of {_agent_list(unfinished)} is not a finite number (it overflowed float64)."
@@ -129,9 +132,18 @@ def regret_table(results: dict, config: WarConfig) -> list[str]:
               f"it with the rules' reward weights (false start {rules['reward_false_start']:g}, idle tick "
               f"{rules['reward_idle_tick']:g} per tick of an open turn without a draw, takeover "
               f"{rules['reward_takeover']:g}, once, after {config.turn_ticks} idle ticks) and add up to it; in brackets "
-              "what the agent did. " + ("The reference is the agent with the highest mean return." if _reference_is_best(results)
-                                        else "The reference was named for this run (a negative regret: better than it).")]
+              "what the agent did. " + _reference_note(results)]
     return lines
+
+
+def _reference_note(results: dict) -> str:
+    if results["reference_agent"] == ORACLE:
+        return ("The reference is `oracle`, the exact optimal timing against each opponent bot (war_env.optimum: it "
+                "knows the bot's reaction distribution and the latency, never a deal); without latency it plays as "
+                "`prompt`, so the regret is the gap to `prompt`. A negative regret is the luck of these deals.")
+    if _reference_is_best(results):
+        return "The reference is the agent with the highest mean return."
+    return "The reference was named for this run (a negative regret: better than it)."
 
 
 def _reference_is_best(results: dict) -> bool:

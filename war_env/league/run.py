@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from war_env.agents import BASELINES, make_agent, make_opponent
+from war_env.agents import BASELINES, make_agent, make_opponent, uses_opponent
 from war_env.atomic import write_atomic
 from war_env.league.league import (DEFAULT_OPPONENTS, DEFAULT_ROUNDS, DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, League, Shard,
-                                   make_shards)
+                                   make_shards, with_oracle)
 from war_env.league.plots import make_plots
 from war_env.league.report import render_report
 from war_env.league.results import summarise, validate_results
@@ -47,12 +47,13 @@ class BenchmarkRun:
 
 
 def check_players(league: League, trust_model_file: bool = False) -> None:
-    """Build every agent and opponent once, so a bad spec fails before any round is played."""
+    """Build every agent and opponent once (an agent built for its opponent, the ``oracle``, once per
+    opponent), so a bad spec fails before any round is played."""
     config = league.config
+    players = [make_opponent(spec, config=config, trust_model_file=trust_model_file) for spec in league.opponents]
     for spec in league.agents:
-        make_agent(spec, config=config, trust_model_file=trust_model_file)
-    for spec in league.opponents:
-        make_opponent(spec, config=config, trust_model_file=trust_model_file)
+        for player in players if uses_opponent(spec) else [None]:
+            make_agent(spec, config=config, opponent=player, trust_model_file=trust_model_file)
 
 
 def run_league(
@@ -70,7 +71,8 @@ def run_league(
     address: str | None = None,
     trust_model_file: bool = False,
 ) -> BenchmarkRun:
-    """Play the league (or the rest of the run in ``resume``) and write the report files.
+    """Play the league (or the rest of the run in ``resume``) and write the report files. When every
+    opponent is a bot the ``oracle`` plays too (first, unless listed) and is the reference of every regret.
     ``backend="ray"`` plays the shards as Ray tasks (``war_env.league.ray_backend``; ``workers`` = tasks
     in flight) on the cluster at ``address``, or on a local Ray instance without one.
     ``trust_model_file`` lets SB3 unpickle the model files of model agents: it comes from the caller
@@ -93,7 +95,8 @@ def run_league(
         run_dir = Path(resume)
         league = read_league(run_dir)
     else:
-        league = League(tuple(agents or BASELINES), tuple(opponents or DEFAULT_OPPONENTS),
+        opponents = tuple(opponents or DEFAULT_OPPONENTS)
+        league = League(with_oracle(tuple(agents or BASELINES), opponents), opponents,
                         DEFAULT_ROUNDS if rounds is None else rounds, DEFAULT_SEED if seed is None else seed,
                         dict(env_kwargs or {}))
         run_dir = Path(out) if out is not None else Path("runs") / "bench" / datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -144,7 +147,7 @@ def _run(league: League, run_dir: Path, workers: int, shard_rounds: int, progres
     expected = len(league.agents) * len(league.opponents) * league.rounds
     if len(indexed) != expected:
         raise RuntimeError(f"{rounds_path} holds {len(indexed)} of {expected} rounds after playing; cannot report")
-    results = summarise(league, indexed)
+    results = summarise(league, indexed, reference=league.oracle_reference)
     validate_results(results)
     write_atomic(run_dir / "results.json", json.dumps(results, indent=2) + "\n")
 

@@ -19,13 +19,15 @@ DEFAULT_WORKERS = os.cpu_count() or 1
 DESCRIPTION = """\
 Play every agent against every opponent on paired rounds (round i is the same deal in every
 pairing) and write a report into the run folder: report.md (who is best and why: agents ranked by
-the return they lose per round to the best one, split into false starts, idle ticks and takeovers),
+the return they lose per round to the oracle, the exact optimum, split into false starts, idle ticks
+and takeovers),
 results.json, rounds.jsonl.gz and plots. An interrupted run continues with --resume.
 
 examples:
   war-bench                                       # the default league (about a minute on 2 cores)
   war-bench --agents prompt human --opponents human --rounds 500
   war-bench --agents prompt ppo:runs/x/best.zip --env turn_seconds=2 --out runs/bench/mine
+  war-bench --agents prompt anticipate --env latency=uniform:low=1,high=4     # action latency (docs/latency.md)
   war-bench --resume runs/bench/20261202-134500
 """
 
@@ -37,8 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     league = parser.add_argument_group("the league (not with --resume)")
     league.add_argument("--agents", nargs="+", metavar="SPEC", default=argparse.SUPPRESS,
                         help="agent specs for seat 0: prompt, eager, random:p=0.2, last_moment, never, human, "
-                             "bot:SPEC, ppo:PATH, ... (docs/benchmark.md); regrets are measured against the one "
-                             f"with the best mean return (default: {' '.join(BASELINES)})")
+                             "anticipate, bot:SPEC, ppo:PATH, ... (docs/benchmark.md); against bots the oracle "
+                             "(the exact optimum) plays too and regrets are measured against it, else against the "
+                             f"agent with the best mean return (default: {' '.join(BASELINES)})")
     league.add_argument("--opponents", nargs="+", metavar="SPEC", default=argparse.SUPPRESS,
                         help="opponent bot specs, or agent specs for an agent in seat 1 "
                              f"(default: {' '.join(DEFAULT_OPPONENTS)})")
@@ -47,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     league.add_argument("--seed", type=seed, metavar="S", default=argparse.SUPPRESS,
                         help=f"round i of every pairing uses seed + i (default: {DEFAULT_SEED})")
     league.add_argument("--env", action="append", metavar="KEY=VALUE[,KEY=VALUE]", default=argparse.SUPPRESS,
-                        help="War-v0 rule, timer or reward arguments, e.g. --env turn_seconds=2,reward_idle_tick=0 "
+                        help="War-v0 rule, timer, latency or reward arguments, e.g. --env turn_seconds=2,reward_idle_tick=0 "
+                             "or --env latency=fixed:ticks=2 (a spec value takes the rest of its item) "
                              "(default: the default rules)")
     league.add_argument("--out", metavar="DIR", default=argparse.SUPPRESS, help="run folder (default: runs/bench/<date-time>)")
     parser.add_argument("--workers", type=int, metavar="N", default=DEFAULT_WORKERS,

@@ -125,6 +125,13 @@ def test_command_line_assignments_are_typed():
         parse_assignments(["gamma"], "--set")
 
 
+def test_a_spec_value_takes_the_rest_of_its_item_commas_included():
+    assert parse_assignments(["turn_seconds=2,latency=uniform:low=1,high=4"], "--env") == {
+        "turn_seconds": 2, "latency": "uniform:low=1,high=4"}
+    assert parse_assignments(["latency=fixed:ticks=2", "reward_idle_tick=0"], "--env") == {
+        "latency": "fixed:ticks=2", "reward_idle_tick": 0}
+
+
 def test_bad_env_arguments_fail_before_a_run_folder_is_made(tmp_path):
     with pytest.raises(ValueError, match=r"unknown War-v0 argument\(s\) \['turn_second'\]"):
         main("ppo", env_args={"turn_second": 2}, run_dir=tmp_path / "run")

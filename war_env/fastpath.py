@@ -28,6 +28,7 @@ from war_env.cards import DECK_SIZE, deal_from_permutation
 from war_env.deal import draw_deal
 from war_env.engine import Game
 from war_env.extras import require
+from war_env.latency import NO_LATENCY
 from war_env.records import RoundRecord
 from war_env.round_info import TABLE_COLUMNS, RoundStats, round_info
 from war_env.rules import WarConfig
@@ -81,7 +82,8 @@ def play_cards(config: WarConfig, decks: np.ndarray, starters: np.ndarray, round
     if batched.available():
         from war_env.batched.rounds import BatchedRounds
 
-        rounds = BatchedRounds(config, len(starters), (None, None))
+        card_rules = config.replace(latency=NO_LATENCY)  # no clock here: latency cannot change a card
+        rounds = BatchedRounds(card_rules, len(starters), (None, None))
         rounds.start(np.asarray(decks), starters, np.asarray(round_keys, dtype=np.uint64))
         rounds.play_cards()
         nothing = np.zeros(0, dtype=rounds.log.dtype)

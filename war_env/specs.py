@@ -30,10 +30,13 @@ def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
 
 def parse_assignments(items: Iterable[str], where: str = "the arguments") -> dict[str, object]:
     """``["gamma=0.9", "a=1,b=shuffled"]`` -> ``{"gamma": 0.9, "a": 1, "b": "shuffled"}``; each item
-    may hold several comma-separated pairs. A key given twice is an error (which one was meant?)."""
+    may hold several comma-separated pairs. A key given twice is an error (which one was meant?).
+    A value that is a spec with parameters takes the rest of its item, commas included:
+    ``"turn_seconds=2,latency=uniform:low=1,high=4"`` -> ``{"turn_seconds": 2, "latency":
+    "uniform:low=1,high=4"}`` (so a spec value goes last in its item, or in an item of its own)."""
     result: dict[str, object] = {}
     for item in items:
-        for pair in item.split(","):
+        for pair in _pairs(item):
             key, sep, value = pair.partition("=")
             key = key.strip()
             if not sep or not key:
@@ -42,6 +45,22 @@ def parse_assignments(items: Iterable[str], where: str = "the arguments") -> dic
                 raise ValueError(f"parameter {key!r} given twice in {where}")
             result[key] = parse_value(value.strip())
     return result
+
+
+def _pairs(item: str) -> list[str]:
+    pairs: list[str] = []
+    for part in item.split(","):
+        if pairs and _is_spec_with_parameters(pairs[-1].partition("=")[2]):
+            pairs[-1] += "," + part
+        else:
+            pairs.append(part)
+    return pairs
+
+
+def _is_spec_with_parameters(value: str) -> bool:
+    """``"uniform:low=1"``: a name, ``:``, then ``key=value`` (a path like ``C:/x`` has no ``=`` after it)."""
+    name, colon, rest = value.partition(":")
+    return bool(colon) and name.strip().isidentifier() and "=" in rest
 
 
 def parse_value(text: str) -> object:

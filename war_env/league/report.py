@@ -215,7 +215,7 @@ def how_to_read(results: dict) -> list[str]:
     target = results["win_rate_target_width"]
     return [
         f"Every estimate comes with a {results['confidence_level']:.0%} interval `value [low, high]`; `value (exact)` "
-        "means every round gave that same value, so there is nothing to resample (`prompt` never false-starts); "
+        "means every round gave that same value, so there is nothing to resample (an agent that never false-starts); "
         "`not finite` is a value that overflowed float64 (only records summarised by hand can). Rates (takeovers, win, end reasons) "
         "use the Wilson score interval; means per round (return, regret, false starts, idle ticks, battles, "
         f"ticks) a percentile bootstrap over rounds ({BOOTSTRAP_RESAMPLES} resamples, RNG fixed by the data), paired "
@@ -289,7 +289,8 @@ def opponent_takeover_lines(results: dict) -> list[str]:
 def render_report(results: dict, run: dict, plots: dict[str, str]) -> str:
     config = WarConfig(**results["rules"])
     reference = results["reference_agent"]
-    lines = ["# War-v0 benchmark report", ""]
+    game = f"WarLatency-v0 (latency {config.latency})" if config.has_latency else "War-v0"
+    lines = [f"# {game} benchmark report", ""]
     lines += headline(results) + [""]
     lines += [f"## Agents ranked by regret to `{reference}`", ""] + regret_table(results, config) + [""]
     lines += outcome_line(results) + [""]

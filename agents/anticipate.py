@@ -19,7 +19,7 @@ latency observation.
 from __future__ import annotations
 
 from war_env.agents.base import Agent
-from war_env.agents.oracle import opponent_bot, timing_state
+from war_env.agents.oracle import BuiltForOpponent
 from war_env.bots import Bot
 from war_env.optimum import OURS
 from war_env.rules import WarConfig
@@ -36,32 +36,26 @@ def quantile_tick(probabilities, level: float, last: int) -> int:
     return last
 
 
-class Anticipate(Agent):
+class Anticipate(BuiltForOpponent):
     """Presses ``lead`` ticks before the opponent's draw at its quantile ``level``, once per opponent turn;
     on its own turn whenever nothing is in flight."""
 
     name = "anticipate"
-    uses_config = True
-    uses_opponent = True
-    observes_latency = True
 
     def __init__(self, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None):
-        self.config = WarConfig() if config is None else config
-        if not isinstance(self.config, WarConfig):
-            raise TypeError(f"config must be a WarConfig, got {type(self.config).__name__}")
-        bot = opponent_bot(opponent, self.name)
+        super().__init__(config=config, opponent=opponent)
         config = self.config
         self.lead = quantile_tick(config.latency_probabilities, 0.5, config.max_delay)
         false_start, idle = -config.reward_false_start, -config.reward_idle_tick
         self.level = min(1.0, max(0.0, 1 - self.lead * idle / false_start)) if false_start > 0 else 0.0
-        self.opponent_draw = quantile_tick(bot.reaction_probabilities(config), self.level, config.turn_ticks - 1)
+        self.opponent_draw = quantile_tick(self.opponent.reaction_probabilities(config), self.level, config.turn_ticks - 1)
         self._pressed_ahead = False
 
     def reset(self, seed: int | None = None) -> None:
         self._pressed_ahead = False
 
     def act(self, observation) -> int:
-        state = timing_state(observation, self.config, self.name)
+        state = self.state_of(observation)
         if state is None:
             return 0
         if state.phase == OURS:

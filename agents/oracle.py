@@ -21,15 +21,16 @@ import numpy as np
 from war_env.agents.base import Agent
 from war_env.batched.models import ReactionModel
 from war_env.bots import Bot, Fixed, make_bot
-from war_env.observation import INDEX, latency_fields
+from war_env.observation import INDEX, LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE, latency_fields
 from war_env.optimum import OURS, THEIRS, State, TimingPolicy, TimingProblem, solve
 from war_env.randomness import STREAM_REACTION
 from war_env.rules import WarConfig
 
 _CAN_DRAW, _TIMER_LEFT = INDEX["can_draw"], INDEX["timer_left"]
 _OPPONENT_TAKEN_OVER = INDEX["opponent_taken_over"]
-_OPPONENT_CAN_DRAW, _OPPONENT_TIMER_LEFT = len(INDEX), len(INDEX) + 1
-_IN_FLIGHT = len(INDEX) + 2
+_OPPONENT_CAN_DRAW = OBSERVATION_SIZE + LATENCY_EXTRA_FIELDS.index("opponent_can_draw")
+_OPPONENT_TIMER_LEFT = OBSERVATION_SIZE + LATENCY_EXTRA_FIELDS.index("opponent_timer_left")
+_IN_FLIGHT = OBSERVATION_SIZE + len(LATENCY_EXTRA_FIELDS)  # in_flight_0, in_flight_1, ...
 
 
 def timing_problem(config: WarConfig, opponent: Bot) -> TimingProblem:
@@ -51,10 +52,10 @@ def solved(problem: TimingProblem) -> TimingPolicy:
     return solve(problem)
 
 
-class Oracle(Agent):
-    """Plays ``war_env.optimum``'s optimal stationary policy for ``config`` against the bot ``opponent``."""
+class BuiltForOpponent(Agent):
+    """Base of the agents that play against a known opponent bot in a known config (``oracle``,
+    ``anticipate``): ``make_agent`` gives them both, and they read the latency observation."""
 
-    name = "oracle"
     uses_config = True
     uses_opponent = True
     observes_latency = True
@@ -65,14 +66,23 @@ class Oracle(Agent):
         if not isinstance(self.config, WarConfig):
             raise TypeError(f"config must be a WarConfig, got {type(self.config).__name__}")
         self.opponent = opponent_bot(opponent, self.name)
+
+    def state_of(self, observation) -> State | None:
+        return timing_state(observation, self.config, self.name)
+
+
+class Oracle(BuiltForOpponent):
+    """Plays ``war_env.optimum``'s optimal stationary policy for ``config`` against the bot ``opponent``."""
+
+    name = "oracle"
+
+    def __init__(self, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None):
+        super().__init__(config=config, opponent=opponent)
         self.policy = solved(timing_problem(self.config, self.opponent))
 
     def act(self, observation) -> int:
         state = self.state_of(observation)
         return 0 if state is None else int(self.policy.press(state))
-
-    def state_of(self, observation) -> State | None:
-        return timing_state(observation, self.config, self.name)
 
     def presses_exactly_when_its_turn_is_open(self) -> bool:
         """Whether the solved policy is ``prompt``'s (nothing is ever in flight without latency)."""

@@ -27,7 +27,7 @@ examples:
   war-bench                                       # the default league (about a minute on 2 cores)
   war-bench --agents prompt human --opponents human --rounds 500
   war-bench --agents prompt ppo:runs/x/best.zip --env turn_seconds=2 --out runs/bench/mine
-  war-bench --agents prompt anticipate --env latency=uniform:low=1,high=4     # action latency (docs/latency.md)
+  war-bench --agents prompt anticipate --env latency=uniform:low=1,high=4   # docs/latency.md
   war-bench --resume runs/bench/20261202-134500
 """
 

@@ -183,7 +183,7 @@ def test_war_train_saves_a_model_that_war_bench_loads(full, elsewhere):
                 "--quiet", "--out", "model-league"], cwd=elsewhere)
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads((elsewhere / "model-league" / "results.json").read_text())
-    assert [entry["agent"] for entry in results["agents"]] == ["prompt", f"ppo:{model}"]
+    assert [entry["agent"] for entry in results["agents"]] == ["oracle", "prompt", f"ppo:{model}"]  # the reference
 
 
 def test_war_selfplay_runs_from_an_installed_package(full, elsewhere):

@@ -88,6 +88,18 @@ def test_on_small_rounds_the_oracle_returns_the_best_of_every_press_schedule(lat
     assert oracle == pytest.approx(best, abs=1e-12)
 
 
+@pytest.mark.parametrize("latency", ["fixed:ticks=2", "uniform:low=1,high=4"])
+def test_through_the_env_the_oracle_costs_per_move_what_the_solver_says(latency):
+    """Against `uniform` (never taken over) the timing cost per move measured in whole rounds through
+    WarLatency-v0 is the solver's long-run cost per move (the first and last moves of a round aside)."""
+    config = WarConfig(latency=latency)
+    oracle = make_agent("oracle", config=config, opponent="uniform")
+    records = play_rounds(oracle, "uniform", config, range(20))
+    moves = sum(len(r.reaction_ticks) for r in records)
+    cost = sum(0.1 * r.false_starts[0] + 0.001 * sum(r.reaction_ticks) for r in records)
+    assert moves > 1000 and cost / moves == pytest.approx(oracle.policy.cost_per_move, rel=0.05)
+
+
 # --- 3. nobody beats it on paired rounds -------------------------------------------------------------------
 SCRIPTED = ["prompt", "eager", "random:p=0.2", "last_moment", "never", "human", "anticipate"]
 

@@ -9,7 +9,8 @@ arguments). The pieces, by what they are:
 * ``rounds_file``: ``rounds.jsonl.gz`` written round by round, read back and checked against the league;
 * ``stats``: estimates with intervals; ``results``: ``results.json``;
 * ``plots``, ``report``: the PNGs and ``report.md``;
-* ``run``: a run folder from start (or resume) to report.
+* ``run``: a run folder from start (or resume) to report;
+* ``latency_table``: finished runs side by side per move (docs/latency.md).
 """
 
 from war_env.league.league import (DEFAULT_OPPONENTS, DEFAULT_ROUNDS, DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, League, Shard,

@@ -55,8 +55,8 @@ def make_agent(spec: str | Agent, *, config: WarConfig | None = None, opponent: 
 
     ``config`` is the ``WarConfig`` of the env the agent will play in; the agents that count
     ticks (``last_moment``, ``human``, ``bot:*``) need it when the rules differ from the defaults.
-    ``opponent`` is who plays seat 1 (a bot spec or ``Bot``, or an agent); only ``oracle`` uses it, and
-    needs it to be a bot.
+    ``opponent`` is who plays seat 1 (a bot spec or ``Bot``, or an agent); only ``oracle`` and
+    ``anticipate`` use it, and need it to be a bot.
     ``trust_model_file`` lets SB3 unpickle a model file's data (it can run code from the file).
     """
     if isinstance(spec, Agent):

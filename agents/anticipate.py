@@ -11,9 +11,8 @@ sends a second press ahead in one of the opponent's turns (if the opponent is sl
 false start and the seat waits to see its turn open), and without latency it is exactly ``prompt`` (no
 press ahead: a press with delay 0 would act at once, while the turn is closed). Unlike the ``oracle`` it
 ignores how the chance of a draw changes over the opponent's turn and what the presses in flight could do
-for the next turn. Built like the ``oracle``, for a config and the
-pairing's opponent bot (``make_agent("anticipate", config=..., opponent="human")``), and it reads the same
-latency observation.
+for the next turn. Built like the ``oracle``, for a config and the pairing's opponent bot
+(``make_agent("anticipate", config=..., opponent="human")``), and it reads the same latency observation.
 """
 
 from __future__ import annotations
@@ -48,7 +47,8 @@ class Anticipate(BuiltForOpponent):
         self.lead = quantile_tick(config.latency_probabilities, 0.5, config.max_delay)
         false_start, idle = -config.reward_false_start, -config.reward_idle_tick
         self.level = min(1.0, max(0.0, 1 - self.lead * idle / false_start)) if false_start > 0 else 0.0
-        self.opponent_draw = quantile_tick(self.opponent.reaction_probabilities(config), self.level, config.turn_ticks - 1)
+        reactions = self.opponent.reaction_probabilities(config)
+        self.opponent_draw = quantile_tick(reactions, self.level, config.turn_ticks - 1)
         self._pressed_ahead = False
 
     def reset(self, seed: int | None = None) -> None:

@@ -72,15 +72,7 @@ def test_war_v0_refuses_a_config_with_latency():
         gym.make("War-v0", latency="fixed:ticks=2")
 
 
-def test_the_vector_env_refuses_latency_with_either_backend():
-    from war_env.vector import WarVectorEnv
-
-    for backend in ("reference", "auto"):
-        with pytest.raises(ValueError, match="WarVectorEnv has no action latency yet"):
-            WarVectorEnv(num_envs=2, latency="fixed:ticks=2", backend=backend)
-
-
-def test_the_batched_engine_refuses_latency():
+def test_the_fast_path_refuses_latency():
     pytest.importorskip("numba")
     from war_env.batched.models import ReactionModel
     from war_env.fastpath import simulate

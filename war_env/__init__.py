@@ -15,5 +15,6 @@ __version__ = "0.1.0"
 
 if "War-v0" not in registry:
     register(id="War-v0", entry_point="war_env.env:WarEnv", vector_entry_point="war_env.vector:WarVectorEnv")
-if "WarLatency-v0" not in registry:  # scalar only: the batched engine has no latency yet
-    register(id="WarLatency-v0", entry_point="war_env.latency_env:WarLatencyEnv")
+if "WarLatency-v0" not in registry:
+    register(id="WarLatency-v0", entry_point="war_env.latency_env:WarLatencyEnv",
+             vector_entry_point="war_env.vector:WarLatencyVectorEnv")

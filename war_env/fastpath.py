@@ -50,8 +50,12 @@ def simulate(config: WarConfig, seat_models: tuple[ReactionModel, ReactionModel]
              starters: np.ndarray, round_keys: np.ndarray) -> RoundBatch:
     """One whole round per deal, both seats timed by their reaction models: the card games first, then
     the clock over their moves. ``decks``: shuffled decks ``(k, 52)`` or a list of ``(pile0, pile1)``
-    card lists. Needs the compiled engine (``MissingExtra`` naming the ``fast`` extra without it)."""
+    card lists. Needs the compiled engine (``MissingExtra`` naming the ``fast`` extra without it). No action
+    latency: seat 0's model stands for an agent, whose presses latency would delay (docs/speed.md)."""
     require("fast", "the fast path (war_env.fastpath)")
+    if config.has_latency:
+        raise ValueError(f"the fast path of the batched engine (its closed-form clock) has no action latency yet, got "
+                         f"latency={config.latency!r}: play such rounds tick by tick (WarLatency-v0)")
     from war_env.batched.rounds import BatchedRounds
 
     eager = seat_models[0].presses_always

@@ -12,11 +12,12 @@ SB3's conventions differ from Gymnasium's vector API in three ways, all handled 
 * ``infos[i]["TimeLimit.truncated"]`` is true when the round was cut by ``max_episode_steps`` (not
   ended by the rules), so that SB3 bootstraps the value of the cut-off state.
 
-Sub-env ``i`` behaves exactly as SB3's ``DummyVecEnv`` over ``gym.make("War-v0")`` envs with the same
-seed (``seed(s)`` seeds env ``i`` with ``s + i`` at the next ``reset``), which the tests check.
+Sub-env ``i`` behaves exactly as SB3's ``DummyVecEnv`` over ``gym.make("War-v0")`` envs (with
+``env_id="WarLatency-v0"``, ``gym.make("WarLatency-v0")`` envs) with the same seed (``seed(s)`` seeds env
+``i`` with ``s + i`` at the next ``reset``), which the tests check.
 
 ``render_mode="rgb_array"`` (for SB3's ``VecVideoRecorder``): the batched env draws nothing, so each
-sub-env gets a War-v0 *view* that replays its actions and draws its frames; by the equality above the
+sub-env gets a single-env *view* that replays its actions and draws its frames; by the equality above the
 view plays the same game, and every step checks that it does. Rendering costs a single env's step per
 sub-env, so record with few envs.
 """
@@ -31,27 +32,36 @@ require("train", "war_env.sb3_vec")
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv  # noqa: E402
 
 from war_env.env import WarEnv  # noqa: E402
-from war_env.vector import WarVectorEnv, sub_env_round_info  # noqa: E402
+from war_env.latency_env import WarLatencyEnv  # noqa: E402
+from war_env.vector import WarLatencyVectorEnv, WarVectorEnv, sub_env_round_info  # noqa: E402
+
+ENV_IDS = {"War-v0": (WarVectorEnv, WarEnv), "WarLatency-v0": (WarLatencyVectorEnv, WarLatencyEnv)}
+"""The games ``WarSB3VecEnv`` batches: the vector env and the single env (its rendering views) of each id."""
 
 
 class WarSB3VecEnv(VecEnv):
     """``WarSB3VecEnv(num_envs, opponent="human", max_episode_steps=None, config=None, render_mode=None,
-    backend="auto", **rules)``; the arguments are ``WarVectorEnv``'s, and ``render_mode="rgb_array"`` draws
-    frames (see the module docstring). ``env_method("action_masks")`` serves sb3-contrib's ``MaskablePPO``."""
+    backend="auto", env_id="War-v0", **rules)``; the arguments are ``WarVectorEnv``'s, ``env_id`` the game
+    (``"War-v0"``, or ``"WarLatency-v0"``: action latency and its observation, ``WarLatencyVectorEnv``), and
+    ``render_mode="rgb_array"`` draws frames (see the module docstring). ``env_method("action_masks")``
+    serves sb3-contrib's ``MaskablePPO``."""
 
     def __init__(self, num_envs: int = 1, opponent="human", max_episode_steps: int | None = None,
-                 config=None, render_mode: str | None = None, backend: str = "auto", **rules):
+                 config=None, render_mode: str | None = None, backend: str = "auto", env_id: str = "War-v0", **rules):
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"WarSB3VecEnv draws rgb_array frames only (for VecVideoRecorder), got render_mode={render_mode!r}")
-        self.venv = WarVectorEnv(num_envs, opponent=opponent, max_episode_steps=max_episode_steps,
-                                 config=config, backend=backend, **rules)
+        if env_id not in ENV_IDS:
+            raise ValueError(f"env_id must be one of {sorted(ENV_IDS)}, got {env_id!r}")
+        vector_env, single_env = ENV_IDS[env_id]
+        self.venv = vector_env(num_envs, opponent=opponent, max_episode_steps=max_episode_steps,
+                               config=config, backend=backend, **rules)
         super().__init__(num_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self._actions: np.ndarray | None = None
         self.render_mode = render_mode
         self._views = None
         if render_mode is not None:
             self.metadata = {"render_modes": [render_mode], "render_fps": WarEnv.metadata["render_fps"]}
-            self._views = [WarEnv(render_mode, opponent=opponent, config=self.venv.config) for _ in range(num_envs)]
+            self._views = [single_env(render_mode, opponent=opponent, config=self.venv.config) for _ in range(num_envs)]
             if max_episode_steps is not None:
                 from gymnasium.wrappers import TimeLimit
 
@@ -100,7 +110,7 @@ class WarSB3VecEnv(VecEnv):
             if dones[i]:
                 observation, _ = view.reset()
             if not np.array_equal(observation, observations[i]):
-                raise RuntimeError(f"the War-v0 view of sub-env {i} no longer plays its game; its frames would be wrong")
+                raise RuntimeError(f"the single-env view of sub-env {i} no longer plays its game; its frames would be wrong")
 
     def close(self) -> None:
         self.venv.close()

@@ -28,7 +28,8 @@ from war_env.deal import check_starter
 from war_env.engine import END_REASONS
 from war_env.env import WarEnv, make_config
 from war_env.extras import require
-from war_env.observation import OBSERVATION_SIZE
+from war_env.latency_env import DEFAULT_LATENCY, WarLatencyEnv
+from war_env.observation import OBSERVATION_SIZE, latency_fields
 from war_env.round_info import NO_WINNER, ROUND_INFO_KEYS, TABLE_COLUMNS, TABLE_WIDTH, RoundStats, round_info
 from war_env.rules import WarConfig
 
@@ -100,6 +101,8 @@ class WarVectorEnv(VectorEnv):
     """
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
+    observes_latency = False
+    """War-v0's: refuses a config with latency (``WarLatencyVectorEnv`` plays it)."""
 
     def __init__(self, num_envs: int = 1, opponent: str | Bot = "human", max_episode_steps: int | None = None,
                  render_mode: str | None = None, config: WarConfig | None = None, backend: str = "auto", **rules):
@@ -116,19 +119,23 @@ class WarVectorEnv(VectorEnv):
                 f"WarVectorEnv batches bot opponents only (a spec string or a war_env.bots.Bot), got {opponent!r}; "
                 'for a policy opponent use gym.make_vec("War-v0", ..., vectorization_mode="sync")'
             )
+        if self.observes_latency and config is None and "latency" not in rules:
+            rules = {**rules, "latency": DEFAULT_LATENCY}
         self.config = config = make_config(config, rules)
-        if config.has_latency:  # neither backend plays it yet; War-v0's observations would hide it
-            raise ValueError(f"WarVectorEnv has no action latency yet, got latency={config.latency!r}: "
-                             f"play it with the single env, gym.make('WarLatency-v0')")
+        if config.has_latency and not self.observes_latency:  # War-v0's observations would hide the presses in flight
+            raise ValueError(f"War-v0's vector env has no action latency, got latency={config.latency!r}: use "
+                             f"gym.make_vec('WarLatency-v0', ..., vectorization_mode='vector_entry_point')")
         self.opponent_bot = make_bot(opponent)
         self.num_envs = int(num_envs)
         self.max_episode_steps = max_episode_steps
         self.render_mode = None
         self.single_action_space = spaces.Discrete(2)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.single_observation_space = spaces.Box(0.0, 1.0, (OBSERVATION_SIZE,), np.float32)
+        size = len(latency_fields(config)) if self.observes_latency else OBSERVATION_SIZE
+        self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._engine = _make_engine(backend, config, self.num_envs, self.opponent_bot, max_episode_steps)
+        self._engine = _make_engine(backend, config, self.num_envs, self.opponent_bot, max_episode_steps,
+                                    self.observes_latency)
         self.backend = self._engine.backend
         self._started = False
         self._all_valid = np.ones(self.num_envs, dtype=bool)
@@ -233,16 +240,31 @@ class WarVectorEnv(VectorEnv):
         return [check(value[game]) for game in games.tolist()]
 
 
+class WarLatencyVectorEnv(WarVectorEnv):
+    """WarLatency-v0 batched: ``num_envs`` rounds of ``war_env.latency_env.WarLatencyEnv`` (read its
+    docstring for the game: presses sent now land later), stepped by the same engine as War-v0's vector
+    env, with WarLatency-v0's observation, ``Box(0, 1, (18 + max_delay,), float32)`` per sub-env.
+    ``gym.make_vec("WarLatency-v0", num_envs=N, vectorization_mode="vector_entry_point", latency=...)``
+    returns it. Everything else (spaces of actions, step, autoreset, seeding, reset options, info,
+    arguments, backends) is ``WarVectorEnv``'s; without ``latency`` and ``config`` the latency is
+    WarLatency-v0's default, ``fixed:ticks=2``. Sub-env ``i`` is ``gym.make("WarLatency-v0")`` reset with
+    ``seed + i``, step for step (``tests/test_vector_latency.py``)."""
+
+    observes_latency = True
+
+
 class ReferenceSteps:
-    """The vector env's engine without numba: ``n`` War-v0 envs stepped in a loop (the scalar
-    reference), with the interface of ``war_env.batched.rounds.BatchedSteps``."""
+    """The vector env's engine without numba: ``n`` War-v0 (or WarLatency-v0) envs stepped in a loop
+    (the scalar reference), with the interface of ``war_env.batched.rounds.BatchedSteps``."""
 
     backend = "reference"
 
-    def __init__(self, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None):
-        self.envs = [WarEnv(opponent=opponent, config=config) for _ in range(n)]
+    def __init__(self, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None,
+                 observes_latency: bool = False):
+        single = WarLatencyEnv if observes_latency else WarEnv
+        self.envs = [single(opponent=opponent, config=config) for _ in range(n)]
         self.max_episode_steps = max_episode_steps
-        self.observations = np.zeros((n, OBSERVATION_SIZE), dtype=np.float32)
+        self.observations = np.zeros((n, self.envs[0].observation_space.shape[0]), dtype=np.float32)
         self.masks = np.ones((n, 2), dtype=bool)
         self._needs_reset = np.ones(n, dtype=bool)  # a sub-env that was never reset deals on its first step
 
@@ -282,17 +304,18 @@ class ReferenceSteps:
         return self.observations.nbytes + self._needs_reset.nbytes
 
 
-def _make_engine(backend: str, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None):
+def _make_engine(backend: str, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None,
+                 observes_latency: bool):
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if backend == "numba" or (backend == "auto" and batched.available()):
         require("fast", "WarVectorEnv(backend='numba')")
         from war_env.batched.rounds import BatchedSteps
 
-        return BatchedSteps(config, n, opponent, max_episode_steps)
+        return BatchedSteps(config, n, opponent, max_episode_steps, observes_latency)
     if backend == "auto":
         batched.warn_unavailable("WarVectorEnv", "steps num_envs War-v0 envs in a loop")
-    return ReferenceSteps(config, n, opponent, max_episode_steps)
+    return ReferenceSteps(config, n, opponent, max_episode_steps, observes_latency)
 
 
 _REASONS = np.array(END_REASONS, dtype=object)

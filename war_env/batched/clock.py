@@ -22,6 +22,7 @@ from war_env.batched.cards import lay
 from war_env.batched.hashing import hash64, uniform
 from war_env.batched.layout import KEY_REACTION, KEY_ROUND, NEVER, NO_TURN, Col, Rule
 from war_env.batched.models import BUCKET_BITS, NO_KEY_STREAM, UNSURE, Seat, Timing
+from war_env.randomness import STREAM_LATENCY
 from war_env.records import AGENT_SEED_SHIFT
 
 _BUCKET_SHIFT = np.uint64(64 - BUCKET_BITS)
@@ -83,6 +84,9 @@ def begin_clock(state, keys, timing, rules, g):
         state[g, Col.TAKEN_OVER + seat] = 0
         state[g, Col.FALSE_STARTS + seat] = 0
         state[g, Col.LOGGED + seat] = 0
+        state[g, Col.SENT + seat] = 0
+        state[g, Col.FLIGHT + seat] = 0
+        state[g, Col.DELAYS + seat] = 0
     state[g, Col.TICK] = 0
     state[g, Col.STEPS] = 0
     state[g, Col.NEEDS_RESET] = 0
@@ -122,6 +126,56 @@ def play_moves(state, cards, keys, log, timing, rules, g):
             return False
         draw(state, cards, keys, log, timing, rules, g, seat, state[g, Col.DUE + seat], takeover)
     return True
+
+
+# --- action latency: presses in flight -----------------------------------------------------------
+_NIBBLE = np.int64(15)
+
+
+@numba.njit(cache=True, inline="always")
+def delay(keys, rules, delay_cdf, g, seat, press):
+    """``TimedRound._delay``: the delay of the seat's ``press``-th press of round g."""
+    if not rules[Rule.RANDOM_DELAY]:
+        return rules[Rule.MAX_DELAY]
+    bits = hash64(keys[g, KEY_ROUND], STREAM_LATENCY[seat], press)
+    return np.int64(np.searchsorted(delay_cdf, uniform(bits), side="right"))
+
+
+@numba.njit(cache=True, inline="always")
+def send_and_land(state, keys, rules, delay_cdf, g, seat, press):
+    """``TimedRound._landing`` on the batched state: send the seat's press of this tick (if ``press``) and
+    return how many of its presses land in this tick. ``FLIGHT``'s bit a is a press sent a ticks before
+    this tick, its delay - 1 in ``DELAYS``'s 4 bits at 4a: it lands now if its delay is a + 1; the others
+    age by one (both columns shift), and the new press, unless it lands at once, takes bit 0."""
+    flight = state[g, Col.FLIGHT + seat]
+    delays = state[g, Col.DELAYS + seat]
+    landing = np.int64(0)
+    if flight:
+        kept = np.int64(0)
+        age = 0
+        rest = flight
+        while rest:
+            if rest & 1:
+                if ((delays >> (4 * age)) & _NIBBLE) == age:
+                    landing += 1
+                else:
+                    kept |= np.int64(1) << age
+            rest >>= 1
+            age += 1
+        flight = kept << 1
+        delays <<= 4
+    if press:
+        sent = state[g, Col.SENT + seat]
+        state[g, Col.SENT + seat] = sent + 1
+        ticks = delay(keys, rules, delay_cdf, g, seat, sent)
+        if ticks == 0:
+            landing += 1
+        else:
+            flight |= 1
+            delays = (delays & ~_NIBBLE) | (ticks - 1)
+    state[g, Col.FLIGHT + seat] = flight
+    state[g, Col.DELAYS + seat] = delays
+    return landing
 
 
 # --- move by move over a played card game: the fast path -----------------------------------

@@ -22,6 +22,7 @@ import numpy as np
 
 from war_env.cards import DECK_SIZE
 from war_env.engine import END_REASONS
+from war_env.latency import latency_cdf
 from war_env.rules import WarConfig
 
 RING = 64
@@ -73,6 +74,10 @@ _COLUMNS = (
     ("TRICKS", 1, "tricks taken (numbers the shuffled pick-ups)"),
     ("WINNER", 1, "seat that won, NO_WINNER for a draw"),
     ("REASON", 1, "REASON_CODE of why the round ended"),
+    # Action latency (a seat pressed from outside): read and written only when the rules have latency.
+    ("SENT", 2, "presses the seat sent this round (k of the next press's delay hash)"),
+    ("FLIGHT", 2, "bit a: the seat's press sent a ticks ago (at the last tick) has not landed yet"),
+    ("DELAYS", 2, "4 bits at 4a: the delay - 1 of the press of FLIGHT's bit a (delays are 1 .. latency.MAX_LATENCY = 16)"),
 )
 
 
@@ -114,6 +119,10 @@ class Rule(IntEnum):
     TURN_TICKS = 5
     MAX_EPISODE_STEPS = 6
     """The vector env's ``TimeLimit`` (0: none)."""
+    MAX_DELAY = 7
+    """``WarConfig.max_delay``: 0 without latency (a press acts in the tick it is made)."""
+    RANDOM_DELAY = 8
+    """1 if delays vary (each is sampled from the latency CDF), 0 if every press takes ``MAX_DELAY`` ticks."""
 
 
 UNREACHABLE = 1 << 62
@@ -124,11 +133,7 @@ def rules_of(config: WarConfig, max_episode_steps: int | None = None) -> np.ndar
     """The rules as the engine's integers, without changing the game: a target or a limit beyond any
     reachable count (``WarConfig`` accepts Python ints of any size) becomes ``UNREACHABLE``, and more
     face-down war cards than a deck holds make every war a shortage, as any number above 52 does.
-    Action latency is refused here, the one door of a config into the batched engine: it does not play it
-    (yet), and silently playing War-v0's game instead would be wrong."""
-    if config.has_latency:
-        raise ValueError(f"the batched engine (vector env, fast path) has no action latency yet, got latency="
-                         f"{config.latency!r}: play it with the scalar env, gym.make('WarLatency-v0')")
+    Action latency is two numbers here; its CDF, for sampling random delays, is ``delay_cdf(config)``."""
     war_face_down = min(config.war_face_down, DECK_SIZE)
 
     def capped(value):
@@ -142,4 +147,11 @@ def rules_of(config: WarConfig, max_episode_steps: int | None = None) -> np.ndar
     rules[Rule.SHUFFLED] = config.pickup == "shuffled"
     rules[Rule.TURN_TICKS] = config.turn_ticks
     rules[Rule.MAX_EPISODE_STEPS] = min(max_episode_steps or 0, UNREACHABLE)
+    rules[Rule.MAX_DELAY] = config.max_delay
+    rules[Rule.RANDOM_DELAY] = any(0.0 < p < 1.0 for p in config.latency_probabilities)
     return rules
+
+
+def delay_cdf(config: WarConfig) -> np.ndarray:
+    """The latency's CDF over delays 0 .. ``max_delay`` (``latency.latency_cdf``, the scalar clock's)."""
+    return np.array(latency_cdf(config.latency), dtype=np.float64)

@@ -18,11 +18,11 @@ from war_env.batched import cards as card_kernels
 from war_env.batched import clock as clock_kernels
 from war_env.batched import stepping
 from war_env.batched.generators import POINTERS, pointers_of
-from war_env.batched.layout import KEY_ROUND, Col, new_arrays, new_log, rules_of
+from war_env.batched.layout import KEY_ROUND, Col, delay_cdf, new_arrays, new_log, rules_of
 from war_env.batched.models import ReactionModel, timing_of
 from war_env.bots import Bot
 from war_env.cards import DECK_SIZE
-from war_env.observation import OBSERVATION_SIZE, scales
+from war_env.observation import OBSERVATION_SIZE, latency_fields, scales
 from war_env.round_info import RoundStats
 from war_env.rules import WarConfig
 
@@ -100,20 +100,24 @@ class BatchedRounds:
 
 
 class BatchedSteps:
-    """The vector env's engine: ``n`` rounds of seat 0 (pressed from outside) against ``opponent``,
-    stepped together, each reset from its own generator as ``WarEnv.reset`` does."""
+    """The vector env's engine: ``n`` rounds of seat 0 (pressed from outside, with the config's latency)
+    against ``opponent``, stepped together, each reset from its own generator as ``WarEnv.reset`` does.
+    ``observes_latency``: the observations are WarLatency-v0's (``observation.latency_fields``), else War-v0's."""
 
     backend = "numba"
 
-    def __init__(self, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None):
+    def __init__(self, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None,
+                 observes_latency: bool = False):
         self.rounds = BatchedRounds(config, n, (None, ReactionModel.of_bot(opponent, config, seat=1)), max_episode_steps)
         self.n = n
-        self.observations = np.zeros((n, OBSERVATION_SIZE), dtype=np.float32)
+        size = len(latency_fields(config)) if observes_latency else OBSERVATION_SIZE
+        self.observations = np.zeros((n, size), dtype=np.float32)
         self.masks = np.ones((n, 2), dtype=bool)
         self.rngs: list[np.random.Generator | None] = [None] * n
         """Each round's generator (``WarEnv``'s ``np_random``); the compiled code reads ``_pointers``."""
         self._pointers = np.zeros((n, POINTERS), dtype=np.uint64)
         self._divisors = np.array(scales(config))
+        self._delay_cdf = delay_cdf(config)
         self._tick_rewards = np.array([  # by false start + 2 * idle + takeover, summed as clock.tick does
             0.0, 0.0 + config.reward_false_start, 0.0 + config.reward_idle_tick,
             0.0 + config.reward_idle_tick + config.reward_takeover,
@@ -155,8 +159,9 @@ class BatchedSteps:
         truncated = np.empty(n, dtype=bool)
         tables = (*rounds.timing, rounds.rules, self._divisors)
         ended, pending, most = stepping.step(
-            rounds.state, rounds.cards, rounds.keys, rounds.log, self._pointers, *tables, self._tick_rewards,
-            self._outcomes, actions, self.observations, self.masks, rewards, terminated, truncated, self._pending)
+            rounds.state, rounds.cards, rounds.keys, rounds.log, self._pointers, *rounds.timing, rounds.rules,
+            self._delay_cdf, self._divisors, self._tick_rewards, self._outcomes, actions, self.observations,
+            self.masks, rewards, terminated, truncated, self._pending)
         if ended < 0:
             bad = actions[(actions != 0) & (actions != 1)]
             raise ValueError(f"invalid action(s) {bad[:5].tolist()}: War-v0 takes 0 (wait) or 1 (draw)")

@@ -16,22 +16,25 @@ import numpy as np
 
 from war_env.batched.borrow import borrowed
 from war_env.batched.cards import begin_cards, deal_deck
-from war_env.batched.clock import begin_clock, draw, play_moves
+from war_env.batched.clock import begin_clock, draw, play_moves, send_and_land
 from war_env.batched.generators import generator
 from war_env.batched.layout import KEY_ROUND, Col, Rule
 from war_env.batched.models import Timing
 from war_env.cards import DECK_SIZE
+from war_env.observation import LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE
 
 _RANK_VALUE_OFFSET = 2
 """``cards.rank_value``: rank index + 2."""
+_IN_FLIGHT = OBSERVATION_SIZE + len(LATENCY_EXTRA_FIELDS)
+"""Column of ``in_flight_0`` in the latency observation (``observation.latency_fields``)."""
 
 
 # --- seat 0's observation: observation.seat_counts, encoded as observation.encode ------------
 @numba.njit(cache=True, inline="always")
-def _ticks_left(state, rules, g):
-    """``TimedRound.ticks_left(0)``: ticks seat 0 still has to draw, counting the next tick."""
+def _ticks_left(state, rules, g, seat):
+    """``TimedRound.ticks_left(seat)``: ticks the seat still has to draw, counting the next tick."""
     next_tick = state[g, Col.TICK] + 1
-    opens = state[g, Col.OPENS]
+    opens = state[g, Col.OPENS + seat]
     if opens > next_tick:
         return np.int64(0)
     return rules[Rule.TURN_TICKS] - (next_tick - opens)
@@ -51,7 +54,7 @@ def _rank_value(card):
 def observe_timer(state, rules, divisors, out, masks, g):
     """The first two fields (can_draw, timer_left), the only ones a tick without a draw changes, and
     the action mask (``observation.action_mask``: a draw is in turn)."""
-    left = _ticks_left(state, rules, g)
+    left = _ticks_left(state, rules, g, 0)
     out[g, 0] = _encode(np.int64(left > 0), divisors[0])
     out[g, 1] = _encode(left, divisors[1])
     masks[g, 1] = left > 0
@@ -76,6 +79,20 @@ def observe(state, rules, divisors, out, masks, g):
     out[g, 13] = _encode(np.int64(state[g, Col.STARTER] == 0), divisors[13])
     out[g, 14] = _encode(state[g, Col.TAKEN_OVER], divisors[14])
     out[g, 15] = _encode(state[g, Col.TAKEN_OVER + 1], divisors[15])
+    if out.shape[1] > OBSERVATION_SIZE:
+        observe_latency(state, rules, divisors, out, g)
+
+
+@numba.njit(cache=True, inline="always")
+def observe_latency(state, rules, divisors, out, g):
+    """The fields the latency observation adds (``observation.observe_latency``): the opponent's clock,
+    scaled as seat 0's own, and seat 0's presses in flight by age. They change on every tick."""
+    left = _ticks_left(state, rules, g, 1)
+    out[g, OBSERVATION_SIZE] = _encode(np.int64(left > 0), 1.0)
+    out[g, OBSERVATION_SIZE + 1] = _encode(left, divisors[1])
+    flight = state[g, Col.FLIGHT]
+    for age in range(rules[Rule.MAX_DELAY]):
+        out[g, _IN_FLIGHT + age] = np.float32((flight >> age) & 1)
 
 
 # --- starting rounds ---------------------------------------------------------------------------
@@ -144,11 +161,15 @@ def start_rounds(state, cards, keys, seats, tables, cdfs, rules):
 def _finish(state, rules, divisors, outcomes, observations, masks, rewards, terminated, truncated, g, moved):
     """The end of round g's env step: its observation, the outcome, the flags, and whether the next step
     starts a new round. Returns whether it ended. Only a draw changes more than the timer fields, and
-    those only while seat 0's turn is open or opens on the next tick (else they stay 0: not rewritten)."""
+    those only while seat 0's turn is open or opens on the next tick (else they stay 0: not rewritten);
+    the latency observation's own fields are rewritten on every step."""
     if moved:
         observe(state, rules, divisors, observations, masks, g)
-    elif state[g, Col.OPENS] <= state[g, Col.TICK] + 1:
-        observe_timer(state, rules, divisors, observations, masks, g)
+    else:
+        if state[g, Col.OPENS] <= state[g, Col.TICK] + 1:
+            observe_timer(state, rules, divisors, observations, masks, g)
+        if observations.shape[1] > OBSERVATION_SIZE:
+            observe_latency(state, rules, divisors, observations, g)
     over = state[g, Col.OVER] != 0
     cut = rules[Rule.MAX_EPISODE_STEPS] > 0 and state[g, Col.STEPS] >= rules[Rule.MAX_EPISODE_STEPS]
     terminated[g] = over
@@ -160,21 +181,25 @@ def _finish(state, rules, divisors, outcomes, observations, masks, rewards, term
 
 
 @numba.njit(cache=True)
-def step(state, cards, keys, log, rngs, seats, tables, cdfs, rules, divisors, tick_rewards, outcomes, actions,
-         observations, masks, rewards, terminated, truncated, pending):
+def step(state, cards, keys, log, rngs, seats, tables, cdfs, rules, delay_cdf, divisors, tick_rewards, outcomes,
+         actions, observations, masks, rewards, terminated, truncated, pending):
     """One env step of every round, seat 0 pressing ``actions[g]``: 0 or 1, else nothing changes and
-    ``(-1, 0, 0)`` is returned. ``tick_rewards[false_start + 2 * idle + takeover]`` is seat 0's reward of
-    a tick, ``outcomes[winner + 1]`` of a round's end. A round whose play-out filled its reaction log is
+    ``(-1, 0, 0)`` is returned. With latency the press is sent, and the presses landing in this tick act
+    (``clock.send_and_land``, ``delay_cdf`` the latency's CDF), as ``TimedRound.tick``: the first draws if
+    seat 0's turn is open, the others are false starts (none after the round's last draw).
+    ``tick_rewards[false_start + 2 * idle + takeover]`` is seat 0's reward of a tick with at most one false
+    start, ``outcomes[winner + 1]`` of a round's end. A round whose play-out filled its reaction log is
     listed in ``pending`` (grow the log, then ``finish_playouts``). Returns the rounds that ended, the
     pending ones, and the most entries a reaction log holds (the caller keeps room for one more)."""
     for g in range(actions.shape[0]):
         if actions[g] != 0 and actions[g] != 1:
             return -1, 0, 0
-    state, cards, keys, log, rngs, seats, tables, cdfs, rules, divisors = borrowed(
-        (state, cards, keys, log, rngs, seats, tables, cdfs, rules, divisors))
+    state, cards, keys, log, rngs, seats, tables, cdfs, rules, delay_cdf, divisors = borrowed(
+        (state, cards, keys, log, rngs, seats, tables, cdfs, rules, delay_cdf, divisors))
     timing = Timing(seats, tables, cdfs)
     tick_rewards, outcomes, actions, observations, masks = borrowed((tick_rewards, outcomes, actions, observations, masks))
     rewards, terminated, truncated, pending = borrowed((rewards, terminated, truncated, pending))
+    delayed = rules[Rule.MAX_DELAY] > 0
     ended = n_pending = most = 0
     for g in range(state.shape[0]):
         if state[g, Col.NEEDS_RESET]:  # NEXT_STEP autoreset: a new round; the action is ignored
@@ -187,22 +212,33 @@ def step(state, cards, keys, log, rngs, seats, tables, cdfs, rules, divisors, ti
         state[g, Col.TICK] = tick
         state[g, Col.STEPS] += 1
         press = actions[g] == 1
+        landing = send_and_land(state, keys, rules, delay_cdf, g, 0, press) if delayed else np.int64(press)
         is_open = state[g, Col.OPENS] <= tick
-        false_start = press and not is_open
-        idle = is_open and not press
+        draws = is_open and landing > 0
+        false_starts = landing - np.int64(draws)
+        idle = is_open and landing == 0
         takeover = idle and state[g, Col.DUE] == tick  # seat 0 is due on the last tick of its turn
-        rewards[g] = tick_rewards[np.int64(false_start) + 2 * np.int64(idle) + np.int64(takeover)]
-        if false_start:
-            state[g, Col.FALSE_STARTS] += 1
-        moved = (press and is_open) or takeover or state[g, Col.DUE + 1] == tick
+        moved = draws or takeover or state[g, Col.DUE + 1] == tick
         if moved:
             seat = state[g, Col.TURN]
             draw(state, cards, keys, log, timing, rules, g, seat, tick,
                  takeover or (seat == 1 and state[g, Col.DUE_TAKEOVER + 1] != 0))
-            if takeover and not play_moves(state, cards, keys, log, timing, rules, g):
+            if draws and false_starts and state[g, Col.OVER]:  # presses landing after the round's last draw: nothing
+                false_starts = 0
+        rewards[g] = tick_rewards[min(false_starts, 1) + 2 * np.int64(idle) + np.int64(takeover)]
+        if false_starts:
+            state[g, Col.FALSE_STARTS] += false_starts
+            if false_starts > 1:  # summed one by one, as TimedRound.tick does
+                rewards[g] = 0.0
+                for _ in range(false_starts):
+                    rewards[g] += tick_rewards[1]
+        if takeover:
+            state[g, Col.FLIGHT] = 0  # presses in flight no longer act (observed as landed)
+            if not play_moves(state, cards, keys, log, timing, rules, g):
                 pending[n_pending] = g
                 n_pending += 1
                 continue
+        if moved:
             most = max(most, state[g, Col.LOGGED], state[g, Col.LOGGED + 1])
         ended += _finish(state, rules, divisors, outcomes, observations, masks, rewards, terminated, truncated, g, moved)
     return ended, n_pending, most

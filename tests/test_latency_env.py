@@ -1,5 +1,6 @@
 """WarLatency-v0: Gymnasium's checker, War-v0's game step for step without latency, the richer observation,
-and every driver that does not play latency yet refusing it instead of ignoring it."""
+and the driver that does not play latency (the fast path) refusing it instead of ignoring it. (The vector
+env's latency: ``test_vector_latency.py``; the two-seat env's: ``test_multiagent.py``.)"""
 
 import gymnasium as gym
 import numpy as np
@@ -81,14 +82,6 @@ def test_the_fast_path_refuses_latency():
     models = (ReactionModel.of_bot("instant", config, 0), ReactionModel.of_bot("human", config, 1))
     with pytest.raises(ValueError, match="batched engine .* has no action latency yet"):
         simulate(config, models, np.arange(52, dtype=np.int8)[None, :], np.zeros(1), np.zeros(1, dtype=np.uint64))
-
-
-def test_the_two_seat_env_refuses_latency():
-    pytest.importorskip("pettingzoo")
-    from war_env.multiagent import parallel_env
-
-    with pytest.raises(ValueError, match="two-seat env has no action latency yet"):
-        parallel_env(latency="fixed:ticks=1")
 
 
 def test_the_evaluation_loop_plays_latency_tick_by_tick_whatever_the_agent():

@@ -19,8 +19,9 @@ from gymnasium.utils.env_checker import data_equivalence  # noqa: E402
 from war_env.agents import make_agent  # noqa: E402
 from war_env.agents.base import Agent  # noqa: E402
 from war_env.env import WarEnv  # noqa: E402
+from war_env.latency_env import WarLatencyEnv  # noqa: E402
 from war_env.multiagent import AGENTS, WarParallelEnv, env, foreseen_result, parallel_env  # noqa: E402
-from war_env.observation import INDEX  # noqa: E402
+from war_env.observation import INDEX, latency_fields  # noqa: E402
 from war_env.rules import WarConfig  # noqa: E402
 
 # The checkers warn about things that are our documented choices; every other warning fails the test.
@@ -34,6 +35,8 @@ CHECKER_CONFIGS = [
     {},  # the defaults: a masked random policy never false-starts and is rarely taken over
     {"turn_seconds": 0.2},  # two-tick turns: random policies are taken over often, agents leave
     {"target_points": 5, "pickup": "shuffled"},  # short rounds: many resets within the cycles
+    {"latency": "fixed:ticks=2", "turn_seconds": 0.5},  # both seats' presses land later: false starts, takeovers
+    {"latency": "uniform:low=0,high=4", "target_points": 5},  # random delays, some landing at once
 ]
 
 
@@ -124,8 +127,9 @@ def _deal_of(par: WarParallelEnv, seed: int) -> list[list[int]]:
 
 
 # --- equivalence with War-v0 ----------------------------------------------------------------------
-def single_agent_trajectory(seed, action_seed, draw_probability, opponent):
-    war = WarEnv(opponent=opponent)
+def single_agent_trajectory(seed, action_seed, draw_probability, opponent, config=None):
+    """War-v0 (WarLatency-v0 for a config with latency) with ``opponent`` at seat 1."""
+    war = (WarLatencyEnv if config is not None and config.has_latency else WarEnv)(opponent=opponent, config=config)
     actions_rng = np.random.default_rng(action_seed)
     observation, info = war.reset(seed=seed)
     steps = [(observation, 0.0, False, info)]
@@ -137,8 +141,8 @@ def single_agent_trajectory(seed, action_seed, draw_probability, opponent):
     return steps
 
 
-def player_0_trajectory(seed, action_seed, draw_probability, player_1_policy):
-    par = WarParallelEnv()
+def player_0_trajectory(seed, action_seed, draw_probability, player_1_policy, config=None):
+    par = WarParallelEnv(config=config)
     actions_rng = np.random.default_rng(action_seed)
     observations, infos = par.reset(seed=seed)
     player_1_policy.reset(seed=infos["player_1"]["policy_seed"])  # what War-v0 does for its opponent
@@ -224,6 +228,25 @@ def test_the_equivalence_holds_for_the_project_agents_at_player_1_random_ones_to
             single = single_agent_trajectory(seed, seed + 7, draw_probability, make_agent(spec))
             multi, _ = player_0_trajectory(seed, seed + 7, draw_probability, make_agent(spec))
             assert_player_0_matches_war_v0(single, multi)
+
+
+@pytest.mark.parametrize("latency", ["fixed:ticks=2", "uniform:low=1,high=4"])
+@pytest.mark.parametrize("spec", ["prompt", "random:p=0.3", "anticipate"])
+def test_with_latency_player_0_sees_exactly_war_latency_v0_with_the_same_opponent_policy(latency, spec):
+    """Both seats' presses are delayed, War-v0's policy opponent's too: the two-seat env with a policy
+    at player_1 is WarLatency-v0 with that policy as its opponent, step for step, for player_0."""
+    config = WarConfig(latency=latency)
+
+    def policy():  # anticipate is built for an opponent bot's reaction times; here it only plays
+        return make_agent(spec, config=config, opponent="human")
+
+    for draw_probability in (0.4, 0.05):
+        for seed in range(3):
+            single = single_agent_trajectory(seed, seed + 7, draw_probability, policy(), config)
+            multi, par = player_0_trajectory(seed, seed + 7, draw_probability, policy(), config)
+            assert_player_0_matches_war_v0(single, multi)
+            assert par.metadata["name"] == "war_latency_v0"
+            assert multi[0][0]["observation"].shape == (len(latency_fields(config)),)
 
 
 # --- takeover and false starts --------------------------------------------------------------------

@@ -121,3 +121,44 @@ def test_vec_video_recorder_records_the_games_the_adapter_plays(tmp_path, seeded
 def test_the_adapter_refuses_render_modes_it_cannot_draw():
     with pytest.raises(ValueError, match="rgb_array frames only"):
         WarSB3VecEnv(1, render_mode="human")
+
+
+@pytest.mark.parametrize("latency", ["fixed:ticks=2", "uniform:low=1,high=4"])
+def test_the_latency_adapter_steps_exactly_like_sb3s_dummy_vec_env_over_war_latency_v0(latency):
+    num_envs, seed = 3, 5
+    kwargs = {"opponent": "human", "max_episode_steps": 150, "latency": latency, "target_points": 10}
+    ours = WarSB3VecEnv(num_envs, env_id="WarLatency-v0", **kwargs)
+    theirs = DummyVecEnv([lambda: gym.make("WarLatency-v0", **kwargs) for _ in range(num_envs)])
+    assert ours.observation_space == theirs.observation_space
+    ours.seed(seed)
+    theirs.seed(seed)
+    np.testing.assert_array_equal(ours.reset(), theirs.reset())
+    rng = np.random.default_rng(seed)
+    finished = 0
+    for _ in range(1200):
+        actions = (rng.random(num_envs) < 0.3).astype(np.int64)
+        obs_a, rew_a, done_a, infos_a = ours.step(actions)
+        obs_b, rew_b, done_b, infos_b = theirs.step(actions)
+        np.testing.assert_array_equal(obs_a, obs_b)
+        np.testing.assert_array_equal(rew_a, rew_b)
+        np.testing.assert_array_equal(done_a, done_b)
+        for info_a, info_b in zip(infos_a, infos_b):
+            assert info_a["TimeLimit.truncated"] == info_b["TimeLimit.truncated"]
+            if "terminal_observation" in info_b:
+                np.testing.assert_array_equal(info_a["terminal_observation"], info_b["terminal_observation"])
+                finished += 1
+    assert finished >= 4
+
+
+def test_ppo_trains_on_the_batched_latency_env():
+    from stable_baselines3 import PPO
+
+    env = WarSB3VecEnv(4, env_id="WarLatency-v0", opponent="human", latency="uniform:low=1,high=3")
+    model = PPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(256)
+    assert model.observation_space.shape == (16 + 2 + 3,) and model.num_timesteps >= 256
+
+
+def test_an_unknown_env_id_is_refused_in_one_line():
+    with pytest.raises(ValueError, match="env_id must be one of"):
+        WarSB3VecEnv(2, env_id="War-v1")

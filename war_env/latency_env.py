@@ -33,6 +33,7 @@ class WarLatencyEnv(WarEnv):
     | Action Space | `Discrete(2)` |
     | Observation Space | `Box(0.0, 1.0, (18 + max_delay,), float32)` |
     | import | `gymnasium.make("WarLatency-v0", latency="fixed:ticks=2")` |
+    | batched | `gymnasium.make_vec("WarLatency-v0", num_envs=N, vectorization_mode="vector_entry_point")` (`war_env.vector.WarLatencyVectorEnv`) |
 
     ## Action Space
     | Num | Action |
@@ -67,8 +68,8 @@ class WarLatencyEnv(WarEnv):
     ``gym.make("WarLatency-v0", opponent="human", render_mode=None, config=None, latency="fixed:ticks=2", **rules)``:
     War-v0's arguments plus ``latency`` (a ``WarConfig`` field; largest delay below ``turn_ticks`` and at most
     16 ticks). Without ``latency`` and ``config`` the latency is ``fixed:ticks=2``; ``latency="fixed:ticks=0"``
-    is War-v0's game, with the longer observation. Only this scalar env plays latency for now: the vector
-    env, the fast path and the two-seat env refuse a config with latency.
+    is War-v0's game, with the longer observation. The vector env plays it too (the table above); the fast
+    path and the two-seat env refuse a config with latency.
 
     ## Rendering
     War-v0's; presses in flight are not drawn.

@@ -30,7 +30,7 @@ from war_env.deal import check_new_match, check_options, deal_round
 from war_env.engine import Game, RoundResult
 from war_env.env import RESET_OPTIONS, STREAM_POLICY_SEED, make_config, parse_action
 from war_env.round_info import describe_round
-from war_env.observation import OBSERVATION_SIZE, action_mask, observe
+from war_env.observation import OBSERVATION_SIZE, action_mask, latency_fields, observe, observe_latency
 from war_env.randomness import hash64
 from war_env.rules import WarConfig
 from war_env.scoreboard import Scoreboard
@@ -106,13 +106,22 @@ class WarParallelEnv(ParallelEnv):
     ``WarParallelEnv(render_mode=None, config=None, max_cycles=None, **rules)``: ``config`` is a
     ``WarConfig`` or its fields as keywords, exactly as for War-v0.
 
+    ## Action latency
+    With ``latency`` in the rules (``parallel_env(latency="uniform:low=1,high=4")``) both seats play
+    WarLatency-v0's game (``war_env.latency_env``): each seat's presses land after their delays (each
+    seat's k-th press hashed on its own stream), and ``"observation"`` is WarLatency-v0's
+    ``18 + max_delay`` floats from the seat's side (its opponent's clock, its own presses in flight);
+    ``metadata["name"]`` is then ``"war_latency_v0"``. player_0 then sees exactly what WarLatency-v0
+    shows when the same policy plays its opponent (``tests/test_multiagent.py``).
+
     ## Rendering
     War-v0's frames of the table, with the seats named ``player_0`` and ``player_1``: ``"ansi"`` (text),
     ``"rgb_array"`` (a ``uint8`` array) and ``"human"`` (a window, after every ``reset``/``step``); the
     pixel modes need pygame-ce (the ``render`` extra).
 
     ## Version History
-    * v0: first release.
+    * v0: first release; action latency for both seats (``latency``, the observation above) added with
+      WarLatency-v0 (a config without latency plays and observes exactly as before).
     """
 
     metadata = {"name": "war_v0", "render_modes": ["ansi", "rgb_array", "human"], "render_fps": 10, "is_parallelizable": True}
@@ -126,9 +135,10 @@ class WarParallelEnv(ParallelEnv):
         **rules,
     ):
         self.config = make_config(config, rules)
-        if self.config.has_latency:  # its observations would hide the presses in flight
-            raise ValueError(f"the two-seat env has no action latency yet, got latency={self.config.latency!r}: "
-                             f"play it with the single-seat env, gym.make('WarLatency-v0')")
+        self.observes_latency = self.config.has_latency
+        """Each seat sees WarLatency-v0's observation (its presses in flight, the opponent's clock)."""
+        if self.observes_latency:  # new semantics, new name
+            self.metadata = {**self.metadata, "name": "war_latency_v0"}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, Integral) or max_cycles < 1):
@@ -138,7 +148,8 @@ class WarParallelEnv(ParallelEnv):
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         # One space object per agent, kept: PettingZoo seeds spaces per agent and checks identity.
-        self._observation_spaces = {agent: _observation_space() for agent in AGENTS}
+        size = len(latency_fields(self.config)) if self.observes_latency else OBSERVATION_SIZE
+        self._observation_spaces = {agent: _observation_space(size) for agent in AGENTS}
         self._action_spaces = {agent: spaces.Discrete(2) for agent in AGENTS}
         self.np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
@@ -246,7 +257,7 @@ class WarParallelEnv(ParallelEnv):
     def _observe(self, agent: str) -> dict:
         seat = SEATS[agent]
         return {
-            "observation": observe(self.round, seat),
+            "observation": (observe_latency if self.observes_latency else observe)(self.round, seat),
             "action_mask": action_mask(self.round, seat).astype(np.int8),
         }
 
@@ -303,10 +314,10 @@ def env(**kwargs):
     return parallel_to_aec(WarParallelEnv(**kwargs))
 
 
-def _observation_space() -> spaces.Dict:
+def _observation_space(size: int) -> spaces.Dict:
     return spaces.Dict(
         {
-            "observation": spaces.Box(0.0, 1.0, (OBSERVATION_SIZE,), np.float32),
+            "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
             "action_mask": spaces.Box(0, 1, (2,), np.int8),
         }
     )

@@ -3,7 +3,8 @@
 * ``state``, int64 ``(n, len(Col))``: every counter of the card game (``engine.Game``) and of the clock
   (``clock.TimedRound``), one column each (``Col``). A per-seat pair is two adjacent columns, seat 0
   first (``Col.OPENS + seat``); flags are 0 or 1. The columns every tick reads come first: a round in
-  which nothing is drawn costs one cache line of state, and a whole round is five, in one place.
+  which nothing is drawn costs one cache line of state, and a whole round under six, in one place (the
+  last columns, the presses in flight of action latency, are touched only by rules with latency).
 * ``cards``, int8 ``(n, 3, RING)``: the two face-down piles as rings (the top card at ``HEAD``,
   ``COUNT`` cards, wrapping with ``& RING_MASK``), then the pot in the order laid (``POT`` cards).
 * ``keys``, uint64 ``(n, 3)``: the round key, then each seat's reaction key (``KEY_ROUND``, ``KEY_REACTION``).

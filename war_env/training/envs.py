@@ -1,4 +1,5 @@
-"""The vectorised War-v0 envs that ``war-train`` trains and evaluates on (Stable-Baselines3's).
+"""The vectorised War-v0 envs that ``war-train`` trains and evaluates on (Stable-Baselines3's); with
+action latency in the rules (``latency=...``), WarLatency-v0 envs, batched the same three ways.
 
 Three ways to batch the training envs (``vec_env``):
 
@@ -41,7 +42,13 @@ class WarEnvFactory:
     def __call__(self):
         config = make_config(None, dict(self.env_args))
         opponent = make_opponent(self.opponent, config=config, trust_model_file=self.trust_model_file)
-        return select_observation(gym.make("War-v0", opponent=opponent, config=config), self.observation)
+        return select_observation(gym.make(env_id(config), opponent=opponent, config=config), self.observation)
+
+
+def env_id(config) -> str:
+    """The game a run trains on: ``WarLatency-v0`` (its observation shows the presses in flight) when the
+    rules have action latency, else ``War-v0``."""
+    return "WarLatency-v0" if config.has_latency else "War-v0"
 
 
 def make_vec(env_args: dict, opponent: str, n_envs: int, seed: int, vec_env: str = "batched", trust_model_file=False,
@@ -71,7 +78,7 @@ def _batched(config, opponent: Bot, n_envs: int, seed: int, observation):
 
     from war_env.sb3_vec import WarSB3VecEnv
 
-    env = WarSB3VecEnv(n_envs, opponent=opponent, config=config)
+    env = WarSB3VecEnv(n_envs, opponent=opponent, config=config, env_id=env_id(config))
     env.seed(seed)
     fields = check_observation_fields(observation)
     if fields != OBSERVATION_FIELDS:

@@ -36,7 +36,9 @@ import numpy as np
 from war_env.agents.base import Agent
 from war_env.atomic import write_atomic
 from war_env.extras import require
-from war_env.observation import INDEX, OBSERVATION_FIELDS, OBSERVATION_SIZE
+from war_env.latency import MAX_LATENCY
+from war_env.observation import INDEX, OBSERVATION_FIELDS, OBSERVATION_SIZE, latency_fields
+from war_env.rules import WarConfig
 from war_env.specs import did_you_mean
 from war_env.threads import single_threaded_torch
 
@@ -73,6 +75,9 @@ DEFAULT_POLICY_KWARGS = {
 }
 """SB3's own MlpPolicy defaults, used for a model file without ``war_env_model.json``."""
 
+FIELD_INDEX = {name: i for i, name in enumerate(latency_fields(WarConfig(latency=f"fixed:ticks={MAX_LATENCY}")))}
+"""Column of every field a policy may see: War-v0's, then WarLatency-v0's (the opponent's clock, the presses
+in flight ``in_flight_0`` .. ``in_flight_15``), at their index in WarLatency-v0's observation."""
 CAN_DRAW = INDEX["can_draw"]
 TIMING_FIELDS = ("can_draw", "timer_left", "has_drawn", "opponent_has_drawn", "at_war", "started")
 """The observation fields about the clock and the current step; the rest (piles, cards, pot, points,
@@ -88,23 +93,30 @@ def check_observation_fields(fields) -> tuple[str, ...]:
         return TIMING_FIELDS
     if not isinstance(fields, (list, tuple)) or not fields or not all(isinstance(name, str) for name in fields):
         raise ValueError(f'observation must be "all", "timing" or a non-empty list of field names, got {fields!r}')
-    unknown = [name for name in fields if name not in INDEX]
+    unknown = [name for name in fields if name not in FIELD_INDEX]
     if unknown:
-        raise ValueError(f"unknown observation field(s) {unknown}; known: {list(OBSERVATION_FIELDS)}")
+        raise ValueError(f"unknown observation field(s) {unknown}; known: {list(OBSERVATION_FIELDS)} and "
+                         f"WarLatency-v0's opponent_can_draw, opponent_timer_left, in_flight_0 .. in_flight_{MAX_LATENCY - 1}")
     if len(set(fields)) != len(fields):
         raise ValueError(f"observation fields must not repeat, got {list(fields)}")
     return tuple(fields)
 
 
+def observes_latency(fields) -> bool:
+    """Whether a policy seeing ``fields`` plays WarLatency-v0 (it sees a field War-v0 does not have)."""
+    return any(name not in INDEX for name in fields)
+
+
 def select_observation(env, fields):
-    """Wrap a War-v0 env so the policy sees only ``fields`` (in that order); all fields: unchanged."""
+    """Wrap a War-v0 (or WarLatency-v0) env so the policy sees only ``fields`` (in that order); all of
+    War-v0's fields: unchanged."""
     fields = check_observation_fields(fields)
     if fields == OBSERVATION_FIELDS:
         return env
     from gymnasium import spaces
     from gymnasium.wrappers import TransformObservation
 
-    columns = np.array([INDEX[name] for name in fields])
+    columns = np.array([FIELD_INDEX[name] for name in fields])
     space = spaces.Box(0.0, 1.0, (len(columns),), np.float32)
     return TransformObservation(env, lambda observation: observation[columns], space)
 
@@ -322,7 +334,9 @@ def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = Fals
 
         import war_env  # noqa: F401  (registers War-v0)
 
-        env = select_observation(gym.make("War-v0"), fields)
+        flights = sum(name.startswith("in_flight_") for name in fields)  # spaces only: any latency that long
+        game = gym.make("WarLatency-v0", latency=f"fixed:ticks={flights}") if observes_latency(fields) else gym.make("War-v0")
+        env = select_observation(game, fields)
     hyperparameters = {"buffer_size": 1, "learning_starts": 0} if algo == "dqn" else {}
     model = build_model(algo, env, policy_kwargs, hyperparameters)
     from stable_baselines3.common.save_util import load_from_zip_file
@@ -433,7 +447,9 @@ class SB3Agent(Agent):
         model.policy.set_training_mode(False)
         self._layers = _numpy_layers(model.policy) if self.deterministic else None
         fields = check_observation_fields(fields)
-        self._columns = None if fields == OBSERVATION_FIELDS else np.array([INDEX[name] for name in fields])
+        self._columns = None if fields == OBSERVATION_FIELDS else np.array([FIELD_INDEX[name] for name in fields])
+        self.observes_latency = observes_latency(fields)
+        """Plays from WarLatency-v0's observation (the evaluation loop then plays it through WarLatency-v0)."""
 
     def spec(self) -> str:
         return f"{self.algo}:{self.path}"

@@ -21,6 +21,7 @@ from war_env.agents.sb3_model import TIMING_FIELDS, load_sb3_agent, read_metadat
 from war_env.agents import make_opponent
 from war_env.data import rl_zoo_file, training_config_file
 from war_env.env import make_config
+from war_env.observation import latency_fields
 from war_env.specs import parse_assignments
 from war_env.training.comparison import RoundStats, compare_with_baseline, held_out_stats
 from war_env.training.config import load_config, parse_config
@@ -217,6 +218,19 @@ def test_a_policy_can_train_on_the_timing_fields_only(tmp_path):
     assert result.model_card["observation_fields"] == list(TIMING_FIELDS)
     assert read_metadata(result.best_model)["observation_fields"] == list(TIMING_FIELDS)
     assert play_one_round(load_sb3_agent("a2c", str(result.best_model)))["reason"] is not None
+
+
+@pytest.mark.parametrize("vec_env", ["batched", "dummy"])
+def test_with_latency_a_run_trains_on_war_latency_v0_and_its_model_sees_the_presses_in_flight(vec_env, tmp_path):
+    result = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=2, vec_env=vec_env,
+                  env_args={"latency": "uniform:low=1,high=3"}, run_dir=tmp_path / "run", bench_rounds=1)
+    fields = read_metadata(result.best_model)["observation_fields"]
+    assert fields == result.model_card["observation_fields"] == list(latency_fields(make_config(None, {
+        "latency": "uniform:low=1,high=3"})))
+    agent = load_sb3_agent("ppo", str(result.best_model))
+    env = gym.make("WarLatency-v0", opponent="human", latency="uniform:low=1,high=3")
+    observation, _ = env.reset(seed=3)
+    assert agent.observes_latency and agent.act(observation) in (0, 1)
 
 
 def test_the_command_line_trains_and_prints_the_comparison(tmp_path, capsys):

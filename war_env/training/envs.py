@@ -23,10 +23,10 @@ import gymnasium as gym
 import numpy as np
 
 from war_env.agents import make_opponent
-from war_env.agents.sb3_model import check_observation_fields, select_observation
+from war_env.agents.sb3_model import FIELD_INDEX, check_observation_fields, select_observation
 from war_env.bots import Bot
 from war_env.env import make_config
-from war_env.observation import INDEX, OBSERVATION_FIELDS
+from war_env.observation import OBSERVATION_FIELDS, latency_fields
 
 VEC_ENVS = ("batched", "dummy", "subproc")
 
@@ -43,6 +43,16 @@ class WarEnvFactory:
         config = make_config(None, dict(self.env_args))
         opponent = make_opponent(self.opponent, config=config, trust_model_file=self.trust_model_file)
         return select_observation(gym.make(env_id(config), opponent=opponent, config=config), self.observation)
+
+
+def policy_fields(observation, config) -> tuple[str, ...]:
+    """The fields a run's policy sees: ``observation``, except that with action latency "all" (War-v0's
+    fields) means all of WarLatency-v0's: the opponent's clock and the presses in flight too (with them the
+    state is Markov)."""
+    fields = check_observation_fields(observation)
+    if config.has_latency and fields == OBSERVATION_FIELDS:
+        return latency_fields(config)
+    return fields
 
 
 def env_id(config) -> str:
@@ -91,7 +101,7 @@ def _select_columns(env, fields):
     from gymnasium import spaces
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
-    columns = np.array([INDEX[name] for name in fields])
+    columns = np.array([FIELD_INDEX[name] for name in fields])
 
     class SelectColumns(VecEnvWrapper):
         def __init__(self, venv):

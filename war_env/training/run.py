@@ -50,7 +50,7 @@ from war_env.training.callbacks import EVALUATIONS, checkpoints, make_callbacks
 from war_env.training.comparison import compare_with_baseline
 from war_env.training.config import (TrainConfig, check_n_envs, load_config, non_negative_int, parse_config,
                                      positive_int, shipped_config_file)
-from war_env.training.envs import VEC_ENVS, make_vec
+from war_env.training.envs import VEC_ENVS, make_vec, policy_fields
 
 RESULTS = ("checkpoints", "best.zip", "final.zip", EVALUATIONS, "model_card.json")
 """What a run leaves once it has trained: a folder holding none of them can be started again."""
@@ -207,15 +207,16 @@ def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, 
     config, settings, run_dir = plan.config, plan.settings, plan.run_dir
     algo, target = settings["algorithm"], settings["timesteps"]
     train_args = {**settings["env_args"], **config.train_env}
+    fields = _policy_fields(plan)
     model = load_model(algo, plan.checkpoint) if plan.checkpoint is not None else None
     done = int(model.num_timesteps) if model is not None else 0
     env = make_vec(train_args, settings["opponent"], settings["n_envs"], settings["seed"] + done,
-                   settings["vec_env"], trust_model_file, config.observation)
+                   settings["vec_env"], trust_model_file, fields)
     eval_kind = "batched" if settings["vec_env"] == "batched" else "dummy"  # SB3 wants both of one kind
     eval_env = make_vec(settings["env_args"], settings["opponent"], 1, config.evaluation["seed"], eval_kind,
-                        trust_model_file, config.observation)
+                        trust_model_file, fields)
     model = _model_for(plan, env, verbose, model)
-    model_meta = {"algo": algo, "policy_kwargs": config.policy_kwargs, "observation": list(config.observation),
+    model_meta = {"algo": algo, "policy_kwargs": config.policy_kwargs, "observation": list(fields),
                   "opponent": settings["opponent"], "env_args": settings["env_args"], "seed": settings["seed"]}
     callbacks = make_callbacks(model_meta, run_dir, config, eval_env, settings["n_envs"], _best_so_far(run_dir))
     started_at = int(model.num_timesteps)
@@ -236,6 +237,10 @@ def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, 
     card = _model_card(plan, model, best, train_seconds, bench_rounds, bench_seed, trust_model_file, session)
     write_atomic(run_dir / "model_card.json", json.dumps(card, indent=2))
     return TrainResult(run_dir, algo, int(model.num_timesteps), final, best, card)
+
+
+def _policy_fields(plan: _Plan) -> tuple[str, ...]:
+    return policy_fields(plan.config.observation, make_config(None, dict(plan.settings["env_args"])))
 
 
 def _model_for(plan: _Plan, env, verbose: int, checkpoint=None):
@@ -285,7 +290,7 @@ def _model_card(plan: _Plan, model, best: Path, train_seconds, bench_rounds, ben
         "config_file": settings["config_file"],
         "hyperparameters": config.hyperparameters,
         "policy_kwargs": config.policy_kwargs,
-        "observation_fields": list(config.observation),
+        "observation_fields": list(_policy_fields(plan)),
         "resumed_from": str(plan.checkpoint) if plan.checkpoint else None,
         "train_wall_seconds": round(train_seconds, 1),
         "sessions": [*sessions, session],

@@ -12,8 +12,10 @@ from gymnasium.error import DependencyNotInstalled
 
 import war_env  # noqa: F401  (registers War-v0)
 from war_env.env import WarEnv
+from war_env.latency_env import WarLatencyEnv
 from war_env.render import layout as L
 from war_env.scene import build_scene
+from war_env.scoreboard import Scoreboard
 
 pygame = pytest.importorskip("pygame")
 
@@ -197,3 +199,24 @@ def test_the_screenshot_script_writes_the_table_and_the_popup(tmp_path):
     assert [path.name for path in paths] == ["screenshot.png", "screenshot-popup.png"]
     for path in paths:
         assert pygame.image.load(str(path)).get_size() == (L.WIDTH, L.HEIGHT)
+
+
+def test_presses_in_flight_are_marks_beside_the_timer_ring_filled_while_they_fly(painter):
+    env = WarLatencyEnv(render_mode="rgb_array", opponent="fixed:ticks=9", latency="fixed:ticks=3")
+    env.reset(seed=0, options={"piles": WAR_PILES, "starter": 1})
+    for action in (1, 0, 1):  # presses of ages 2 and 0 fly
+        env.step(action)
+    scene = build_scene(env.round, env.scoreboard)
+    assert scene.seats[0].in_flight == (True, False, True) and scene.seats[1].in_flight == ()  # a bot
+    landed = dataclasses.replace(scene, seats=(dataclasses.replace(scene.seats[0], in_flight=(False,) * 3),
+                                               scene.seats[1]))
+    flying, empty = painter.frame(scene), painter.frame(landed)
+    for age, expected in enumerate((True, False, True)):
+        x, y = L.in_flight_mark(0, age, 3)
+        assert (flying[y, x].tolist() == list(GOLD)) == expected
+        assert empty[y, x].tolist() != list(GOLD)
+    r = L.IN_FLIGHT_RADIUS
+    top, bottom = L.in_flight_mark(0, 0, 3), L.in_flight_mark(0, 2, 3)
+    assert inside(changed_box(empty, flying), (top[0] - r, top[1] - r, 2 * r + 1, bottom[1] - top[1] + 2 * r + 1))
+    without_latency = build_scene(pixel_env().round, Scoreboard())
+    assert all(view.in_flight == () for view in without_latency.seats)  # War-v0's frames draw no marks

@@ -72,7 +72,8 @@ class WarLatencyEnv(WarEnv):
     path and the two-seat env refuse a config with latency.
 
     ## Rendering
-    War-v0's; presses in flight are not drawn.
+    War-v0's, and the agent's presses in flight as small marks beside its timer ring (one per age, filled
+    while a press flies).
 
     ## Version History
     * v0: first release: War-v0 with action latency (``WarConfig.latency``) and the observation of the

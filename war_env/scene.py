@@ -61,6 +61,10 @@ class SeatView:
     """The seat's face-up card won the trick that was revealed last (the painters frame it in gold)."""
     false_starts: int
     """Draws the seat pressed this round while its turn was not open (nothing moves; they are counted)."""
+    in_flight: tuple[bool, ...] = ()
+    """With action latency: for each age a = 0 .. max_delay - 1, whether the seat's press sent a ticks ago
+    is still in flight (the painters draw the slots as small marks, filled while a press flies); ``()``
+    without latency and for a seat a bot plays."""
 
 
 @dataclass(frozen=True)
@@ -198,7 +202,15 @@ def _seat_view(timed: TimedRound, seat: int, names: tuple[str, str]) -> SeatView
         starter=game.starter == seat,
         won_last_trick=_won_last_trick(game.visible, seat),
         false_starts=timed.false_starts[seat],
+        in_flight=_in_flight(timed, seat),
     )
+
+
+def _in_flight(timed: TimedRound, seat: int) -> tuple[bool, ...]:
+    if timed.bot_controlled(seat):  # bots, and the takeover bot, press without latency
+        return ()
+    ages = set(timed.in_flight_ages(seat))
+    return tuple(age in ages for age in range(timed.config.max_delay))
 
 
 def _won_last_trick(visible: list[int | None], seat: int) -> bool:

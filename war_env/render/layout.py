@@ -87,6 +87,19 @@ def avatar_center(seat: int) -> tuple[int, int]:
     return (AVATAR_X, row_y(seat) - 14)
 
 
+IN_FLIGHT_RADIUS = 5
+IN_FLIGHT_ROWS = 8
+
+
+def in_flight_mark(seat: int, age: int, ages: int) -> tuple[int, int]:
+    """Center of the mark of the seat's press of ``age`` (of ``ages`` slots: the latency's largest delay)
+    beside its timer ring: the newest at the top, a second column from the ninth age on."""
+    cx, cy = avatar_center(seat)
+    rows = min(ages, IN_FLIGHT_ROWS)
+    column, row = divmod(age, IN_FLIGHT_ROWS)
+    return (cx + RING_RADIUS + 16 + 14 * column, cy + 11 * row - 11 * (rows - 1) // 2)
+
+
 def popup_rect(lines: int) -> tuple[int, int, int, int]:
     """The result popup with ``lines`` lines in its results list, centred over the felt."""
     height = 290 + 24 * lines

@@ -36,6 +36,8 @@ BACK_BLUE = (28, 58, 136)
 BACK_LIGHT = (58, 98, 190)
 SEAT_COLORS = ((40, 132, 196), (156, 72, 164))
 BOT_BADGE = (222, 72, 48)
+IN_FLIGHT = GOLD
+"""A press in flight (action latency)."""
 RING_TRACK = (0, 0, 0, 90)
 PANEL = (0, 0, 0, 96)
 BAR_COLOR = (12, 38, 24)
@@ -114,6 +116,15 @@ class TablePainter:
             self._text(surface, f"{label}  {view.seconds_left:.1f}s", 19, (20, 24, 20), center=pill.center)
         if view.starter:
             self._text(surface, "draws first", 17, TEXT_DIM, center=(cx, cy - L.RING_RADIUS - 10))
+        self._draw_in_flight(surface, view)
+
+    def _draw_in_flight(self, surface, view: SeatView) -> None:
+        """The seat's presses in flight (action latency): one small ring per age, filled while a press flies."""
+        for age, flying in enumerate(view.in_flight):
+            center = L.in_flight_mark(view.seat, age, len(view.in_flight))
+            if flying:
+                pygame.draw.circle(surface, IN_FLIGHT, center, L.IN_FLIGHT_RADIUS)
+            pygame.draw.circle(surface, TEXT_DIM, center, L.IN_FLIGHT_RADIUS, 1)
 
     def _draw_pile(self, surface, view: SeatView) -> None:
         x, y, w, h = L.pile_rect(view.seat)

@@ -11,6 +11,12 @@ DEFAULT_LATENCY = "fixed:ticks=2"
 """The latency of ``gym.make("WarLatency-v0")`` when neither ``latency`` nor ``config`` is given."""
 
 
+def with_default_latency(config, rules: dict) -> dict:
+    """The rule keywords of a WarLatency-v0 env (single or batched): ``DEFAULT_LATENCY`` unless a latency
+    or a whole config is given."""
+    return {**rules, "latency": DEFAULT_LATENCY} if config is None and "latency" not in rules else rules
+
+
 class WarLatencyEnv(WarEnv):
     """War-v0 where a press is sent now and lands later: timing becomes a real decision.
 
@@ -83,9 +89,7 @@ class WarLatencyEnv(WarEnv):
     observes_latency = True
 
     def __init__(self, render_mode: str | None = None, opponent="human", config=None, **rules):
-        if config is None and "latency" not in rules:
-            rules = {**rules, "latency": DEFAULT_LATENCY}
-        super().__init__(render_mode=render_mode, opponent=opponent, config=config, **rules)
+        super().__init__(render_mode=render_mode, opponent=opponent, config=config, **with_default_latency(config, rules))
 
     def _observation_size(self) -> int:
         return len(latency_fields(self.config))

@@ -30,7 +30,7 @@ from war_env.deal import check_new_match, check_options, deal_round
 from war_env.engine import Game, RoundResult
 from war_env.env import RESET_OPTIONS, STREAM_POLICY_SEED, make_config, parse_action
 from war_env.round_info import describe_round
-from war_env.observation import OBSERVATION_SIZE, action_mask, latency_fields, observe, observe_latency
+from war_env.observation import action_mask, observation_size, observe, observe_latency
 from war_env.randomness import hash64
 from war_env.rules import WarConfig
 from war_env.scoreboard import Scoreboard
@@ -148,7 +148,7 @@ class WarParallelEnv(ParallelEnv):
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         # One space object per agent, kept: PettingZoo seeds spaces per agent and checks identity.
-        size = len(latency_fields(self.config)) if self.observes_latency else OBSERVATION_SIZE
+        size = observation_size(self.config, self.observes_latency)
         self._observation_spaces = {agent: _observation_space(size) for agent in AGENTS}
         self._action_spaces = {agent: spaces.Discrete(2) for agent in AGENTS}
         self.np_random: np.random.Generator | None = None

@@ -122,6 +122,11 @@ LATENCY_EXTRA_FIELDS = (
 )
 
 
+def observation_size(config: WarConfig, observes_latency: bool) -> int:
+    """Floats of a seat's observation: the latency observation's (``latency_fields``), or War-v0's."""
+    return len(latency_fields(config)) if observes_latency else OBSERVATION_SIZE
+
+
 def latency_fields(config: WarConfig) -> tuple[str, ...]:
     """The fields of the latency observation: War-v0's, the opponent's clock, then ``in_flight_a`` for
     a = 0 .. max_delay - 1 (1 if the seat's press sent a ticks ago has not landed yet)."""

@@ -29,8 +29,8 @@ from war_env.deal import check_starter
 from war_env.engine import END_REASONS
 from war_env.env import WarEnv, make_config
 from war_env.extras import require
-from war_env.latency_env import DEFAULT_LATENCY, WarLatencyEnv
-from war_env.observation import OBSERVATION_SIZE, latency_fields
+from war_env.latency_env import WarLatencyEnv, with_default_latency
+from war_env.observation import observation_size
 from war_env.round_info import NO_WINNER, ROUND_INFO_KEYS, TABLE_COLUMNS, TABLE_WIDTH, RoundStats, round_info
 from war_env.rules import WarConfig
 
@@ -120,8 +120,8 @@ class WarVectorEnv(VectorEnv):
                 f"WarVectorEnv batches bot opponents only (a spec string or a war_env.bots.Bot), got {opponent!r}; "
                 'for a policy opponent use gym.make_vec("War-v0", ..., vectorization_mode="sync")'
             )
-        if self.observes_latency and config is None and "latency" not in rules:
-            rules = {**rules, "latency": DEFAULT_LATENCY}
+        if self.observes_latency:
+            rules = with_default_latency(config, rules)
         self.config = config = make_config(config, rules)
         if config.has_latency and not self.observes_latency:  # War-v0's observations would hide the presses in flight
             raise ValueError(f"War-v0's vector env has no action latency, got latency={config.latency!r}: use "
@@ -132,7 +132,7 @@ class WarVectorEnv(VectorEnv):
         self.render_mode = None
         self.single_action_space = spaces.Discrete(2)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        size = len(latency_fields(config)) if self.observes_latency else OBSERVATION_SIZE
+        size = observation_size(config, self.observes_latency)
         self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._engine = _make_engine(backend, config, self.num_envs, self.opponent_bot, max_episode_steps,

@@ -22,7 +22,7 @@ from war_env.batched.layout import KEY_ROUND, Col, delay_cdf, new_arrays, new_lo
 from war_env.batched.models import ReactionModel, timing_of
 from war_env.bots import Bot
 from war_env.cards import DECK_SIZE
-from war_env.observation import OBSERVATION_SIZE, latency_fields, scales
+from war_env.observation import observation_size, scales
 from war_env.round_info import RoundStats
 from war_env.rules import WarConfig
 
@@ -110,8 +110,7 @@ class BatchedSteps:
                  observes_latency: bool = False):
         self.rounds = BatchedRounds(config, n, (None, ReactionModel.of_bot(opponent, config, seat=1)), max_episode_steps)
         self.n = n
-        size = len(latency_fields(config)) if observes_latency else OBSERVATION_SIZE
-        self.observations = np.zeros((n, size), dtype=np.float32)
+        self.observations = np.zeros((n, observation_size(config, observes_latency)), dtype=np.float32)
         self.masks = np.ones((n, 2), dtype=bool)
         self.rngs: list[np.random.Generator | None] = [None] * n
         """Each round's generator (``WarEnv``'s ``np_random``); the compiled code reads ``_pointers``."""

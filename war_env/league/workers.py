@@ -9,6 +9,7 @@ shell sets.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 from queue import Empty
 
@@ -17,21 +18,30 @@ from war_env.records import RoundRecord
 from war_env.threads import limit_process_threads, one_thread_environment
 
 _worker_queue = None
-_worker_parent = None
 
 
 def _init_worker(queue, parent: int) -> None:
-    global _worker_queue, _worker_parent
+    global _worker_queue
     import signal
+    import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the workers itself
     limit_process_threads()  # already set at spawn; again for libraries that read it late
-    _worker_queue, _worker_parent = queue, parent
+    _worker_queue = queue
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """A killed parent reads no more rounds: stop within half a second, even in the middle of a long
+    shard (building an oracle, loading the compiled engine), not only after the next finished round.
+    ``os._exit`` skips the queue's exit handler, which would wait forever for the queue's lock if another
+    worker died holding it."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _send_round(record: RoundRecord) -> None:
-    if os.getppid() != _worker_parent:  # the parent was killed: nobody will read this round
-        os._exit(1)
     _worker_queue.put(record)
 
 

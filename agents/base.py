@@ -37,6 +37,13 @@ class Agent:
         this method in a subclass that overrides ``act`` below the class that defines it."""
         return None
 
+    def batch_policy(self):
+        """How a whole batch of rounds can be played at once: a function from observations (one row per
+        round, shape ``(n, 16)``) to actions (shape ``(n,)``) when the agent's action depends on the
+        current observation alone (no memory, no randomness), else ``None`` (the default), and its
+        rounds are played one by one. ``war_env.evaluation.play_rounds`` uses it."""
+        return None
+
     def predict(self, observation, state=None, episode_start=None, deterministic: bool = True):
         """SB3's ``predict``: one observation -> ``(action, state)``; a batch of shape (n_envs, obs)
         -> ``(actions, state)``, with one independent copy of the agent per env, reset wherever

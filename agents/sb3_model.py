@@ -461,6 +461,11 @@ class SB3Agent(Agent):
     def act(self, observation) -> int:
         return int(self._actions(np.asarray(observation, dtype=np.float32).reshape(1, -1))[0])
 
+    def batch_policy(self):
+        """Greedy play depends on the observation alone, so many rounds can be played at once; sampled
+        play draws from torch's generator, which ``reset`` seeds per round: those rounds go one by one."""
+        return self._actions if self.deterministic else None
+
     def predict(self, observation, state=None, episode_start=None, deterministic: bool = True):
         observation = np.asarray(observation, dtype=np.float32)
         if observation.ndim == 1:

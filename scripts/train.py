@@ -12,7 +12,8 @@ from war_env.training.run import TrainResult, train
 
 DESCRIPTION = """\
 Train PPO, A2C, DQN (stable-baselines3) or MaskablePPO (sb3-contrib) on War-v0 against an opponent,
-then compare the best model with the `prompt` baseline on held-out paired rounds.
+then compare the best and the final model with the `prompt` baseline on held-out paired rounds
+(PASSED only when both meet the bar).
 
 The run folder receives config.json (the exact configuration, which --resume reads back),
 checkpoints/, best.zip and final.zip (load them as ALGO:PATH, e.g. in war-bench), eval/ and tb/
@@ -101,19 +102,25 @@ def print_summary(result: TrainResult) -> None:
     card = result.model_card
     print(f"run folder: {result.run_dir}  ({result.timesteps} timesteps, {card['train_wall_seconds']} s training)")
     print(f"best model: {result.best_model}   (load it as {card['model']['load']})")
-    bench = card.get("benchmark")
-    if bench:
-        model, base = bench["model"], bench["baseline"]
-        print(f"held-out comparison, {bench['rounds']} rounds vs {bench['opponent']} (seed {bench['seed']}):")
-        for stats in (model, base):
-            print(f"  {stats['agent']:<40} mean return {stats['mean_return']:+.4f}  takeovers {stats['takeovers']}"
-                  f"  false starts/100 {stats['false_starts_per_100_rounds']:.2f}"
-                  f"  mean reaction {_ticks(stats['mean_reaction_ticks'])}")
-        bar = bench["bar"]
-        verdict = "PASSED" if bar["passed"] else "NOT reached"
-        print(f"  difference {bench['mean_return_difference']:+.4f} (stderr {bench['mean_return_difference_stderr']});"
-              f" bar ({bar['takeovers']} takeovers, < {bar['false_starts_per_100_rounds_below']} false start/100,"
-              f" gap <= {bar['return_gap_at_most']}): {verdict}")
+    bench, final = card.get("benchmark"), card.get("benchmark_final")
+    if not bench:
+        return
+    print(f"held-out comparison, {bench['rounds']} rounds vs {bench['opponent']} (seed {bench['seed']}):")
+    rows = [(f"best  {bench['model']['agent']}", bench["model"]), ("final.zip", final["model"]),
+            ("prompt", bench["baseline"])]
+    for name, stats in rows:
+        print(f"  {name:<46} mean return {stats['mean_return']:+.4f}  takeovers {stats['takeovers']}"
+              f"  false starts/100 {stats['false_starts_per_100_rounds']:.2f}"
+              f"  mean reaction {_ticks(stats['mean_reaction_ticks'])}")
+    bar = bench["bar"]
+    print(f"  difference to prompt: best {bench['mean_return_difference']:+.4f}"
+          f" (stderr {bench['mean_return_difference_stderr']}), final {final['mean_return_difference']:+.4f}")
+    verdicts = {name: "PASSED" if comparison["bar"]["passed"] else "NOT reached"
+                for name, comparison in (("best", bench), ("final", final))}
+    verdict = "PASSED" if bench["bar"]["passed"] and final["bar"]["passed"] else "NOT reached"
+    print(f"  bar ({bar['takeovers']} takeovers, < {bar['false_starts_per_100_rounds_below']} false start/100,"
+          f" gap <= {bar['return_gap_at_most']}) for the best and the final model: {verdict}"
+          f" (best {verdicts['best']}, final {verdicts['final']})")
 
 
 if __name__ == "__main__":

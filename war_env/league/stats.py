@@ -58,7 +58,7 @@ def wilson(count: int, n: int) -> dict:
     return estimate(count / n, interval.low, interval.high, "wilson", count=count)
 
 
-def _rng(*arrays: np.ndarray) -> np.random.Generator:
+def data_rng(*arrays: np.ndarray) -> np.random.Generator:
     """The bootstrap RNG is fixed by the data resampled: a run's numbers are reproducible, and equal
     data (battles of paired rounds, say) get equal intervals."""
     return np.random.default_rng(zlib.crc32(b"".join(np.ascontiguousarray(a, dtype=float).tobytes() for a in arrays)))
@@ -94,7 +94,7 @@ def _bootstrap_mean(x: np.ndarray) -> dict:
         return estimate(value, None, None, method)
     with np.errstate(over="ignore", invalid="ignore"):
         result = bootstrap((x,), np.mean, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
-                           method="percentile", rng=_rng(x))
+                           method="percentile", rng=data_rng(x))
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 
@@ -121,7 +121,40 @@ def _bootstrap_ratio(s: np.ndarray, c: np.ndarray) -> dict:
     with np.errstate(invalid="ignore", divide="ignore"):
         result = bootstrap((s, c), lambda a, b, axis=-1: a.sum(axis) / b.sum(axis), paired=True,
                            confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
-                           rng=_rng(s, c))
+                           rng=data_rng(s, c))
+    return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
+
+
+def iqm(values) -> float:
+    """The interquartile mean: the mean of the middle half (``scipy.stats.trim_mean(values, 0.25)``)."""
+    from scipy.stats import trim_mean
+
+    return float(trim_mean(np.asarray(values, dtype=float), 0.25))
+
+
+def iqm_interval(*tasks: Sequence[float]) -> dict:
+    """The IQM of the runs of one or more tasks (runs = training seeds) with a stratified percentile
+    bootstrap, as rliable does (Agarwal et al. 2021, "Deep RL at the edge of the statistical precipice"):
+    each task's runs are resampled with replacement on their own (scipy's ``bootstrap`` with one sample
+    per task, ``paired=False``), and the IQM is taken over all resampled runs together."""
+    from scipy.stats import bootstrap, trim_mean
+
+    samples = tuple(np.asarray(task, dtype=float) for task in tasks)
+    method = f"IQM, stratified bootstrap percentile over runs ({BOOTSTRAP_RESAMPLES} resamples)"
+    pooled = np.concatenate(samples) if samples else np.zeros(0)
+    if pooled.size == 0:
+        return estimate(None, None, None, method)
+    value = iqm(pooled)
+    if pooled.size > 1 and np.all(pooled == pooled[0]):  # every run the same: no spread to resample
+        return estimate(value, value, value, method, exact=True)
+    if min(sample.size for sample in samples) < 2:
+        return estimate(value, None, None, method)
+
+    def statistic(*resampled, axis=-1):
+        return trim_mean(np.concatenate(resampled, axis=axis), 0.25, axis=axis)
+
+    result = bootstrap(samples, statistic, paired=False, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
+                       method="percentile", rng=data_rng(*samples))
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 

@@ -16,8 +16,10 @@ from war_env.evaluation import play_rounds
 from war_env.records import RoundRecord
 
 BASELINE = "prompt"
-BAR = {"takeovers": 0, "false_starts_per_100_rounds_below": 1.0, "return_gap_at_most": 0.02}
-"""The bar on held-out rounds, against the prompt baseline on the same deals."""
+BAR = {"takeovers": 0, "false_starts_per_100_rounds_below": 1.0, "return_gap_at_most": 0.005}
+"""The bar on held-out rounds (issue 14: 1,000 of them), against the prompt baseline on the same deals: no
+takeover, fewer than 1 false start per 100 rounds, a mean return at most 0.005 per round below prompt's.
+``war-train`` holds both its best and its final model to it, ``war-curves`` every model of a curve."""
 
 
 @dataclass
@@ -78,21 +80,29 @@ def compare_with_baseline(agent, opponent: str, env_args: dict, rounds: int, see
                           trust_model_file: bool = False) -> dict:
     """The agent and ``prompt`` on the same held-out deals, and the bar."""
     model_stats = held_out_stats(agent, opponent, env_args, rounds, seed, trust_model_file)
-    prompt_stats = held_out_stats(BASELINE, opponent, env_args, rounds, seed, trust_model_file)
+    return compare(model_stats, held_out_stats(BASELINE, opponent, env_args, rounds, seed, trust_model_file))
+
+
+def compare(model_stats: RoundStats, prompt_stats: RoundStats) -> dict:
+    """A model's held-out rounds against ``prompt``'s on the same deals (same rounds and seed), and the bar."""
+    if (model_stats.rounds, model_stats.seed) != (prompt_stats.rounds, prompt_stats.seed):
+        raise ValueError("a comparison needs the same held-out rounds for the model and prompt")
+    rounds = model_stats.rounds
     gap = np.asarray(model_stats.returns) - np.asarray(prompt_stats.returns)
-    passed = (
-        model_stats.takeovers == BAR["takeovers"]
-        and model_stats.false_starts_per_100 < BAR["false_starts_per_100_rounds_below"]
-        and -gap.mean() <= BAR["return_gap_at_most"]
-    )
     return {
         "rounds": rounds,
-        "seed": seed,
-        "opponent": opponent,
+        "seed": model_stats.seed,
+        "opponent": model_stats.opponent,
         "pairing": "round k of both agents is env.reset(seed=seed + k): same deal, starter and bot reactions",
         "model": model_stats.summary(),
         "baseline": prompt_stats.summary(),
         "mean_return_difference": float(gap.mean()),
         "mean_return_difference_stderr": float(gap.std(ddof=1) / math.sqrt(rounds)) if rounds > 1 else None,
-        "bar": {**BAR, "passed": bool(passed)},
+        "bar": {**BAR, "passed": meets_bar(model_stats.takeovers, model_stats.false_starts_per_100, -gap.mean())},
     }
+
+
+def meets_bar(takeovers: int, false_starts_per_100: float, return_gap: float) -> bool:
+    """``return_gap``: prompt's mean return minus the model's, on the same deals."""
+    return bool(takeovers == BAR["takeovers"] and false_starts_per_100 < BAR["false_starts_per_100_rounds_below"]
+                and return_gap <= BAR["return_gap_at_most"])

@@ -47,7 +47,7 @@ from war_env.provenance import provenance
 from war_env.run_folder import locked_run_folder
 from war_env.threads import single_threaded_torch
 from war_env.training.callbacks import EVALUATIONS, checkpoints, make_callbacks
-from war_env.training.comparison import compare_with_baseline
+from war_env.training.comparison import BASELINE, compare, held_out_stats
 from war_env.training.config import (TrainConfig, check_n_envs, load_config, non_negative_int, parse_config,
                                      positive_int, shipped_config_file)
 from war_env.training.envs import VEC_ENVS, make_vec, policy_fields
@@ -297,11 +297,15 @@ def _model_card(plan: _Plan, model, best: Path, train_seconds, bench_rounds, ben
         "provenance": provenance(),
         "evaluation_callback": _evaluation_history(plan.run_dir),
     }
-    if bench_rounds:
+    if bench_rounds:  # the best model and the final one: a user may take either, so both must meet the bar
         started = time.perf_counter()
-        agent = load_sb3_agent(settings["algorithm"], str(best))
-        card["benchmark"] = compare_with_baseline(agent, settings["opponent"], settings["env_args"], bench_rounds,
-                                                  bench_seed, trust_model_file)
+        opponent, env_args = settings["opponent"], settings["env_args"]
+        prompt = held_out_stats(BASELINE, opponent, env_args, bench_rounds, bench_seed, trust_model_file)
+        for key, model_file in (("benchmark", best), ("benchmark_final", plan.run_dir / "final.zip")):
+            agent = load_sb3_agent(settings["algorithm"], str(model_file))
+            card[key] = compare(held_out_stats(agent, opponent, env_args, bench_rounds, bench_seed, trust_model_file),
+                                prompt)
+            card[key]["model_file"] = model_file.name
         card["benchmark"]["wall_seconds"] = round(time.perf_counter() - started, 1)
     return card
 

@@ -228,10 +228,14 @@ BAD_ARGUMENTS = {
              ["--env-arg", "turn_seconds=-1"], ["--seed", "-1"], ["--address", "x"], ["--config", "/nonexistent.json"]],
     "selfplay": [["--timesteps", "0"], ["--refresh-every", "0"], ["--algo", "dqn"], ["--seed", "-1"],
                  ["--turn-seconds", "1e12"], ["--eval-deals", "0"], ["--config", "/nonexistent.json"]],
+    "curves": [["--algo", "ppoo"], ["--seeds", "0", "0"], ["--seeds", "-1"], ["--every", "0"], ["--every", "200000"],
+               ["--timesteps", "0"], ["--rounds", "0"], ["--workers", "0"], ["--opponent", "humann"],
+               ["--eval-seed", "-1"], ["--config", "/nonexistent.json"], ["--env-arg", "turn_seconds=-1"],
+               ["--vec-env", "threads"]],
     "perf": [["--repeats", "0"], ["--budget", "0"], ["--budget", "nan"], ["--fast-rounds", "0"],
              ["--league-rounds", "0"]],
 }
-FOLDER_OPTION = {"benchmark": "--out", "train": "--run-dir", "tune": "--out", "selfplay": "--run-dir"}
+FOLDER_OPTION = {"benchmark": "--out", "train": "--run-dir", "curves": "--run-dir", "tune": "--out", "selfplay": "--run-dir"}
 
 
 @pytest.mark.parametrize("command", sorted(BAD_ARGUMENTS))

@@ -120,6 +120,7 @@ def test_the_core_install_makes_war_v0_from_anywhere(core, elsewhere):
     (["war-train", "--run-dir", "train-run"], "train"),
     (["war-selfplay", "--run-dir", "selfplay-run"], "train"),
     (["war-tune", "--out", "tune-run"], "train"),
+    (["war-curves", "--run-dir", "curves-run"], "train"),
     (["war-play", "--window"], "render"),
     (["war-play", "--web"], "web"),
     (["war-perf"], "bench"),
@@ -217,7 +218,7 @@ def test_war_play_web_serves_the_page_from_the_installed_package(full, elsewhere
 
 
 def test_every_command_has_help_for_users(full, elsewhere):
-    for command in ("war-bench", "war-train", "war-play", "war-perf", "war-selfplay", "war-tune"):
+    for command in ("war-bench", "war-train", "war-curves", "war-play", "war-perf", "war-selfplay", "war-tune"):
         done = run([full / command, "--help"], cwd=elsewhere)
         assert done.returncode == 0 and done.stdout.startswith("usage: " + command), (command, done.stderr)
 

@@ -6,7 +6,11 @@ import math
 
 import pytest
 
-from war_env.league.stats import bootstrap_mean, bootstrap_ratio, estimate, quantile_95, scaled, wilson
+import numpy as np
+from scipy import stats as scipy_stats
+
+from war_env.league.stats import (BOOTSTRAP_RESAMPLES, bootstrap_mean, bootstrap_ratio, data_rng, estimate, iqm,
+                                  iqm_interval, quantile_95, scaled, wilson)
 
 
 def test_a_mean_that_every_round_shares_is_exact_with_the_value_as_its_interval():
@@ -70,3 +74,36 @@ def test_an_interval_with_an_undefined_bound_is_dropped_as_a_whole(low, high):
 def test_a_single_observation_is_neither_exact_nor_given_an_interval():
     for entry in (bootstrap_mean([0.7]), quantile_95([4])):
         assert entry["low"] is None and "exact" not in entry
+
+
+# --- IQM across training runs, with rliable's stratified bootstrap ---------------------------------
+def test_the_iqm_is_the_mean_of_the_middle_half():
+    assert iqm([0.0, 1.0, 2.0, 3.0, 100.0]) == 2.0  # 5 runs: the lowest and the highest are trimmed
+    assert iqm([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 100.0]) == 3.5
+
+
+def test_the_iqm_interval_of_one_task_is_scipys_percentile_bootstrap_over_its_runs():
+    runs = [0.0, 0.02, 0.001, 0.5, 0.0]
+    entry = iqm_interval(runs)
+    x = np.asarray(runs)
+    expected = scipy_stats.bootstrap((x,), lambda a, axis=-1: scipy_stats.trim_mean(a, 0.25, axis=axis),
+                                     n_resamples=BOOTSTRAP_RESAMPLES, method="percentile", rng=data_rng(x))
+    assert entry["value"] == scipy_stats.trim_mean(x, 0.25)
+    assert (entry["low"], entry["high"]) == (expected.confidence_interval.low, expected.confidence_interval.high)
+    assert entry["low"] <= entry["value"] <= entry["high"]
+
+
+def test_a_stratified_bootstrap_resamples_each_tasks_runs_on_their_own():
+    """Two tasks, each run resampled within its task: a resample always holds 3 runs of each."""
+    easy, hard = [0.0, 0.1, 0.2], [10.0, 11.0, 12.0]
+    entry = iqm_interval(easy, hard)
+    assert entry["value"] == scipy_stats.trim_mean(easy + hard, 0.25)
+    # pooled resampling could draw 6 hard runs (IQM 10 or more); stratified never gets that far
+    assert entry["high"] < 10.0 and entry["low"] > 0.1
+
+
+def test_runs_that_all_agree_are_exact_and_one_run_has_no_interval():
+    entry = iqm_interval([0.0] * 5)
+    assert entry["exact"] is True and entry["value"] == entry["low"] == entry["high"] == 0.0
+    single = iqm_interval([0.3])
+    assert single["value"] == 0.3 and single["low"] is single["high"] is None

@@ -19,12 +19,13 @@ docs/training.md). A model "meets the bar" of ``war_env.training.comparison.BAR`
 ``first_optimal_at`` is the first step whose model meets it, ``optimal_from`` the step from which every
 later model does (``None``: the final model does not).
 
-The folder: ``curve.json`` (the settings, checked again when the same folder is run again), the
+The folder: ``curve.json`` (the settings but the seeds, checked again when the folder is run again), the
 training config with the checkpoint schedule (``train_config.json``), ``seed-<S>/`` (the war-train run
 and its ``curve.json`` once evaluated), and at the end ``curves.json`` and ``curves.png``. A seed is
 written the moment it is done, so an interrupted command loses no finished seed: run it again and it
 continues (an evaluated seed is read back, a trained one only evaluated, a cut-off training resumed from
-its latest checkpoint; a resumed training is not bit-identical to an uninterrupted one).
+its latest checkpoint; a resumed training is not bit-identical to an uninterrupted one). Other seeds
+may be added to a folder later; curves.json summarises the seeds of the last command.
 """
 
 from __future__ import annotations
@@ -164,10 +165,11 @@ def _start_folder(run_dir: Path, settings: CurveSettings) -> None:
     """A new folder gets the settings and the training config; a folder made before must have the same
     settings (running it again continues it)."""
     recorded = run_dir / "curve.json"
+    now = {key: value for key, value in settings.as_json().items() if key != "seeds"}  # seeds may be added later
     if recorded.exists():
         before = json.loads(recorded.read_text())
-        if before != settings.as_json():
-            changed = sorted(key for key in settings.as_json() if before.get(key) != settings.as_json()[key])
+        changed = sorted(key for key in now if before.get(key) != now[key])
+        if changed:
             raise FileExistsError(f"curve folder {str(run_dir)!r} was made with other settings ({', '.join(changed)}); "
                                   "pick another --run-dir")
         return
@@ -177,7 +179,7 @@ def _start_folder(run_dir: Path, settings: CurveSettings) -> None:
     raw["checkpoint_every_timesteps"] = settings.every
     raw["keep_checkpoints"] = MAX_POINTS  # every checkpoint is a point of the curve
     write_atomic(run_dir / "train_config.json", json.dumps(raw, indent=2))
-    write_atomic(recorded, json.dumps(settings.as_json(), indent=2))
+    write_atomic(recorded, json.dumps(now, indent=2))
 
 
 # --- one seed ----------------------------------------------------------------------------------------
@@ -224,20 +226,25 @@ def seed_curve(run_dir: Path, settings: CurveSettings, seed: int, prompt: RoundS
         for key in (*METRICS, "bar_passed"):
             curve[key].append(measured[key])
     best_at = json.loads((folder / "best.json").read_text())["timesteps"] if (folder / "best.json").exists() else None
-    failing = [steps for steps, passed in zip(curve["steps"], curve["bar_passed"]) if not passed]
     result = {
         "seed": seed,
         "curve": curve,
         "final": evaluate_model(settings, folder / "final.zip", prompt),
         "best": {**evaluate_model(settings, folder / "best.zip", prompt), "timesteps": best_at},
-        "first_optimal_at": next((s for s, passed in zip(curve["steps"], curve["bar_passed"]) if passed), None),
-        "optimal_from": None if curve["bar_passed"][-1] is False else (
-            curve["steps"][curve["steps"].index(failing[-1]) + 1] if failing else curve["steps"][0]),
+        **steps_to_optimum(curve["steps"], curve["bar_passed"]),
         "train_wall_seconds": round(sum(s["train_wall_seconds"] for s in card["sessions"]), 1),
         "eval_wall_seconds": round(time.perf_counter() - started, 1),
     }
     write_atomic(done, json.dumps(result, indent=2))
     return result
+
+
+def steps_to_optimum(steps: list[int], passed: list[bool]) -> dict:
+    """``first_optimal_at``: the first step whose model meets the bar; ``optimal_from``: the first step
+    from which every later model does (``None`` for both when none, or the last one, does not)."""
+    first = next((step for step, ok in zip(steps, passed) if ok), None)
+    last_failure = max((k for k, ok in enumerate(passed) if not ok), default=-1)
+    return {"first_optimal_at": first, "optimal_from": steps[last_failure + 1] if last_failure + 1 < len(steps) else None}
 
 
 def evaluate_model(settings: CurveSettings, path: Path, prompt: RoundStats) -> dict:
@@ -246,7 +253,7 @@ def evaluate_model(settings: CurveSettings, path: Path, prompt: RoundStats) -> d
     stats = held_out_stats(agent, settings.opponent, settings.env_args, settings.rounds, settings.eval_seed)
     comparison = compare(stats, prompt)
     return {
-        "return_gap": -comparison["mean_return_difference"],
+        "return_gap": 0.0 - comparison["mean_return_difference"],  # 0.0 - x: no "-0.0000" for a gap of 0
         "return_gap_stderr": comparison["mean_return_difference_stderr"],
         "takeovers": stats.takeovers,
         "takeover_rate": stats.takeovers / stats.rounds,

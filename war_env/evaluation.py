@@ -29,6 +29,7 @@ from war_env.fastpath import play_rounds as play_rounds_fast
 from war_env.latency_env import WarLatencyEnv
 from war_env.records import RoundRecord, agent_seed
 from war_env.rules import WarConfig
+from war_env.threads import one_blas_thread
 
 
 def play_rounds(
@@ -92,14 +93,19 @@ def play_rounds_batched(config: WarConfig, agent, opponent: Bot, seeds: Sequence
     """``play_round`` for many seeds at once: sub-env ``k`` of a ``WarVectorEnv`` is reset with
     ``seeds[k]`` (the same deal as ``env.reset(seed=seeds[k])``) and every tick asks the agent's
     ``batch_policy()`` for the actions of all rounds still playing. The records equal ``play_round``'s."""
-    from war_env.vector import WarVectorEnv, sub_env_round_info
-
     policy = agent.batch_policy()
     if policy is None:
         raise ValueError(f"agent {agent.spec()!r} cannot play a batch of rounds (its batch_policy() is None)")
     indices = range(len(seeds)) if indices is None else indices
     agent_spec = agent_spec if agent_spec is not None else agent.spec()
     opponent_spec = opponent_spec if opponent_spec is not None else opponent.spec()
+    with one_blas_thread():
+        return _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec)
+
+
+def _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec) -> list[RoundRecord]:
+    from war_env.vector import WarVectorEnv, sub_env_round_info
+
     records = []
     for start in range(0, len(seeds), BATCH_ROUNDS):
         chunk = [int(seed) for seed in seeds[start:start + BATCH_ROUNDS]]

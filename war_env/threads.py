@@ -9,7 +9,7 @@ thread variables already set (``one_thread_environment``), before anything numer
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
                     "NUMBA_NUM_THREADS")
@@ -31,6 +31,17 @@ def single_threaded_torch():
     except RuntimeError:  # already set, or inter-op work already ran in this process: keep it
         pass
     return torch
+
+
+def one_blas_thread():
+    """A context in which numpy's BLAS runs on one thread (threadpoolctl, the train extra). Matrix
+    products of a few thousand rows, a greedy policy over a batch of rounds, are 10x slower on two
+    BLAS threads than on one when the cores are shared. Without threadpoolctl: no limit."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return nullcontext()
+    return threadpool_limits(1, user_api="blas")
 
 
 @contextmanager

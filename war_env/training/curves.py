@@ -221,7 +221,7 @@ def seed_curve(run_dir: Path, settings: CurveSettings, seed: int, prompt: RoundS
     points.append((card["timesteps"], folder / "final.zip"))
     curve = {"steps": [], **{metric: [] for metric in METRICS}, "bar_passed": []}
     for steps, path in points:
-        measured = evaluate_model(settings, path, prompt)
+        measured = evaluate_model(settings, path, prompt)  # the last one: final.zip
         curve["steps"].append(steps)
         for key in (*METRICS, "bar_passed"):
             curve[key].append(measured[key])
@@ -229,7 +229,7 @@ def seed_curve(run_dir: Path, settings: CurveSettings, seed: int, prompt: RoundS
     result = {
         "seed": seed,
         "curve": curve,
-        "final": evaluate_model(settings, folder / "final.zip", prompt),
+        "final": measured,
         "best": {**evaluate_model(settings, folder / "best.zip", prompt), "timesteps": best_at},
         **steps_to_optimum(curve["steps"], curve["bar_passed"]),
         "train_wall_seconds": round(sum(s["train_wall_seconds"] for s in card["sessions"]), 1),

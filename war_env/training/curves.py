@@ -225,7 +225,8 @@ def seed_curve(run_dir: Path, settings: CurveSettings, seed: int, prompt: RoundS
         curve["steps"].append(steps)
         for key in (*METRICS, "bar_passed"):
             curve[key].append(measured[key])
-    best_at = json.loads((folder / "best.json").read_text())["timesteps"] if (folder / "best.json").exists() else None
+    best_record = folder / "best.json"  # absent when no evaluation ran: war-train saved the final model as best.zip
+    best_at = json.loads(best_record.read_text())["timesteps"] if best_record.exists() else card["timesteps"]
     result = {
         "seed": seed,
         "curve": curve,
@@ -336,7 +337,9 @@ def plot_curves(curves: dict, path: Path) -> None:
     axes[2].axhline(bar["false_starts_per_100_rounds_below"], color="tab:red", lw=0.8, ls="--")
     for axis in axes:
         axis.set_ylim(bottom=min(0.0, axis.get_ylim()[0]))
-    axes[0].legend(fontsize=7, loc="upper right")
+    handles, labels = axes[0].get_legend_handles_labels()
+    axes[2].legend(handles, labels, fontsize=7, loc="center right")  # that panel is mostly empty once learned
+    axes[0].set_xlim(left=0)
     final = curves["final"]
     verdict = "every final model meets the bar" if final["all_meet_bar"] else "NOT every final model meets the bar"
     figure.suptitle(f"{settings['algorithm']} vs {settings['opponent']}: {len(settings['seeds'])} seeds, "

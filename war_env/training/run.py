@@ -9,8 +9,9 @@ A run folder (``runs/<algo>-<opponent>-s<seed>-<time>/`` unless given) receives:
 * ``best.zip`` (best by the evaluation callback on held-out seeds) and ``final.zip``;
 * ``eval/evaluations.npz`` (SB3's evaluation log, continued by a resume), ``tb/`` (TensorBoard);
 * ``model_card.json``: algorithm, env arguments, timesteps, seed, provenance, wall time and the
-  evaluation results, including the held-out comparison with the ``prompt`` baseline, and one entry
-  per training session (the first and each resume).
+  evaluation results, including the held-out comparisons of ``best.zip`` (``benchmark``) and
+  ``final.zip`` (``benchmark_final``) with the ``prompt`` baseline, and one entry per training session
+  (the first and each resume).
 
 A folder is locked while a run uses it (``war_env.run_folder``). Everything is validated before the
 folder is made; a folder whose run failed before it saved anything (no checkpoint, model, evaluation
@@ -23,7 +24,7 @@ can rebuild it from the project's code and load the weights only (no unpickling 
 Seeds: training env ``i`` starts from ``seed + i``; the evaluation callback replays the same
 held-out deals at every evaluation (``evaluation.seed`` of the config, re-seeded each time, so two
 evaluations differ only by the agent's timing); the final comparison plays round ``k`` with
-``env.reset(seed=bench_seed + k)`` for the model and for ``prompt`` alike (paired deals).
+``env.reset(seed=bench_seed + k)`` for both models and for ``prompt`` alike (paired deals).
 """
 
 from __future__ import annotations

@@ -335,8 +335,9 @@ def plot_curves(curves: dict, path: Path) -> None:
     bar = curves["bar"]
     axes[0].axhline(bar["return_gap_at_most"], color="tab:red", lw=0.8, ls="--", label="bar")
     axes[2].axhline(bar["false_starts_per_100_rounds_below"], color="tab:red", lw=0.8, ls="--")
-    for axis in axes:
-        axis.set_ylim(bottom=min(0.0, axis.get_ylim()[0]))
+    for axis, (metric, data) in zip(axes, curves["metrics"].items()):  # 0 at the bottom, room for the bar above
+        values = np.ravel(list(data["per_seed"].values()))
+        axis.set_ylim(min(0.0, values.min()) - 0.3 * LINEAR_BELOW[metric], 1.5 * max(values.max(), 10 * LINEAR_BELOW[metric]))
     handles, labels = axes[0].get_legend_handles_labels()
     axes[2].legend(handles, labels, fontsize=7, loc="center right")  # that panel is mostly empty once learned
     axes[0].set_xlim(left=0)

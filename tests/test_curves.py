@@ -32,7 +32,7 @@ def load(run_dir):
 
 
 def test_the_folder_holds_the_curves_and_one_war_train_run_per_seed(curve):
-    for name in ("curves.json", "curves.png", "curve.json", "train_config.json"):
+    for name in ("curves.json", "curves.png", "settings.json", "train_config.json"):
         assert (curve / name).is_file(), name
     assert (curve / "curves.png").read_bytes().startswith(b"\x89PNG")
     for seed in (0, 1):

@@ -19,7 +19,7 @@ docs/training.md). A model "meets the bar" of ``war_env.training.comparison.BAR`
 ``first_optimal_at`` is the first step whose model meets it, ``optimal_from`` the step from which every
 later model does (``None``: the final model does not).
 
-The folder: ``curve.json`` (the settings but the seeds, checked again when the folder is run again), the
+The folder: ``settings.json`` (the settings but the seeds, checked again when the folder is run again), the
 training config with the checkpoint schedule (``train_config.json``), ``seed-<S>/`` (the war-train run
 and its ``curve.json`` once evaluated), and at the end ``curves.json`` and ``curves.png``. A seed is
 written the moment it is done, so an interrupted command loses no finished seed: run it again and it
@@ -164,7 +164,7 @@ def check_settings(algo, config_path, seeds, opponent, timesteps, every, rounds,
 def _start_folder(run_dir: Path, settings: CurveSettings) -> None:
     """A new folder gets the settings and the training config; a folder made before must have the same
     settings (running it again continues it)."""
-    recorded = run_dir / "curve.json"
+    recorded = run_dir / "settings.json"
     now = {key: value for key, value in settings.as_json().items() if key != "seeds"}  # seeds may be added later
     if recorded.exists():
         before = json.loads(recorded.read_text())

@@ -343,7 +343,8 @@ def plot_curves(curves: dict, path: Path) -> None:
     axes[0].set_xlim(left=0)
     final = curves["final"]
     verdict = "every final model meets the bar" if final["all_meet_bar"] else "NOT every final model meets the bar"
-    figure.suptitle(f"{settings['algorithm']} vs {settings['opponent']}: {len(settings['seeds'])} seeds, "
+    figure.suptitle(f"{settings['algorithm']} vs {settings['opponent']}, {settings['timesteps']:,} steps: "
+                    f"{len(settings['seeds'])} seeds, "
                     f"{settings['rounds']:,} held-out paired rounds per point (seed {settings['eval_seed']}); "
                     f"{verdict}", fontsize=10)
     figure.tight_layout()

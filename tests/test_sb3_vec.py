@@ -13,22 +13,20 @@ import war_env  # noqa: E402,F401
 from war_env.sb3_vec import WarSB3VecEnv  # noqa: E402
 
 
-def dummy_vec_env(num_envs, **kwargs):
-    return DummyVecEnv([lambda: gym.make("War-v0", **kwargs) for _ in range(num_envs)])
+def dummy_vec_env(num_envs, env_id="War-v0", **kwargs):
+    return DummyVecEnv([lambda: gym.make(env_id, **kwargs) for _ in range(num_envs)])
 
 
-@pytest.mark.parametrize("opponent, max_episode_steps", [("human", None), ("instant", 120), ("absent", None)])
-def test_the_adapter_steps_exactly_like_sb3s_dummy_vec_env(opponent, max_episode_steps):
-    num_envs, seed = 4, 11
-    ours = WarSB3VecEnv(num_envs, opponent=opponent, max_episode_steps=max_episode_steps)
-    theirs = dummy_vec_env(num_envs, opponent=opponent, max_episode_steps=max_episode_steps)
+def step_side_by_side(ours, theirs, num_envs: int, seed: int, steps: int, draw_probability: float) -> tuple[int, int]:
+    """Steps both vec envs with the same random actions and asserts every output equal; returns how
+    many episodes ended and how many of those were truncated."""
     ours.seed(seed)
     theirs.seed(seed)
     np.testing.assert_array_equal(ours.reset(), theirs.reset())
     rng = np.random.default_rng(seed)
     finished = truncated = 0
-    for _ in range(1500):
-        actions = (rng.random(num_envs) < 0.25).astype(np.int64)
+    for _ in range(steps):
+        actions = (rng.random(num_envs) < draw_probability).astype(np.int64)
         obs_a, rew_a, done_a, infos_a = ours.step(actions)
         obs_b, rew_b, done_b, infos_b = theirs.step(actions)
         np.testing.assert_array_equal(obs_a, obs_b)
@@ -43,6 +41,15 @@ def test_the_adapter_steps_exactly_like_sb3s_dummy_vec_env(opponent, max_episode
                 truncated += info_a["TimeLimit.truncated"]
             if "round" in info_b:
                 assert info_a["round"] == info_b["round"]
+    return finished, truncated
+
+
+@pytest.mark.parametrize("opponent, max_episode_steps", [("human", None), ("instant", 120), ("absent", None)])
+def test_the_adapter_steps_exactly_like_sb3s_dummy_vec_env(opponent, max_episode_steps):
+    num_envs = 4
+    ours = WarSB3VecEnv(num_envs, opponent=opponent, max_episode_steps=max_episode_steps)
+    theirs = dummy_vec_env(num_envs, opponent=opponent, max_episode_steps=max_episode_steps)
+    finished, truncated = step_side_by_side(ours, theirs, num_envs, seed=11, steps=1500, draw_probability=0.25)
     assert finished >= 2
     if max_episode_steps is not None:
         assert truncated > 0
@@ -125,28 +132,12 @@ def test_the_adapter_refuses_render_modes_it_cannot_draw():
 
 @pytest.mark.parametrize("latency", ["fixed:ticks=2", "uniform:low=1,high=4"])
 def test_the_latency_adapter_steps_exactly_like_sb3s_dummy_vec_env_over_war_latency_v0(latency):
-    num_envs, seed = 3, 5
+    num_envs = 3
     kwargs = {"opponent": "human", "max_episode_steps": 150, "latency": latency, "target_points": 10}
     ours = WarSB3VecEnv(num_envs, env_id="WarLatency-v0", **kwargs)
-    theirs = DummyVecEnv([lambda: gym.make("WarLatency-v0", **kwargs) for _ in range(num_envs)])
+    theirs = dummy_vec_env(num_envs, env_id="WarLatency-v0", **kwargs)
     assert ours.observation_space == theirs.observation_space
-    ours.seed(seed)
-    theirs.seed(seed)
-    np.testing.assert_array_equal(ours.reset(), theirs.reset())
-    rng = np.random.default_rng(seed)
-    finished = 0
-    for _ in range(1200):
-        actions = (rng.random(num_envs) < 0.3).astype(np.int64)
-        obs_a, rew_a, done_a, infos_a = ours.step(actions)
-        obs_b, rew_b, done_b, infos_b = theirs.step(actions)
-        np.testing.assert_array_equal(obs_a, obs_b)
-        np.testing.assert_array_equal(rew_a, rew_b)
-        np.testing.assert_array_equal(done_a, done_b)
-        for info_a, info_b in zip(infos_a, infos_b):
-            assert info_a["TimeLimit.truncated"] == info_b["TimeLimit.truncated"]
-            if "terminal_observation" in info_b:
-                np.testing.assert_array_equal(info_a["terminal_observation"], info_b["terminal_observation"])
-                finished += 1
+    finished, _ = step_side_by_side(ours, theirs, num_envs, seed=5, steps=1200, draw_probability=0.3)
     assert finished >= 4
 
 

@@ -134,6 +134,19 @@ def test_a_folder_made_with_other_settings_is_refused(curve, capsys):
     assert "was made with other settings (rounds)" in capsys.readouterr().err
 
 
+def test_the_training_config_is_compared_by_content_not_by_its_path(curve, tmp_path, capsys):
+    shipped = json.loads((curve / "train_config.json").read_text())
+    for key in ("checkpoint_every_timesteps", "keep_checkpoints"):
+        del shipped[key]
+    same, other = tmp_path / "same.json", tmp_path / "other.json"
+    same.write_text(json.dumps(shipped))  # the shipped config, copied elsewhere: the folder continues
+    assert cli([*SMALL, "--config", str(same), "--run-dir", str(curve)]) == 0
+    other.write_text(json.dumps({**shipped, "hyperparameters": {**shipped["hyperparameters"], "gamma": 0.8}}))
+    with pytest.raises(SystemExit):
+        cli([*SMALL, "--config", str(other), "--run-dir", str(curve)])
+    assert "other settings (the training config's content)" in capsys.readouterr().err
+
+
 def test_seeds_in_worker_processes_give_the_same_curves(curve, tmp_path):
     assert cli([*SMALL, "--workers", "2", "--run-dir", str(tmp_path / "workers")]) == 0
     assert load(tmp_path / "workers")["metrics"] == load(curve)["metrics"]

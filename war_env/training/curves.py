@@ -163,23 +163,31 @@ def check_settings(algo, config_path, seeds, opponent, timesteps, every, rounds,
 
 def _start_folder(run_dir: Path, settings: CurveSettings) -> None:
     """A new folder gets the settings and the training config; a folder made before must have the same
-    settings (running it again continues it)."""
+    settings and the same training config (running it again continues it). The config is compared by
+    content, not by its path: the shipped config of another checkout or venv is the same config."""
     recorded = run_dir / "settings.json"
-    now = {key: value for key, value in settings.as_json().items() if key != "seeds"}  # seeds may be added later
+    now = {key: value for key, value in settings.as_json().items() if key not in ("seeds", "config_file")}
+    training_config = _training_config(settings)
     if recorded.exists():
         before = json.loads(recorded.read_text())
         changed = sorted(key for key in now if before.get(key) != now[key])
+        if json.loads((run_dir / "train_config.json").read_text()) != training_config:
+            changed.append("the training config's content")
         if changed:
             raise FileExistsError(f"curve folder {str(run_dir)!r} was made with other settings ({', '.join(changed)}); "
                                   "pick another --run-dir")
         return
     if run_dir.exists() and any(run_dir.iterdir()):
         raise FileExistsError(f"{str(run_dir)!r} is not empty and holds no war-curves run; pick another --run-dir")
+    write_atomic(run_dir / "train_config.json", json.dumps(training_config, indent=2))
+    write_atomic(recorded, json.dumps({**now, "config_file": settings.config_file}, indent=2))
+
+
+def _training_config(settings: CurveSettings) -> dict:
     raw = json.loads(Path(settings.config_file).read_text())
     raw["checkpoint_every_timesteps"] = settings.every
     raw["keep_checkpoints"] = MAX_POINTS  # every checkpoint is a point of the curve
-    write_atomic(run_dir / "train_config.json", json.dumps(raw, indent=2))
-    write_atomic(recorded, json.dumps(now, indent=2))
+    return raw
 
 
 # --- one seed ----------------------------------------------------------------------------------------

@@ -19,11 +19,10 @@ from functools import lru_cache
 import numpy as np
 
 from war_env.agents.base import Agent
-from war_env.batched.models import ReactionModel
-from war_env.bots import Bot, Fixed, make_bot
+from war_env.agents.scripted import Prompt
+from war_env.bots import Bot, make_bot
 from war_env.observation import INDEX, LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE, latency_fields
 from war_env.optimum import OURS, THEIRS, State, TimingPolicy, TimingProblem, solve
-from war_env.randomness import STREAM_REACTION
 from war_env.rules import WarConfig
 
 _CAN_DRAW, _TIMER_LEFT = INDEX["can_draw"], INDEX["timer_left"]
@@ -92,7 +91,7 @@ class Oracle(BuiltForOpponent):
     def reaction_model(self, config):
         if config != self.config or not self.presses_exactly_when_its_turn_is_open():
             return None
-        return ReactionModel(Fixed(0).reaction_cdf(config), STREAM_REACTION[0])  # prompt's
+        return Prompt().reaction_model(config)
 
 
 def timing_state(observation, config: WarConfig, reader: str) -> State | None:

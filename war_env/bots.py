@@ -11,11 +11,11 @@ single env and the batched env draw identical reaction times.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from numbers import Real
 
+from war_env.randomness import cumulative, sample_tick
 from war_env.rules import WarConfig
 from war_env.specs import build_from_spec
 
@@ -37,18 +37,12 @@ class Bot:
         return self.name
 
 
-@lru_cache(maxsize=256)
-def _cumulative(probabilities: tuple[float, ...]) -> tuple[float, ...]:
-    total, out = 0.0, []
-    for p in probabilities:
-        total += p
-        out.append(min(total, 1.0))
-    return tuple(out)
+_cumulative = lru_cache(maxsize=256)(cumulative)  # a bot is asked for its CDF once per round
 
 
 def sample_reaction(cdf: tuple[float, ...], uniform: float) -> int:
     """Reaction tick for one move; ``len(cdf)`` (= turn_ticks) means no draw within the timer."""
-    return bisect_right(cdf, uniform)
+    return sample_tick(cdf, uniform)
 
 
 def _point_mass(ticks: int, config: WarConfig) -> list[float]:

@@ -15,10 +15,10 @@ opens must be able to land within it.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
+from war_env.randomness import cumulative, sample_tick
 from war_env.specs import build_from_spec
 
 MAX_LATENCY = 16
@@ -70,17 +70,14 @@ def latency_probabilities(spec: str) -> tuple[float, ...]:
 
 @lru_cache(maxsize=64)
 def latency_cdf(spec: str) -> tuple[float, ...]:
-    total, cdf = 0.0, []
-    for p in latency_probabilities(spec):
-        total += p
-        cdf.append(min(total, 1.0))
+    cdf = list(cumulative(latency_probabilities(spec)))
     cdf[-1] = 1.0  # the largest delay is certain to be reached
     return tuple(cdf)
 
 
 def sample_delay(cdf: tuple[float, ...], uniform: float) -> int:
     """The delay of one press from its uniform number in [0, 1)."""
-    return bisect_right(cdf, uniform)
+    return sample_tick(cdf, uniform)
 
 
 def _check_ticks(kind: str, field: str, value) -> None:

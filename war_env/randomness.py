@@ -13,6 +13,8 @@ generator behind Java's ``SplittableRandom``. Two consequences the project relie
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 import numpy as np
 
 MASK64 = (1 << 64) - 1
@@ -69,6 +71,21 @@ def hash64_array(round_key: np.ndarray, stream, counter: np.ndarray) -> np.ndarr
 def hash_uniform_array(round_key: np.ndarray, stream, counter: np.ndarray) -> np.ndarray:
     bits = hash64_array(round_key, stream, counter) >> np.uint64(11)
     return bits.astype(np.float64) * (1.0 / (1 << 53))
+
+
+def cumulative(probabilities) -> tuple[float, ...]:
+    """P(tick <= t) for each t, capped at 1 (a float sum may overshoot it)."""
+    total, cdf = 0.0, []
+    for p in probabilities:
+        total += p
+        cdf.append(min(total, 1.0))
+    return tuple(cdf)
+
+
+def sample_tick(cdf: tuple[float, ...], uniform: float) -> int:
+    """The tick a uniform number in [0, 1) falls on under ``cdf`` (inverse-CDF sampling): bots' reaction
+    ticks and presses' delays are drawn this way; ``len(cdf)`` when ``uniform`` is beyond its last value."""
+    return bisect_right(cdf, uniform)
 
 
 def draw_round_key(rng: np.random.Generator) -> int:

@@ -1,6 +1,6 @@
 # Two commands a fresh clone needs: `make run` (the main job) and `make test` (the whole suite).
 # Each builds its own virtual environment in .venv first; torch is the CPU wheel of constraints.txt.
-# No thread variables are set here on purpose: the code limits its own threads (war_env/threads.py),
+# No thread variables are set here on purpose: the code limits its own threads (war_env/support/threads.py),
 # and the tests must see what a user's plain shell gives.
 PYTHON ?= python3
 VENV ?= .venv

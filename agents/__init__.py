@@ -1,7 +1,7 @@
 """Policies that play a seat of War-v0: the ``Agent`` interface, scripted baselines, and trained
 models loaded from files, all built from spec strings by ``make_agent``.
 
-Spec grammar (the project's ``war_env.specs`` plus two rules for text that is not ``key=value``):
+Spec grammar (the project's ``war_env.core.specs`` plus two rules for text that is not ``key=value``):
 
 * ``name`` or ``name:key=value,key=value`` for the scripted agents: ``prompt``, ``eager``,
   ``random:p=0.2``, ``last_moment``, ``never``, ``human``, ``human:median=0.8``, and ``oracle`` (the exact
@@ -26,9 +26,9 @@ from war_env.agents.anticipate import Anticipate
 from war_env.agents.base import Agent
 from war_env.agents.oracle import Oracle
 from war_env.agents.scripted import BotAgent, Eager, HumanAgent, LastMoment, Never, Prompt, RandomPress
-from war_env.bots import BOTS, Bot, make_bot
-from war_env.rules import WarConfig
-from war_env.specs import build_from_spec, did_you_mean, split_spec, unknown_name
+from war_env.core.bots import BOTS, Bot, make_bot
+from war_env.core.rules import WarConfig
+from war_env.core.specs import build_from_spec, did_you_mean, split_spec, unknown_name
 
 SCRIPTED = {
     "prompt": Prompt,
@@ -119,6 +119,6 @@ def _bind(cls, config, opponent):
 def _load_model(algo: str, path: str, spec: str, trust_model_file: bool) -> Agent:
     if not path:
         raise ValueError(f"agent spec {spec!r} needs a model file: '{algo}:PATH'")
-    from war_env.agents.sb3_model import load_sb3_agent  # lazy: torch and SB3 only when a model is asked for
+    from war_env.agents.sb3_agent import load_sb3_agent  # lazy: torch and SB3 only when a model is asked for
 
     return load_sb3_agent(algo, path, trust_model_file=trust_model_file)

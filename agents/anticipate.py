@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from war_env.agents.base import Agent
 from war_env.agents.oracle import BuiltForOpponent
-from war_env.bots import Bot
-from war_env.optimum import OURS
-from war_env.rules import WarConfig
+from war_env.core.bots import Bot
+from war_env.core.optimum import OURS
+from war_env.core.rules import WarConfig
 
 
 def quantile_tick(probabilities, level: float, last: int) -> int:

@@ -1,6 +1,6 @@
 """``oracle``: the exact optimal timing policy against a known opponent bot, with or without latency.
 
-The policy is ``war_env.optimum``'s, solved for the config (turn length, latency distribution, reward
+The policy is ``war_env.core.optimum``'s, solved for the config (turn length, latency distribution, reward
 weights as costs) and the opponent bot's reaction distribution: it uses the distributions only, never a
 round's hashes. It reads the solver's state from the latency observation (``WarLatency-v0``): whose turn
 is open and for how long, whether the opponent has been taken over, and the presses in flight. Built
@@ -20,10 +20,10 @@ import numpy as np
 
 from war_env.agents.base import Agent
 from war_env.agents.scripted import Prompt
-from war_env.bots import Bot, make_bot
-from war_env.observation import INDEX, LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE, latency_fields
-from war_env.optimum import OURS, THEIRS, State, TimingPolicy, TimingProblem, solve
-from war_env.rules import WarConfig
+from war_env.core.bots import Bot, make_bot
+from war_env.core.observation import INDEX, LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE, latency_fields
+from war_env.core.optimum import OURS, THEIRS, State, TimingPolicy, TimingProblem, solve
+from war_env.core.rules import WarConfig
 
 _CAN_DRAW, _TIMER_LEFT = INDEX["can_draw"], INDEX["timer_left"]
 _OPPONENT_TAKEN_OVER = INDEX["opponent_taken_over"]
@@ -71,7 +71,7 @@ class BuiltForOpponent(Agent):
 
 
 class Oracle(BuiltForOpponent):
-    """Plays ``war_env.optimum``'s optimal stationary policy for ``config`` against the bot ``opponent``."""
+    """Plays ``war_env.core.optimum``'s optimal stationary policy for ``config`` against the bot ``opponent``."""
 
     name = "oracle"
 

@@ -29,20 +29,14 @@ from numbers import Real
 import numpy as np
 
 from war_env.agents.base import Agent
-from war_env.bots import Bot, Fixed, Human, Instant, make_bot, sample_reaction
-from war_env.batched.models import ReactionModel
-from war_env.observation import INDEX
-from war_env.randomness import STREAM_REACTION, hash_uniform
-from war_env.records import STREAM_AGENT_SEED
-from war_env.rules import WarConfig
+from war_env.core.bots import Bot, Fixed, Human, Instant, ReactionModel, make_bot, sample_reaction
+from war_env.core.observation import INDEX
+from war_env.core.randomness import STREAM_REACTION, Stream, hash_uniform
+from war_env.core.rules import WarConfig
 
 CAN_DRAW = INDEX["can_draw"]
 TIMER_LEFT = INDEX["timer_left"]
 
-STREAM_AGENT_PRESS = 17
-"""Counter-hash stream of the ``random`` agent: counter = the agent's tick number in the round."""
-STREAM_AGENT_REACTION = 18
-"""Counter-hash stream of reaction-model agents: counter = the agent's turn number in the round."""
 
 
 class TurnClock:
@@ -130,7 +124,7 @@ class RandomPress(Agent):
             self._seed, self._tick = _check_seed(seed), 0
 
     def act(self, observation) -> int:
-        uniform = hash_uniform(self._seed, STREAM_AGENT_PRESS, self._tick)
+        uniform = hash_uniform(self._seed, Stream.AGENT_PRESS, self._tick)
         self._tick += 1
         return int(uniform < self.p)
 
@@ -161,7 +155,7 @@ class LastMoment(Agent):
 
 
 class BotAgent(Agent):
-    """Any opponent bot of ``war_env.bots`` as an agent: on the opening tick of each turn it samples
+    """Any opponent bot of ``war_env.core.bots`` as an agent: on the opening tick of each turn it samples
     a reaction tick from the bot's own ``reaction_cdf`` and draws once the turn has been open that
     long (a reaction of ``turn_ticks`` means no draw: taken over), exactly as the clock times a bot seat."""
 
@@ -187,14 +181,14 @@ class BotAgent(Agent):
         if elapsed is None:
             return 0
         if elapsed == 0:
-            uniform = hash_uniform(self._seed, STREAM_AGENT_REACTION, self._turn)
+            uniform = hash_uniform(self._seed, Stream.AGENT_REACTION, self._turn)
             self._reaction = sample_reaction(self._cdf, uniform)
             self._turn += 1
         return int(elapsed >= self._reaction)
 
     def reaction_model(self, config):
         _check_same_clock(self, config)
-        return ReactionModel(self.bot.reaction_cdf(config), STREAM_AGENT_REACTION, STREAM_AGENT_SEED)
+        return ReactionModel(self.bot.reaction_cdf(config), Stream.AGENT_REACTION, Stream.AGENT_SEED)
 
     def spec(self) -> str:
         return f"bot:{self.bot.spec()}"

@@ -10,10 +10,10 @@ import os
 import sys
 
 from war_env.agents import BASELINES
+from war_env.core.specs import parse_assignments
 from war_env.league import DEFAULT_OPPONENTS, DEFAULT_ROUNDS, DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, run_league
 from war_env.league.ray_backend import ShardsFailed
 from war_env.scripts.common import HelpFormatter, run_command, seed
-from war_env.specs import parse_assignments
 
 DEFAULT_WORKERS = os.cpu_count() or 1
 DESCRIPTION = """\

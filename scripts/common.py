@@ -12,7 +12,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Sequence
 
-from war_env.extras import MissingExtra, require
+from war_env.support.extras import MissingExtra, require
 
 USAGE_ERRORS = (ValueError, FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError)
 """What the project raises for bad input: the message names the problem, the command adds its name."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from war_env.agents.sb3_model import ALGORITHMS
+from war_env.agents.algorithms import ALGORITHMS
+from war_env.core.specs import parse_assignments
 from war_env.scripts.common import HelpFormatter, run_command, seed
-from war_env.specs import parse_assignments
 from war_env.training.curves import CurvesResult, learning_curves
 
 DESCRIPTION = """\

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from war_env.league.ray_backend import Scaling, measure
+from war_env.perf.ray_scaling import Scaling, measure
 
 
 def _rounded(value):

@@ -26,9 +26,9 @@ TIMER_SECONDS_GONE = 1.2
 
 
 def main(out_dir: str | Path = "docs", seed: int = SEED) -> list[Path]:
-    from war_env.render.table import TablePainter
-
     import pygame
+
+    from war_env.views.render.table import TablePainter
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

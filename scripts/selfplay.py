@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from war_env.rules import WarConfig
+from war_env.core.rules import WarConfig
 from war_env.scripts.common import HelpFormatter, run_command, seed
 from war_env.training.selfplay import SELF_PLAY_ALGORITHMS, self_play
 

@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 
-from war_env.agents.sb3_model import ALGORITHMS
+from war_env.agents.algorithms import ALGORITHMS
+from war_env.core.specs import parse_assignments
 from war_env.scripts.common import HelpFormatter, run_command, seed
-from war_env.specs import parse_assignments
 from war_env.training.tune import DEFAULT_SPACE, METRIC, read_space, tune_sweep
 
 DESCRIPTION = """\

@@ -8,7 +8,7 @@ import argparse
 import gymnasium as gym
 
 import war_env  # noqa: F401  (registers War-v0)
-from war_env.observation import INDEX
+from war_env.core.observation import INDEX
 
 
 def main(opponent: str = "human", seed: int = 0, every: int = 10) -> dict:

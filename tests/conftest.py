@@ -4,7 +4,7 @@ import os
 import pytest
 
 # Headless everywhere: pygame needs no display. No thread variables are set: the code limits its own
-# threads (war_env/threads.py), and the tests must see what a user's plain shell gives.
+# threads (war_env/support/threads.py), and the tests must see what a user's plain shell gives.
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 

@@ -1,18 +1,18 @@
 """Agents: the scripted baselines behave as their names say, specs build them (or fail clearly),
 any agent can sit in the opponent seat, and SB3's evaluate_policy measures them unchanged."""
 
+import gymnasium as gym
 import numpy as np
 import pytest
-import gymnasium as gym
 
 import war_env  # noqa: F401  (registers War-v0)
 from war_env.agents import BASELINES, MODEL_ALGOS, make_agent, make_opponent
 from war_env.agents.base import Agent
-from war_env.agents.scripted import STREAM_AGENT_REACTION, BotAgent, TurnClock
-from war_env.bots import Human, make_bot, sample_reaction
-from war_env.randomness import hash_uniform
+from war_env.agents.scripted import BotAgent, TurnClock
+from war_env.core.bots import Human, make_bot, sample_reaction
+from war_env.core.randomness import Stream, hash_uniform
+from war_env.core.rules import WarConfig
 from war_env.evaluation import play_round
-from war_env.rules import WarConfig
 
 OPPONENTS = ["instant", "fixed:ticks=5", "uniform:low=1,high=10", "human", "absent"]
 
@@ -78,7 +78,7 @@ def test_a_config_that_is_not_a_warconfig_is_a_type_error():
 @pytest.mark.parametrize("trust", [False, True])
 def test_model_specs_go_to_the_sb3_loader_with_the_path_as_written_and_trust_only_from_the_caller(
         monkeypatch, spec, algo, path, trust):
-    sb3_model = pytest.importorskip("war_env.agents.sb3_model")
+    sb3_model = pytest.importorskip("war_env.agents.sb3_agent")
     calls = []
     monkeypatch.setattr(sb3_model, "load_sb3_agent", lambda *args, **kwargs: calls.append((args, kwargs)) or "model")
     assert make_agent(spec, trust_model_file=trust) == "model"
@@ -160,7 +160,7 @@ def test_a_bot_agent_draws_when_the_bots_own_cdf_says():
     record = play_round(env, agent, seed=3)
     cdf = bot.reaction_cdf(config)
     seed = agent._seed  # the seed play_round gave the agent for this round
-    expected = [sample_reaction(cdf, hash_uniform(seed, STREAM_AGENT_REACTION, n)) for n in range(len(record.reaction_ticks))]
+    expected = [sample_reaction(cdf, hash_uniform(seed, Stream.AGENT_REACTION, n)) for n in range(len(record.reaction_ticks))]
     assert list(record.reaction_ticks) == expected
 
 

@@ -20,13 +20,17 @@ from test_engine import DEALS  # noqa: E402
 import war_env  # noqa: E402,F401
 from war_env.batched import clock, hashing  # noqa: E402
 from war_env.batched.layout import UNREACHABLE, rules_of  # noqa: E402
-from war_env.batched.models import ReactionModel, timing_of  # noqa: E402
-from war_env.bots import make_bot, sample_reaction  # noqa: E402
-from war_env.cards import parse_piles  # noqa: E402
-from war_env.fastpath import simulate  # noqa: E402
-from war_env.randomness import STREAM_PICKUP, STREAM_REACTION, hash64, hash_uniform  # noqa: E402
-from war_env.rules import WarConfig  # noqa: E402
-from war_env.vector import WarVectorEnv, sub_env_round_info  # noqa: E402
+from war_env.batched.models import timing_of  # noqa: E402
+from war_env.core.bots import (  # noqa: E402
+    ReactionModel,  # noqa: E402
+    make_bot,
+    sample_reaction,
+)
+from war_env.core.cards import parse_piles  # noqa: E402
+from war_env.core.randomness import STREAM_REACTION, Stream, hash64, hash_uniform  # noqa: E402
+from war_env.core.rules import WarConfig  # noqa: E402
+from war_env.envs.vector import WarVectorEnv, sub_env_round_info  # noqa: E402
+from war_env.evaluation.fastpath import simulate  # noqa: E402
 
 POLICIES = {
     "draws as its turn opens": lambda observation: int(observation[0] > 0.5),
@@ -80,7 +84,7 @@ def test_the_fast_path_ends_every_dealt_round_as_the_rules_say(name, piles, star
 def test_the_compiled_hash_is_randomness_hash64():
     rng = np.random.default_rng(0)
     for key, counter in zip(rng.integers(0, 1 << 63, 500).tolist() + [0, (1 << 64) - 1], rng.integers(0, 1 << 40, 502).tolist()):
-        for stream in (*STREAM_REACTION, STREAM_PICKUP, 18):
+        for stream in (*STREAM_REACTION, Stream.PICKUP, Stream.AGENT_REACTION):
             assert int(hashing.hash64(np.uint64(key), stream, counter)) == hash64(key, stream, counter)
 
 

@@ -2,8 +2,8 @@ import math
 
 import pytest
 
-from war_env.bots import Absent, Fixed, Human, Instant, Uniform, make_bot, sample_reaction
-from war_env.rules import WarConfig
+from war_env.core.bots import Absent, Fixed, Human, Instant, Uniform, make_bot, sample_reaction
+from war_env.core.rules import WarConfig
 
 CONFIG = WarConfig()
 

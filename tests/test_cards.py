@@ -1,6 +1,6 @@
 import pytest
 
-from war_env.cards import CARD_CODES, DECK_SIZE, card_code, deal_from_permutation, parse_card, parse_piles, rank_of
+from war_env.core.cards import CARD_CODES, DECK_SIZE, card_code, deal_from_permutation, parse_card, parse_piles, rank_of
 
 
 def test_the_deck_has_52_distinct_codes_rank_then_suit():

@@ -1,9 +1,9 @@
 """The turn timer: when turns open, false starts, reactions and takeover, tick by tick."""
 
-from war_env.bots import Absent, Fixed, Instant
-from war_env.cards import parse_piles
-from war_env.clock import TimedRound
-from war_env.rules import WarConfig
+from war_env.core.bots import Absent, Fixed, Instant
+from war_env.core.cards import parse_piles
+from war_env.core.clock import TimedRound
+from war_env.core.rules import WarConfig
 
 LONG_DEAL = [["AC", "KC", "QC", "JC"], ["2D", "3D", "4D", "5D"]]
 
@@ -96,7 +96,7 @@ def test_an_absent_opponent_is_taken_over_and_its_takeover_is_recorded():
 
 
 def test_reaction_times_are_fixed_by_the_round_key_not_by_the_presses():
-    from war_env.bots import Human
+    from war_env.core.bots import Human
 
     def opponent_reactions(agent_presses_early: bool) -> list[int]:
         timed = TimedRound(WarConfig(), parse_piles(LONG_DEAL), 1, round_key=2024, controllers=(None, Human()))
@@ -148,8 +148,8 @@ def test_presses_landing_in_the_same_tick_act_one_after_another_so_only_the_firs
 
 
 def test_the_delay_of_the_kth_press_is_hashed_from_the_round_key_and_k_alone():
-    from war_env.latency import latency_cdf, sample_delay
-    from war_env.randomness import STREAM_LATENCY, hash_uniform
+    from war_env.core.latency import latency_cdf, sample_delay
+    from war_env.core.randomness import STREAM_LATENCY, hash_uniform
 
     def delays(press_every: int) -> list[int]:
         timed = latency_round("uniform:low=1,high=4", starter=0, round_key=2024)

@@ -105,7 +105,7 @@ def test_docs_name_no_command_or_path_that_no_longer_exists():
     """The package moved: console scripts instead of ``python -m scripts.X``, ``war_env.agents`` instead
     of ``agents``, data files in ``war_env/data``; a page cut out of the README has no "see below"."""
     stale = [r"python -m scripts\.", r"(?<![\w/.])configs/", r"(?<![\w.])scripts/\w+\.py", r"\.venv/bin/war-",
-             r"(?<![\w.`])agents\.(?:sb3_model|scripted|base)", r"tests/test_train\.py"]
+             r"(?<![\w.`])agents\.(?:sb3_model|sb3_agent|model_files|scripted|base)", r"tests/test_train\.py"]
     for page in PAGES:
         text = page.read_text()
         for pattern in stale:
@@ -122,3 +122,44 @@ def test_the_marker_grammar(tmp_path):
     page.write_text('<!-- runnable: "gone" -> "x" -->\n```bash\necho here\n```\n')
     with pytest.raises(ValueError, match="'gone' is not in the block"):
         runnable_blocks(page)
+
+
+DOTTED_NAME = re.compile(r"(?<![\w/.-])war_env(?:\.\w+)+")
+SOURCE_PATH = re.compile(r"(?<![\w/.-])(?:war_env|agents|scripts|tests|docs)/[\w./-]*\w(?:\.py|\.md|\.json|\.yml|/)")
+
+
+def resolves(dotted: str) -> bool:
+    """``war_env.a.b.c`` names a module, or an attribute of the longest module prefix."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            target = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attribute in parts[cut:]:
+            if not hasattr(target, attribute):
+                return False
+            target = getattr(target, attribute)
+        return True
+    return False
+
+
+def repository_path(path: str) -> Path:
+    """A path as the docs write it: ``war_env/agents/x.py`` is installed from ``agents/x.py`` (pyproject)."""
+    for package, folder in (("war_env/agents/", "agents/"), ("war_env/scripts/", "scripts/")):
+        if path.startswith(package):
+            return ROOT / folder / path[len(package):]
+    return ROOT / path
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
+def test_every_module_name_and_source_path_a_page_gives_exists(page):
+    """A page that names ``war_env.league.results.summarise`` or ``war_env/core/clock.py`` names something
+    that is there: modules and files move (the layers of docs/architecture.md), and a stale name sends a
+    reader nowhere."""
+    text = page.read_text()
+    missing = [name for name in sorted(set(DOTTED_NAME.findall(text))) if not resolves(name)]
+    missing += [path for path in sorted(set(SOURCE_PATH.findall(text))) if not repository_path(path).exists()]
+    assert not missing, f"{page.relative_to(ROOT)} names what does not exist: {missing}"

@@ -2,9 +2,9 @@
 
 import pytest
 
-from war_env.cards import card_code, parse_piles
-from war_env.engine import Game
-from war_env.rules import WarConfig
+from war_env.core.cards import card_code, parse_piles
+from war_env.core.engine import Game
+from war_env.core.rules import WarConfig
 
 
 def play_out(piles, starter=0, **rules) -> Game:

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import war_env
-from war_env.cards import CARD_CODES
-from war_env.observation import INDEX, observe
+from war_env.core.cards import CARD_CODES
+from war_env.core.observation import INDEX, observe
 
 BOTS = ["instant", "fixed:ticks=5", "uniform:low=1,high=10", "human", "absent"]
 

@@ -15,9 +15,18 @@ pytest.importorskip("numba")
 
 import war_env  # noqa: F401
 from war_env.agents import make_agent
-from war_env.bots import make_bot, sample_reaction
-from war_env.cards import parse_piles
-from war_env.fastpath import (
+from war_env.core.bots import make_bot, sample_reaction
+from war_env.core.cards import parse_piles
+from war_env.core.randomness import (
+    STREAM_REACTION,
+    hash64,
+    hash64_array,
+    hash_uniform,
+    hash_uniform_array,
+)
+from war_env.core.rules import WarConfig
+from war_env.evaluation import play_round
+from war_env.evaluation.fastpath import (
     ReactionModel,
     agent_reaction_model,
     deals_from_seeds,
@@ -25,15 +34,6 @@ from war_env.fastpath import (
     random_deals,
     simulate,
 )
-from war_env.randomness import (
-    STREAM_REACTION,
-    hash64,
-    hash64_array,
-    hash_uniform,
-    hash_uniform_array,
-)
-from war_env.evaluation import play_round
-from war_env.rules import WarConfig
 
 BOTS = ["instant", "human", "uniform:low=1,high=10", "fixed:ticks=29", "fixed:ticks=30", "absent"]
 
@@ -239,7 +239,7 @@ def test_without_numba_the_evaluation_loop_plays_tick_by_tick_to_the_same_record
 def test_the_card_games_alone_are_the_references_with_and_without_numba(pickup, monkeypatch):
     import sys
 
-    from war_env.fastpath import play_cards
+    from war_env.evaluation.fastpath import play_cards
 
     config = WarConfig(pickup=pickup, target_points=30)
     deals = deals_from_seeds(range(60))

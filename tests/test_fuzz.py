@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 import war_env  # noqa: F401  (registers War-v0)
 from war_env.agents import make_agent, make_opponent
-from war_env.bots import make_bot
-from war_env.multiagent import WarParallelEnv
-from war_env.rules import MAX_TURN_TICKS, WarConfig
-from war_env.vector import WarVectorEnv
+from war_env.core.bots import make_bot
+from war_env.core.rules import MAX_TURN_TICKS, WarConfig
+from war_env.envs.multiagent import WarParallelEnv
+from war_env.envs.vector import WarVectorEnv
 
 FIELDS = sorted(WarConfig.field_names())
 REFUSED = (ValueError, TypeError)

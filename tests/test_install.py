@@ -90,7 +90,7 @@ def test_the_wheel_holds_one_top_level_package_with_its_data(wheel):
     assert {name.split("/")[0] for name in names if ".dist-info/" not in name} == {"war_env"}
     for shipped in ("war_env/data/results.schema.json", "war_env/data/configs/ppo.json",
                     "war_env/data/configs/maskable_ppo.json", "war_env/data/rl_zoo/ppo.yml",
-                    "war_env/agents/__init__.py", "war_env/agents/sb3_model.py", "war_env/scripts/benchmark.py",
+                    "war_env/agents/__init__.py", "war_env/agents/sb3_agent.py", "war_env/scripts/benchmark.py",
                     "war_env/league/run.py", "war_env/training/run.py", "war_env/play/session.py",
                     "war_env/web/app.py", "war_env/web/static/index.html", "war_env/web/static/style.css",
                     "war_env/web/static/table.js", "war_env/web/static/favicon.svg"):
@@ -135,7 +135,7 @@ def test_a_command_without_its_extra_names_the_extra_in_one_line_and_writes_noth
 
 
 def test_importing_an_optional_module_without_its_extra_names_the_extra(core, elsewhere):
-    for module, extra in (("war_env.sb3_vec", "train"), ("war_env.multiagent", "multiagent")):
+    for module, extra in (("war_env.envs.sb3_vec", "train"), ("war_env.envs.multiagent", "multiagent")):
         done = run([core / "python", "-c", f"import {module}"], cwd=elsewhere)
         assert done.returncode == 1 and f'pip install "war-env[{extra}]"' in done.stderr, done.stderr
 

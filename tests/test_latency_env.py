@@ -8,8 +8,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import war_env  # noqa: F401  (registers the ids)
-from war_env.observation import OBSERVATION_SIZE, latency_fields
-from war_env.rules import WarConfig
+from war_env.core.observation import OBSERVATION_SIZE, latency_fields
+from war_env.core.rules import WarConfig
 
 BOTS = ["instant", "fixed:ticks=5", "uniform:low=1,high=10", "human", "absent"]
 LATENCIES = ["fixed:ticks=0", "fixed:ticks=2", "uniform:low=1,high=4"]
@@ -75,8 +75,8 @@ def test_war_v0_refuses_a_config_with_latency():
 
 def test_the_fast_path_refuses_latency():
     pytest.importorskip("numba")
-    from war_env.batched.models import ReactionModel
-    from war_env.fastpath import simulate
+    from war_env.core.bots import ReactionModel
+    from war_env.evaluation.fastpath import simulate
 
     config = WarConfig(latency="uniform:low=1,high=2")
     models = (ReactionModel.of_bot("instant", config, 0), ReactionModel.of_bot("human", config, 1))
@@ -95,7 +95,7 @@ def test_the_evaluation_loop_plays_latency_tick_by_tick_whatever_the_agent():
 
 
 def test_the_card_games_alone_ignore_latency_which_only_times_them():
-    from war_env.fastpath import deals_from_seeds, play_cards
+    from war_env.evaluation.fastpath import deals_from_seeds, play_cards
 
     deals = deals_from_seeds(range(20))
     assert play_cards(WarConfig(latency="fixed:ticks=3"), *deals).table.tolist() == \

@@ -79,3 +79,45 @@ def test_no_module_imports_another_modules_private_names():
                 private += [(name, node.module, alias.name) for alias in node.names
                             if alias.name.startswith("_") and node.module != name]
     assert not private, private
+
+
+LAYERS = (
+    ("support", ("war_env.support", "war_env.data")),
+    ("core", ("war_env.core",)),
+    ("batched", ("war_env.batched",)),
+    ("views", ("war_env.views",)),
+    ("envs", ("war_env.envs",)),
+    ("agents", ("war_env.agents",)),
+    ("evaluation", ("war_env.evaluation",)),
+    ("tools", ("war_env.league", "war_env.training", "war_env.play", "war_env.web", "war_env.perf")),
+    ("commands", ("war_env.scripts",)),
+)
+"""The package's layers, bottom first (docs/architecture.md): a module imports from its own layer and the
+ones below it only, so the game core never depends on an env, and nothing but the tools on a benchmark."""
+
+
+def layer_of(module: str) -> int | None:
+    for number, (_, packages) in enumerate(LAYERS):
+        if any(module == package or module.startswith(package + ".") for package in packages):
+            return number
+    return None
+
+
+def test_every_module_lives_in_a_layer():
+    unplaced = [name for name in modules() if name != "war_env" and layer_of(name) is None]
+    assert not unplaced, f"modules outside the layers of docs/architecture.md: {unplaced}"
+
+
+def test_no_module_imports_from_a_layer_above_its_own():
+    """Every import counts, the ones inside functions too (a lazy import is still a dependency)."""
+    upward = []
+    for name, path in modules().items():
+        own = layer_of(name)
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+            for target in targets:
+                theirs = layer_of(target)
+                if own is not None and theirs is not None and theirs > own:
+                    upward.append(f"{name} ({LAYERS[own][0]}) imports {target} ({LAYERS[theirs][0]})")
+    assert not upward, upward

@@ -19,11 +19,11 @@ import pytest
 
 from war_env.agents import BASELINES
 from war_env.data import results_schema_file
+from war_env.evaluation.records import RoundRecord
 from war_env.league import DEFAULT_OPPONENTS, ROUNDS_FILE, League, Shard, play_shard, read_rounds, run_shards
 from war_env.league import run_league as main
 from war_env.league.results import card_outcome
 from war_env.scripts.benchmark import cli
-from war_env.records import RoundRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 6
@@ -438,7 +438,8 @@ def test_an_error_in_a_worker_process_reaches_the_caller():
 def _tiny_ppo_file(path: Path) -> Path:
     import gymnasium as gym
 
-    from war_env.agents.sb3_model import build_model, save_model
+    from war_env.agents.algorithms import build_model
+    from war_env.agents.model_files import save_model
 
     model = build_model("ppo", gym.make("War-v0"), {"net_arch": {"pi": [8], "vf": [8]}}, {"n_steps": 64, "batch_size": 64},
                         seed=0)
@@ -450,7 +451,7 @@ def test_a_model_agent_with_two_workers_finishes_in_a_plain_shell(tmp_path):
     shell without thread variables, workers forked from a parent that had started torch's OpenMP hung
     forever in its barrier; spawned workers with their threads limited finish."""
     pytest.importorskip("stable_baselines3")
-    from war_env.threads import THREAD_VARIABLES
+    from war_env.support.threads import THREAD_VARIABLES
 
     model = _tiny_ppo_file(tmp_path / "model.zip")
     plain_shell = {name: value for name, value in os.environ.items() if name not in THREAD_VARIABLES}

@@ -18,11 +18,11 @@ from gymnasium.utils.env_checker import data_equivalence  # noqa: E402
 
 from war_env.agents import make_agent  # noqa: E402
 from war_env.agents.base import Agent  # noqa: E402
-from war_env.env import WarEnv  # noqa: E402
-from war_env.latency_env import WarLatencyEnv  # noqa: E402
-from war_env.multiagent import AGENTS, WarParallelEnv, env, foreseen_result, parallel_env  # noqa: E402
-from war_env.observation import INDEX, latency_fields  # noqa: E402
-from war_env.rules import WarConfig  # noqa: E402
+from war_env.core.observation import INDEX, latency_fields  # noqa: E402
+from war_env.core.rules import WarConfig  # noqa: E402
+from war_env.envs.latency import WarLatencyEnv  # noqa: E402
+from war_env.envs.multiagent import AGENTS, WarParallelEnv, env, foreseen_result, parallel_env  # noqa: E402
+from war_env.envs.war import WarEnv  # noqa: E402
 
 # The checkers warn about things that are our documented choices; every other warning fails the test.
 EXPECTED_CHECKER_WARNINGS = (

@@ -5,7 +5,7 @@ import re
 import gymnasium as gym
 
 import war_env
-from war_env.observation import INDEX, OBSERVATION_FIELDS, OBSERVATION_SIZE
+from war_env.core.observation import INDEX, OBSERVATION_FIELDS, OBSERVATION_SIZE
 
 
 def test_the_docstring_index_table_matches_the_encoding():
@@ -59,8 +59,8 @@ def test_every_field_is_its_count_over_its_scale_capped_at_one():
     # scale: encode takes the cap after the cast, which must give the same numbers.
     import numpy as np
 
-    from war_env.observation import encode, scales
-    from war_env.rules import WarConfig
+    from war_env.core.observation import encode, scales
+    from war_env.core.rules import WarConfig
 
     for config in (WarConfig(), WarConfig(target_points=None, max_battles=7, turn_seconds=1.3)):
         divisors = scales(config)

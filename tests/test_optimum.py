@@ -9,9 +9,9 @@ import itertools
 import numpy as np
 import pytest
 
-from war_env.bots import make_bot
-from war_env.optimum import OURS, THEIRS, State, TimingProblem, expected_cost, solve
-from war_env.rules import WarConfig
+from war_env.core.bots import make_bot
+from war_env.core.optimum import OURS, THEIRS, State, TimingProblem, expected_cost, solve
+from war_env.core.rules import WarConfig
 
 BOTS = ("instant", "fixed:ticks=5", "uniform:low=1,high=10", "human", "absent")
 FS, IDLE, TAKEOVER = 0.1, 0.001, 1.0

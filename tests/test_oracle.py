@@ -15,13 +15,13 @@ import pytest
 import war_env  # noqa: F401
 from war_env.agents import make_agent
 from war_env.agents.oracle import Oracle
-from war_env.bots import make_bot
-from war_env.cards import parse_piles
-from war_env.clock import TimedRound
+from war_env.core.bots import make_bot
+from war_env.core.cards import parse_piles
+from war_env.core.clock import TimedRound
+from war_env.core.rules import WarConfig
+from war_env.envs.latency import WarLatencyEnv
 from war_env.evaluation import play_round, play_rounds
-from war_env.latency_env import WarLatencyEnv
 from war_env.league.stats import bootstrap_mean
-from war_env.rules import WarConfig
 
 BOTS = ["instant", "fixed:ticks=5", "uniform:low=1,high=10", "human", "absent"]
 

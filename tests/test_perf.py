@@ -2,8 +2,8 @@
 
 import pytest
 
+from war_env.core.rules import WarConfig
 from war_env.perf import WORKLOADS, measure_all, reference_cards_run, vector_row_name
-from war_env.rules import WarConfig
 
 
 def test_the_table_has_every_measurement_and_its_peer():

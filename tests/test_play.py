@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from war_env.render import layout as L
+from war_env.views.render import layout as L
 
 pygame = pytest.importorskip("pygame")
 

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from war_env.league import ROUNDS_FILE, League, make_shards, play_shard, read_rounds
-from war_env.league import ray_backend
+from war_env.league import ROUNDS_FILE, League, make_shards, play_shard, ray_backend, read_rounds
 from war_env.league import run_league as main
 from war_env.league.ray_backend import ShardsFailed, run_shards_on_ray
 

@@ -11,15 +11,15 @@ import pytest
 from gymnasium.error import DependencyNotInstalled
 
 import war_env  # noqa: F401  (registers War-v0)
-from war_env.env import WarEnv
-from war_env.latency_env import WarLatencyEnv
-from war_env.render import layout as L
-from war_env.scene import build_scene
-from war_env.scoreboard import Scoreboard
+from war_env.core.scoreboard import Scoreboard
+from war_env.envs.latency import WarLatencyEnv
+from war_env.envs.war import WarEnv
+from war_env.views.render import layout as L
+from war_env.views.scene import build_scene
 
 pygame = pytest.importorskip("pygame")
 
-from war_env.render.table import GOLD, POPUP_PAPER, TablePainter  # noqa: E402
+from war_env.views.render.table import GOLD, POPUP_PAPER, TablePainter  # noqa: E402
 
 WAR_PILES = [["9C", "2C", "JC", "3C", "KC", "4H"], ["9D", "2D", "JD", "3D", "5D", "4S"]]
 
@@ -166,7 +166,7 @@ def test_human_mode_shows_a_window_on_reset_and_step_and_close_shuts_it():
 
 
 def test_the_pixel_modes_name_the_render_extra_when_pygame_is_missing(monkeypatch):
-    for module in ("war_env.render.table", "war_env.render.window"):
+    for module in ("war_env.views.render.table", "war_env.views.render.window"):
         monkeypatch.delitem(sys.modules, module, raising=False)
     monkeypatch.setitem(sys.modules, "pygame", None)  # import pygame now raises ImportError
     env = gym.make("War-v0", render_mode="rgb_array")

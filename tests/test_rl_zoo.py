@@ -1,4 +1,4 @@
-"""RL Baselines3 Zoo with War-v0: ``python -m war_env.rl_zoo SCRIPT`` runs a zoo script with War-v0
+"""RL Baselines3 Zoo with War-v0: ``python -m war_env.training.rl_zoo SCRIPT`` runs a zoo script with War-v0
 registered (record_video has no --gym-packages), and what the shipped zoo file says about the eval env
 is what the zoo does: the eval env keeps the outcome rewards unless --eval-env-kwargs removes them."""
 
@@ -18,7 +18,7 @@ TRAIN = ["--algo", "ppo", "--env", "War-v0", "-conf", str(rl_zoo_file("ppo")), "
 
 
 def zoo(*arguments, cwd: Path) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "war_env.rl_zoo", *arguments], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "war_env.training.rl_zoo", *arguments], capture_output=True, text=True,
                           timeout=600, cwd=cwd, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stderr[-3000:]
     return done
@@ -48,7 +48,7 @@ def test_the_zoo_eval_env_keeps_the_outcome_rewards_unless_told_otherwise(tmp_pa
 
 def test_an_unknown_script_or_no_script_is_a_one_line_error():
     for arguments in ([], ["record_vidoe"]):
-        done = subprocess.run([sys.executable, "-m", "war_env.rl_zoo", *arguments], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, "-m", "war_env.training.rl_zoo", *arguments], capture_output=True, text=True,
                               timeout=120, cwd=ROOT)
-        assert done.returncode != 0 and "usage: python -m war_env.rl_zoo SCRIPT" in done.stderr
+        assert done.returncode != 0 and "usage: python -m war_env.training.rl_zoo SCRIPT" in done.stderr
         assert "Traceback" not in done.stderr

@@ -4,7 +4,7 @@ import gymnasium as gym
 import pytest
 
 import war_env  # noqa: F401  (registers War-v0)
-from war_env.rules import MAX_REWARD, MAX_ROUND_LENGTH, MAX_TURN_TICKS, WarConfig
+from war_env.core.rules import MAX_REWARD, MAX_ROUND_LENGTH, MAX_TURN_TICKS, WarConfig
 
 
 def test_defaults_are_the_projects_reading_of_the_sources():

@@ -10,7 +10,7 @@ pytest.importorskip("stable_baselines3")
 from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecMonitor  # noqa: E402
 
 import war_env  # noqa: E402,F401
-from war_env.sb3_vec import WarSB3VecEnv  # noqa: E402
+from war_env.envs.sb3_vec import WarSB3VecEnv  # noqa: E402
 
 
 def dummy_vec_env(num_envs, env_id="War-v0", **kwargs):

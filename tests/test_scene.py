@@ -6,13 +6,13 @@ import dataclasses
 
 import pytest
 
-from war_env.bots import Fixed
-from war_env.clock import TimedRound
-from war_env.env import WarEnv
-from war_env.rules import WarConfig
-from war_env.scene import POPUP_ROWS, build_scene
-from war_env.scoreboard import Scoreboard
-from war_env.cards import parse_piles
+from war_env.core.bots import Fixed
+from war_env.core.cards import parse_piles
+from war_env.core.clock import TimedRound
+from war_env.core.rules import WarConfig
+from war_env.core.scoreboard import Scoreboard
+from war_env.envs.war import WarEnv
+from war_env.views.scene import POPUP_ROWS, build_scene
 
 
 def dealt(piles, starter=0, opponent="instant", **rules) -> WarEnv:

@@ -12,7 +12,8 @@ pytest.importorskip("stable_baselines3")
 pytest.importorskip("pettingzoo")
 
 from war_env.agents import make_agent  # noqa: E402
-from war_env.agents.sb3_model import load_sb3_agent, read_metadata  # noqa: E402
+from war_env.agents.model_files import read_metadata  # noqa: E402
+from war_env.agents.sb3_agent import load_sb3_agent  # noqa: E402
 from war_env.training import selfplay  # noqa: E402
 
 TINY = {"n_steps": 64, "batch_size": 64}

@@ -4,13 +4,22 @@ crash and never a number that is not one."""
 import json
 import math
 
-import pytest
-
 import numpy as np
+import pytest
 from scipy import stats as scipy_stats
 
-from war_env.league.stats import (BOOTSTRAP_RESAMPLES, bootstrap_mean, bootstrap_ratio, data_rng, estimate, iqm,
-                                  iqm_interval, quantile_95, scaled, wilson)
+from war_env.league.stats import (
+    BOOTSTRAP_RESAMPLES,
+    bootstrap_mean,
+    bootstrap_ratio,
+    data_rng,
+    estimate,
+    iqm,
+    iqm_interval,
+    quantile_95,
+    scaled,
+    wilson,
+)
 
 
 def test_a_mean_that_every_round_shares_is_exact_with_the_value_as_its_interval():

@@ -17,12 +17,14 @@ import numpy as np
 import pytest
 
 import war_env  # noqa: F401
-from war_env.agents.sb3_model import TIMING_FIELDS, load_sb3_agent, read_metadata
 from war_env.agents import make_opponent
+from war_env.agents.fields import TIMING_FIELDS
+from war_env.agents.model_files import read_metadata
+from war_env.agents.sb3_agent import load_sb3_agent
+from war_env.core.observation import latency_fields
+from war_env.core.rules import WarConfig
+from war_env.core.specs import parse_assignments
 from war_env.data import rl_zoo_file, training_config_file
-from war_env.env import make_config
-from war_env.observation import latency_fields
-from war_env.specs import parse_assignments
 from war_env.training.comparison import RoundStats, compare_with_baseline, held_out_stats
 from war_env.training.config import load_config, parse_config
 from war_env.training.run import train as main
@@ -185,7 +187,7 @@ def test_the_batched_env_and_sb3s_dummy_vec_env_train_the_same_weights(algo, tmp
     # same weights, bit for bit.
     import torch
 
-    from war_env.agents.sb3_model import load_model
+    from war_env.agents.model_files import load_model
 
     weights = {}
     for vec_env in ("batched", "dummy"):
@@ -227,7 +229,7 @@ def test_with_latency_a_run_trains_on_war_latency_v0_and_its_model_sees_the_pres
     result = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=2, vec_env=vec_env,
                   env_args={"latency": "uniform:low=1,high=3"}, run_dir=tmp_path / "run", bench_rounds=1)
     fields = read_metadata(result.best_model)["observation_fields"]
-    assert fields == result.model_card["observation_fields"] == list(latency_fields(make_config(None, {
+    assert fields == result.model_card["observation_fields"] == list(latency_fields(WarConfig.from_kwargs({
         "latency": "uniform:low=1,high=3"})))
     agent = load_sb3_agent("ppo", str(result.best_model))
     env = gym.make("WarLatency-v0", opponent="human", latency="uniform:low=1,high=3")
@@ -249,7 +251,7 @@ def test_the_command_line_trains_and_prints_the_comparison(tmp_path, capsys):
 
 
 def test_a_scripted_opponent_gets_the_rules_of_the_run(tmp_path):
-    opponent = make_opponent("last_moment", config=make_config(None, {"turn_seconds": 2.0}))
+    opponent = make_opponent("last_moment", config=WarConfig(turn_seconds=2.0))
     env = gym.make("War-v0", opponent=opponent, turn_seconds=2.0)
     env.reset(seed=0)
     for _ in range(300):
@@ -284,7 +286,7 @@ def test_resume_continues_from_the_checkpoint_weights_and_step_count(tmp_path):
     same = main(resume=checkpoint, timesteps=128, bench_rounds=0)
     assert same.timesteps == 128
     observations = np.random.default_rng(0).random((100, 16), dtype=np.float32)
-    from war_env.agents.sb3_model import load_model
+    from war_env.agents.model_files import load_model
 
     expected = load_model("ppo", checkpoint).policy.state_dict()
     resumed = load_model("ppo", same.final_model).policy.state_dict()

@@ -57,7 +57,7 @@ def test_a_tiny_sweep_trains_every_trial_with_its_own_hyperparameters(ray_instan
     summary = json.loads((tmp_path / "sweep" / "tune.json").read_text())
     assert summary["trials"] == json.loads(json.dumps(run.trials)) and summary["space"] == space
 
-    from war_env.agents.sb3_model import load_sb3_agent
+    from war_env.agents.sb3_agent import load_sb3_agent
 
     best = load_sb3_agent("ppo", str(Path(run.best["run_dir"]) / "best.zip"))
     assert best.act(__import__("numpy").zeros(16, dtype="float32")) in (0, 1)

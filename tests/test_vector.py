@@ -1,6 +1,6 @@
 """WarVectorEnv: every sub-env is the single War-v0, step for step.
 
-The single env (``war_env.env``) is the reference; the batched env is a second implementation of the
+The single env (``war_env.envs.war``) is the reference; the batched env is a second implementation of the
 same rules for speed, so these tests play both side by side with the same seeds and actions and
 compare everything they return: observation (bit for bit), reward, terminated, truncated, the action
 mask and the round's info. Every test runs over both engines of the vector env: the compiled batched
@@ -19,8 +19,8 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import war_env  # noqa: F401
-from war_env.rules import WarConfig
-from war_env.vector import WarVectorEnv, sub_env_round_info
+from war_env.core.rules import WarConfig
+from war_env.envs.vector import WarVectorEnv, sub_env_round_info
 
 BOTS = ["instant", "human", "uniform:low=1,high=10", "fixed:ticks=5", "fixed:ticks=30", "absent"]
 

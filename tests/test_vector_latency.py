@@ -14,12 +14,12 @@ from gymnasium.vector import AutoresetMode
 from test_vector import play_side_by_side, pressing
 
 import war_env  # noqa: F401
-from war_env.latency import latency_cdf, sample_delay
-from war_env.latency_env import WarLatencyEnv
-from war_env.observation import OBSERVATION_SIZE
-from war_env.randomness import STREAM_LATENCY, hash_uniform
-from war_env.rules import WarConfig
-from war_env.vector import WarLatencyVectorEnv, WarVectorEnv, sub_env_round_info
+from war_env.core.latency import latency_cdf, sample_delay
+from war_env.core.observation import OBSERVATION_SIZE
+from war_env.core.randomness import STREAM_LATENCY, hash_uniform
+from war_env.core.rules import WarConfig
+from war_env.envs.latency import WarLatencyEnv
+from war_env.envs.vector import WarLatencyVectorEnv, WarVectorEnv, sub_env_round_info
 
 BOTS = ["instant", "human", "uniform:low=1,high=10", "fixed:ticks=5", "absent"]
 LATENCIES = ["fixed:ticks=1", "fixed:ticks=3", "uniform:low=1,high=4", "uniform:low=0,high=2", "fixed:ticks=0"]

@@ -11,7 +11,7 @@ from importlib import resources
 
 import pytest
 
-from war_env.cards import card_code
+from war_env.core.cards import card_code
 from war_env.play.session import AUTOPLAY, TURN, PlaySession
 from war_env.web.protocol import ProtocolError, parse_command, state_message
 
@@ -283,7 +283,8 @@ def test_a_trained_model_can_be_the_opponent(tmp_path):
     pytest.importorskip("stable_baselines3")
     import gymnasium as gym
 
-    from war_env.agents.sb3_model import build_model, save_model
+    from war_env.agents.algorithms import build_model
+    from war_env.agents.model_files import save_model
 
     architecture = {"net_arch": {"pi": [8], "vf": [8]}}
     model = build_model("ppo", gym.make("War-v0"), architecture, {"n_steps": 16, "batch_size": 16}, seed=0)

@@ -6,15 +6,15 @@ happens: no pygame, torch or Ray import.
 
 from gymnasium.envs.registration import register, registry
 
-from war_env.bots import Bot, make_bot
-from war_env.env import WarEnv
-from war_env.rules import WarConfig
+from war_env.core.bots import Bot, make_bot
+from war_env.core.rules import WarConfig
+from war_env.envs.war import WarEnv
 
 __all__ = ["Bot", "WarConfig", "WarEnv", "make_bot"]
 __version__ = "0.1.0"
 
 if "War-v0" not in registry:
-    register(id="War-v0", entry_point="war_env.env:WarEnv", vector_entry_point="war_env.vector:WarVectorEnv")
+    register(id="War-v0", entry_point="war_env.envs.war:WarEnv", vector_entry_point="war_env.envs.vector:WarVectorEnv")
 if "WarLatency-v0" not in registry:
-    register(id="WarLatency-v0", entry_point="war_env.latency_env:WarLatencyEnv",
-             vector_entry_point="war_env.vector:WarLatencyVectorEnv")
+    register(id="WarLatency-v0", entry_point="war_env.envs.latency:WarLatencyEnv",
+             vector_entry_point="war_env.envs.vector:WarLatencyVectorEnv")

@@ -1,7 +1,7 @@
 """THE batched engine: the rules of ``engine`` (cards) and ``clock`` (time) for thousands of rounds,
 compiled with numba (the ``fast`` extra), and nothing else.
 
-The scalar reference (``war_env.engine.Game``, ``war_env.clock.TimedRound``) is the oracle of every
+The scalar reference (``war_env.core.engine.Game``, ``war_env.core.clock.TimedRound``) is the oracle of every
 test; this package is the one other implementation of the same rules, proven equal to it round by round
 and observation by observation (``tests/test_batched.py``, ``tests/test_vector.py``,
 ``tests/test_fastpath.py``). Its drivers are thin: the vector env steps it (``BatchedSteps``), the fast
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warnings
 
-from war_env.extras import has_extra
+from war_env.support.extras import has_extra
 
 
 def available() -> bool:

@@ -16,9 +16,10 @@ import numpy as np
 from war_env.batched.borrow import borrowed
 from war_env.batched.hashing import hash64
 from war_env.batched.layout import KEY_ROUND, NO_CARD, NO_WINNER, POT_ROW, REASON_CODE, RING_MASK, Col, Rule
-from war_env.engine import ALL_CARDS, BATTLE_LIMIT, POINTS, POT_POSITIONS, WAR_SHORTAGE
-from war_env.randomness import STREAM_PICKUP
+from war_env.core.engine import ALL_CARDS, BATTLE_LIMIT, POINTS, POT_POSITIONS, WAR_SHORTAGE
+from war_env.core.randomness import Stream
 
+_PICKUP = int(Stream.PICKUP)
 _ALL_CARDS = REASON_CODE[ALL_CARDS]
 _POINTS = REASON_CODE[POINTS]
 _BATTLE_LIMIT = REASON_CODE[BATTLE_LIMIT]
@@ -157,13 +158,13 @@ def _shuffle_pot(cards, keys, g, length, trick):
     pot = cards[g, POT_ROW]
     base = trick * POT_POSITIONS
     if length == 2:  # a battle's pot (most pick-ups): one comparison, no key array
-        first, second = hash64(keys[g, KEY_ROUND], STREAM_PICKUP, base), hash64(keys[g, KEY_ROUND], STREAM_PICKUP, base + 1)
+        first, second = hash64(keys[g, KEY_ROUND], _PICKUP, base), hash64(keys[g, KEY_ROUND], _PICKUP, base + 1)
         if second < first or (second == first and pot[1] < pot[0]):
             pot[0], pot[1] = pot[1], pot[0]
         return
     order = np.empty(length, dtype=np.uint64)
     for i in range(length):
-        order[i] = hash64(keys[g, KEY_ROUND], STREAM_PICKUP, base + i)
+        order[i] = hash64(keys[g, KEY_ROUND], _PICKUP, base + i)
     for i in range(1, length):  # insertion sort of (key, card) pairs: pots are short
         key, card = order[i], pot[i]
         j = i - 1

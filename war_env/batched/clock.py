@@ -22,11 +22,11 @@ from war_env.batched.cards import lay
 from war_env.batched.hashing import hash64, uniform
 from war_env.batched.layout import KEY_REACTION, KEY_ROUND, NEVER, NO_TURN, Col, Rule
 from war_env.batched.models import BUCKET_BITS, NO_KEY_STREAM, UNSURE, Seat, Timing
-from war_env.randomness import STREAM_LATENCY
-from war_env.records import AGENT_SEED_SHIFT
+from war_env.core.randomness import SEED_SHIFT, STREAM_LATENCY
 
 _BUCKET_SHIFT = np.uint64(64 - BUCKET_BITS)
-_AGENT_SEED_SHIFT = np.uint64(AGENT_SEED_SHIFT)
+_SEED_SHIFT = np.uint64(SEED_SHIFT)
+_LATENCY_STREAMS = tuple(int(stream) for stream in STREAM_LATENCY)
 
 
 @numba.njit(cache=True, inline="always")
@@ -70,12 +70,12 @@ def open_turn(state, keys, timing, rules, g, seat, opens):
 @numba.njit(cache=True, inline="always")
 def begin_clock(state, keys, timing, rules, g):
     """Tick 0 of round g: no turn taken, nothing logged; the starter's turn opens on tick 1. Each seat's
-    reaction key is the round key, or the seed ``records.agent_seed`` makes of it on the stream that
+    reaction key is the round key, or the seed ``randomness.derive_seed`` makes of it on the stream that
     ``ReactionModel.key_stream`` names."""
     for seat in range(2):
         key = keys[g, KEY_ROUND]
         if timing.seats[seat, Seat.KEY_STREAM] != NO_KEY_STREAM:
-            key = hash64(key, timing.seats[seat, Seat.KEY_STREAM], 0) >> _AGENT_SEED_SHIFT
+            key = hash64(key, timing.seats[seat, Seat.KEY_STREAM], 0) >> _SEED_SHIFT
         keys[g, KEY_REACTION + seat] = key
     for seat in range(2):
         state[g, Col.OPENS + seat] = NEVER
@@ -137,7 +137,7 @@ def delay(keys, rules, delay_cdf, g, seat, press):
     """``TimedRound._delay``: the delay of the seat's ``press``-th press of round g."""
     if not rules[Rule.RANDOM_DELAY]:
         return rules[Rule.MAX_DELAY]
-    bits = hash64(keys[g, KEY_ROUND], STREAM_LATENCY[seat], press)
+    bits = hash64(keys[g, KEY_ROUND], _LATENCY_STREAMS[seat], press)
     return np.int64(np.searchsorted(delay_cdf, uniform(bits), side="right"))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from war_env.randomness import mix64_array
+from war_env.core.randomness import mix64_array
 
 _mix64 = numba.njit(cache=True, inline="always")(mix64_array)
 _STREAM_SHIFT = np.uint64(48)

@@ -21,10 +21,10 @@ from enum import IntEnum
 
 import numpy as np
 
-from war_env.cards import DECK_SIZE
-from war_env.engine import END_REASONS
-from war_env.latency import latency_cdf
-from war_env.rules import WarConfig
+from war_env.core.cards import DECK_SIZE
+from war_env.core.engine import END_REASONS
+from war_env.core.latency import latency_cdf
+from war_env.core.rules import WarConfig
 
 RING = 64
 """Slots of a pile's ring: at least the 52 cards, a power of two so that wrapping is a bit mask."""

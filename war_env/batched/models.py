@@ -8,44 +8,20 @@ reaction with one lookup.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
 
-from war_env.bots import Bot, make_bot
-from war_env.randomness import STREAM_REACTION
-from war_env.rules import WarConfig
+from war_env.core.bots import ReactionModel
+from war_env.core.rules import WarConfig
 
 BUCKET_BITS = 16
 """The reaction table has one entry per value of the top ``BUCKET_BITS`` bits of a reaction hash."""
 UNSURE = -1
 """Table entry of a bucket that a CDF value cuts: its reactions are found by binary search."""
 NO_KEY_STREAM = -1
-
-
-@dataclass(frozen=True)
-class ReactionModel:
-    """When a seat draws by itself: reaction tick ``searchsorted(cdf, u, side="right")`` for its n-th
-    move, ``u = hash_uniform(key, stream, n)``, where ``key`` is the round key, or, with
-    ``key_stream`` set, ``hash64(round_key, key_stream, 0) >> 33`` (the seed the benchmark gives an
-    agent, see ``war_env.records.agent_seed``). A reaction of ``turn_ticks`` or more means no draw:
-    the seat is taken over on the last tick of its turn.
-
-    ``presses_always`` (seat 0 of the fast path only) is the ``eager`` agent: it presses draw on every
-    tick, so it draws as its turn opens and every other tick of the round is a false start."""
-
-    cdf: tuple[float, ...]
-    stream: int
-    key_stream: int | None = None
-    presses_always: bool = False
-
-    @classmethod
-    def of_bot(cls, bot: str | Bot, config: WarConfig, seat: int) -> ReactionModel:
-        """The model of a bot seated at ``seat`` by the clock (``TimedRound`` controllers)."""
-        return cls(make_bot(bot).reaction_cdf(config), STREAM_REACTION[seat])
 
 
 class Seat(IntEnum):

@@ -19,12 +19,12 @@ from war_env.batched import clock as clock_kernels
 from war_env.batched import stepping
 from war_env.batched.generators import POINTERS, pointers_of
 from war_env.batched.layout import KEY_ROUND, Col, delay_cdf, new_arrays, new_log, rules_of
-from war_env.batched.models import ReactionModel, timing_of
-from war_env.bots import Bot
-from war_env.cards import DECK_SIZE
-from war_env.observation import observation_size, scales
-from war_env.round_info import RoundStats
-from war_env.rules import WarConfig
+from war_env.batched.models import timing_of
+from war_env.core.bots import Bot, ReactionModel
+from war_env.core.cards import DECK_SIZE
+from war_env.core.observation import observation_size, scales
+from war_env.core.round_info import RoundStats
+from war_env.core.rules import WarConfig
 
 Piles = Sequence[tuple[Sequence[int], Sequence[int]]]
 _TABLE_SOURCES = np.array([Col.WINNER, Col.REASON, Col.BATTLES, Col.WARS, Col.POINTS, Col.POINTS + 1, Col.COUNT,

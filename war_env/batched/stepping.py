@@ -20,8 +20,8 @@ from war_env.batched.clock import begin_clock, draw, play_moves, send_and_land
 from war_env.batched.generators import generator
 from war_env.batched.layout import KEY_ROUND, Col, Rule
 from war_env.batched.models import Timing
-from war_env.cards import DECK_SIZE
-from war_env.observation import LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE
+from war_env.core.cards import DECK_SIZE
+from war_env.core.observation import LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE
 
 _RANK_VALUE_OFFSET = 2
 """``cards.rank_value``: rank index + 2."""

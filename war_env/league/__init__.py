@@ -13,8 +13,16 @@ arguments). The pieces, by what they are:
 * ``latency_table``: finished runs side by side per move (docs/latency.md).
 """
 
-from war_env.league.league import (DEFAULT_OPPONENTS, DEFAULT_ROUNDS, DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, League, Shard,
-                                   make_shards, play_shard)
+from war_env.league.league import (
+                                   DEFAULT_OPPONENTS,
+                                   DEFAULT_ROUNDS,
+                                   DEFAULT_SEED,
+                                   DEFAULT_SHARD_ROUNDS,
+                                   League,
+                                   Shard,
+                                   make_shards,
+                                   play_shard,
+)
 from war_env.league.rounds_file import ROUNDS_FILE, RoundsWriter, load_rounds, read_rounds
 from war_env.league.run import BenchmarkRun, run_league
 from war_env.league.workers import run_shards

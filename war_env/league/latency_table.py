@@ -12,11 +12,11 @@ import json
 import sys
 from pathlib import Path
 
+from war_env.core.rules import WarConfig
 from war_env.league.report import fmt
 from war_env.league.results import idle_ticks
 from war_env.league.rounds_file import ROUNDS_FILE, read_rounds
 from war_env.league.stats import bootstrap_ratio
-from war_env.rules import WarConfig
 
 HEADER = ["latency", "opponent", "agent", "regret to the reference per round", "false starts per move",
           "idle ticks per move", "taken over (share of rounds)"]

@@ -17,19 +17,18 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from war_env.bots import BOTS
-from war_env.env import make_config
+from war_env.core.bots import BOTS
+from war_env.core.rules import WarConfig
+from war_env.core.specs import split_spec
 from war_env.evaluation import play_rounds
-from war_env.records import RoundRecord
-from war_env.rules import WarConfig
-from war_env.specs import split_spec
+from war_env.evaluation.records import RoundRecord
 
 DEFAULT_OPPONENTS = ("instant", "human", "uniform", "absent")
 DEFAULT_ROUNDS = 1600
 DEFAULT_SEED = 0
 DEFAULT_SHARD_ROUNDS = 20
 ORACLE = "oracle"
-"""The reference agent of a league whose opponents are all bots: the exact optimum (``war_env.optimum``)."""
+"""The reference agent of a league whose opponents are all bots: the exact optimum (``war_env.core.optimum``)."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ class League:
 
     @property
     def config(self) -> WarConfig:
-        return make_config(None, dict(self.env_kwargs))
+        return WarConfig.from_kwargs(self.env_kwargs)
 
     def round_seed(self, index: int) -> int:
         return self.seed + index
@@ -117,7 +116,7 @@ class Shard:
 def play_shard(shard: Shard, on_round: Callable[[RoundRecord], None] | None = None) -> list[RoundRecord]:
     """Play the shard's rounds (``war_env.evaluation.play_rounds``: the fast path where it applies, else
     tick by tick). The records in the shard's order; ``on_round`` sees each one."""
-    config = make_config(None, dict(shard.env_kwargs))
+    config = WarConfig.from_kwargs(shard.env_kwargs)
     indices = [index for index, _ in shard.rounds]
     seeds = [seed for _, seed in shard.rounds]
     return play_rounds(shard.agent, shard.opponent, config, seeds, indices=indices, agent_spec=shard.agent,

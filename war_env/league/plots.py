@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from war_env.atomic import write_atomic
 from war_env.league.league import League
 from war_env.league.results import CAUSE_NAMES, CAUSES, ranked
 from war_env.league.stats import CONFIDENCE
+from war_env.support.atomic import write_atomic
 
 CAUSE_COLOURS = {"outcome": "tab:grey", "false_starts": "tab:red", "idle_ticks": "tab:blue", "takeover": "tab:orange"}
 NOT_FINITE = "not finite"

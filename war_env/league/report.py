@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 
+from war_env.core.rules import WarConfig
 from war_env.league.league import ORACLE
 from war_env.league.results import CAUSE_NAMES, CAUSES, ranked
 from war_env.league.stats import BOOTSTRAP_RESAMPLES, is_finite
-from war_env.rules import WarConfig
 
 
 def number(value: float, digits: int = 3) -> str:
@@ -138,7 +138,7 @@ def regret_table(results: dict, config: WarConfig) -> list[str]:
 
 def _reference_note(results: dict) -> str:
     if results["reference_agent"] == ORACLE:
-        return ("The reference is `oracle`, the exact optimal timing against each opponent bot (war_env.optimum: it "
+        return ("The reference is `oracle`, the exact optimal timing against each opponent bot (war_env.core.optimum: it "
                 "knows the bot's reaction distribution and the latency, never a deal); without latency it plays as "
                 "`prompt`, so the regret is the gap to `prompt`. A negative regret is the luck of these deals.")
     if _reference_is_best(results):
@@ -312,6 +312,6 @@ def render_report(results: dict, run: dict, plots: dict[str, str]) -> str:
         lines += [f"![{caption}]({name})", "", f"*{caption}*", ""]
     lines += ["## Files", "",
               "- `results.json`: these numbers for programs (schema: `war_env/data/results.schema.json` in the package)",
-              "- `rounds.jsonl.gz`: one line per round (`war_env.records.RoundRecord`), gzip-compressed",
+              "- `rounds.jsonl.gz`: one line per round (`war_env.evaluation.records.RoundRecord`), gzip-compressed",
               "- `config.json`: the league; `run.json`: provenance and timing", ""]
     return "\n".join(lines)

@@ -16,12 +16,12 @@ from dataclasses import asdict
 
 import numpy as np
 
+from war_env.core.engine import END_REASONS
+from war_env.core.rules import WarConfig
 from war_env.data import results_schema_file
-from war_env.engine import END_REASONS
+from war_env.evaluation.records import RoundRecord
 from war_env.league.league import League
 from war_env.league.stats import CONFIDENCE, bootstrap_mean, bootstrap_ratio, quantile_95, scaled, wilson
-from war_env.records import RoundRecord
-from war_env.rules import WarConfig
 
 SCHEMA_VERSION = 2
 WIN_RATE_TARGET_WIDTH = 0.05

@@ -14,7 +14,7 @@ does not read is an error naming the file and the line (as ``zcat FILE | sed -n 
 ``load_rounds`` also checks every record against the league: it belongs to one of its pairings
 with the right seed, every field has its type and range, the card outcome (winner, reason, battles,
 wars, points, cards) is what the deal of its seed gives (replayed, all rounds at once, by
-``war_env.fastpath.play_cards``: the cards never depend on timing), and the return is the sum of
+``war_env.evaluation.fastpath.play_cards``: the cards never depend on timing), and the return is the sum of
 the round's rewards that its own fields imply. An edited or foreign record is refused, naming it.
 """
 
@@ -26,11 +26,11 @@ import os
 import zlib
 from pathlib import Path
 
-from war_env.atomic import naming_path, write_atomic
-from war_env.engine import END_REASONS
+from war_env.core.engine import END_REASONS
+from war_env.core.rules import WarConfig
+from war_env.evaluation.records import RoundRecord
 from war_env.league.league import League
-from war_env.records import RoundRecord
-from war_env.rules import WarConfig
+from war_env.support.atomic import naming_path, write_atomic
 
 ROUNDS_FILE = "rounds.jsonl.gz"
 
@@ -169,7 +169,7 @@ def _return(record: RoundRecord, config: WarConfig) -> float:
 
 def _card_outcomes(league: League) -> dict[int, tuple]:
     """Round index -> (winner, reason, battles, wars, points, cards) of the deal of its seed."""
-    from war_env.fastpath import deals_from_seeds, play_cards
+    from war_env.evaluation.fastpath import deals_from_seeds, play_cards
 
     seeds = [league.round_seed(i) for i in range(league.rounds)]
     cards = play_cards(league.config, *deals_from_seeds(seeds))

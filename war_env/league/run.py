@@ -7,7 +7,7 @@ for people), ``run.json`` (versions, commit, timing) and PNG plots. Report files
 
 Everything is checked before the folder is made (the league, every player); a folder whose run
 stopped before its first round (Ray could not be reached, say) is started again by the same command.
-A run holds the folder's lock (``war_env.run_folder``) from its first read to its report.
+A run holds the folder's lock (``war_env.support.run_folder``) from its first read to its report.
 """
 
 from __future__ import annotations
@@ -21,17 +21,25 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from war_env.agents import BASELINES, make_agent, make_opponent, uses_opponent
-from war_env.atomic import write_atomic
-from war_env.league.league import (DEFAULT_OPPONENTS, DEFAULT_ROUNDS, DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, League, Shard,
-                                   make_shards, with_oracle)
+from war_env.evaluation.records import RoundRecord
+from war_env.league.league import (
+    DEFAULT_OPPONENTS,
+    DEFAULT_ROUNDS,
+    DEFAULT_SEED,
+    DEFAULT_SHARD_ROUNDS,
+    League,
+    Shard,
+    make_shards,
+    with_oracle,
+)
 from war_env.league.plots import make_plots
 from war_env.league.report import render_report
 from war_env.league.results import summarise, validate_results
 from war_env.league.rounds_file import ROUNDS_FILE, RoundsWriter, load_rounds, read_rounds
 from war_env.league.workers import run_shards
-from war_env.provenance import provenance
-from war_env.records import RoundRecord
-from war_env.run_folder import locked_run_folder
+from war_env.support.atomic import write_atomic
+from war_env.support.provenance import provenance
+from war_env.support.run_folder import locked_run_folder
 
 CONFIG_FILE = "config.json"
 

@@ -2,7 +2,7 @@
 
 Workers are *spawned*, never forked: a fork of a parent that has started OpenMP (torch does, when a
 model agent is built to check its spec) hangs in OpenMP's barrier. Each worker limits its numeric
-libraries to one thread before it imports any of them (``war_env.threads``), whatever the user's
+libraries to one thread before it imports any of them (``war_env.support.threads``), whatever the user's
 shell sets.
 """
 
@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable, Sequence
 from queue import Empty
 
+from war_env.evaluation.records import RoundRecord
 from war_env.league.league import Shard, play_shard
-from war_env.records import RoundRecord
-from war_env.threads import limit_process_threads, one_thread_environment
+from war_env.support.threads import limit_process_threads, one_thread_environment
 
 _worker_queue = None
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 import math
 
 from war_env.agents import make_opponent
-from war_env.env import WarEnv, make_config
-from war_env.render.layout import Control
-from war_env.scene import Scene, build_scene
+from war_env.core.rules import WarConfig
+from war_env.envs.war import WarEnv
+from war_env.views.render.layout import Control
+from war_env.views.scene import Scene, build_scene
 
 TURN, AUTOPLAY, NEW_ROUND, QUIT = "turn", "autoplay", "new_round", "quit"
 COMMANDS = (TURN, AUTOPLAY, NEW_ROUND, QUIT)
@@ -46,7 +47,7 @@ class PlaySession:
 
     def __init__(self, opponent: str = "human", turn_seconds: float = 3.0, seed: int | None = None,
                  trust_model_file: bool = False, **rules):
-        config = make_config(None, {"turn_seconds": turn_seconds, **rules})
+        config = WarConfig.from_kwargs({"turn_seconds": turn_seconds, **rules})
         player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
         self.env = WarEnv(opponent=player, config=config)
         self.tick_seconds = config.tick_seconds

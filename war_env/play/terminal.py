@@ -1,4 +1,4 @@
-"""Playing in a terminal: keys typed as commands, the table drawn as text (``war_env.ansi``)."""
+"""Playing in a terminal: keys typed as commands, the table drawn as text (``war_env.views.ansi``)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import os
 import select
 import sys
 
-from war_env.ansi import paint_ansi
 from war_env.play.session import AUTOPLAY, NEW_ROUND, QUIT, TURN, PlaySession
+from war_env.views.ansi import paint_ansi
 
 TERMINAL_KEYS = {" ": TURN, "\n": TURN, "\r": TURN, "p": AUTOPLAY, "n": NEW_ROUND, "q": QUIT}
 

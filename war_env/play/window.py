@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from war_env.play.session import AUTOPLAY, BUTTON_COMMANDS, NEW_ROUND, QUIT, TURN, PlaySession
-from war_env.render.layout import HEIGHT, WIDTH, button_at
+from war_env.views.render.layout import HEIGHT, WIDTH, button_at
 
 
 class PygameEvents:
@@ -46,8 +46,8 @@ class WindowView:
     """The pixel table in a pygame window, with the three buttons."""
 
     def __init__(self):
-        from war_env.render.table import TablePainter
-        from war_env.render.window import TableWindow
+        from war_env.views.render.table import TablePainter
+        from war_env.views.render.window import TableWindow
 
         self.painter = TablePainter()
         self.window = TableWindow("War - you against the bot")

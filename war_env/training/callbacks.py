@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from war_env.agents.sb3_model import save_model
-from war_env.atomic import write_atomic
+from war_env.agents.model_files import save_model
+from war_env.support.atomic import write_atomic
 from war_env.training.config import TrainConfig
 
 CHECKPOINT_NAME = re.compile(r"ckpt_(\d+)\.zip")

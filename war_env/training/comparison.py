@@ -11,9 +11,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from war_env.env import make_config
+from war_env.core.rules import WarConfig
 from war_env.evaluation import play_rounds
-from war_env.records import RoundRecord
+from war_env.evaluation.records import RoundRecord
 
 BASELINE = "prompt"
 BAR = {"takeovers": 0, "false_starts_per_100_rounds_below": 1.0, "return_gap_at_most": 0.005}
@@ -71,7 +71,7 @@ def held_out_stats(agent, opponent: str, env_args: dict, rounds: int, seed: int,
     """``agent`` (an ``Agent`` or spec) over rounds ``seed .. seed + rounds - 1`` against ``opponent``."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a whole number >= 1, got {rounds!r}")
-    config = make_config(None, dict(env_args))
+    config = WarConfig.from_kwargs(env_args)
     records = play_rounds(agent, opponent, config, range(seed, seed + rounds), trust_model_file=trust_model_file)
     return RoundStats.of_records(records, seed)
 

@@ -16,10 +16,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from war_env.agents.sb3_model import check_algorithm, check_observation_fields, check_policy_kwargs
+from war_env.agents.algorithms import check_algorithm, check_policy_kwargs
+from war_env.agents.fields import check_observation_fields
+from war_env.core.observation import OBSERVATION_FIELDS
+from war_env.core.rules import WarConfig
 from war_env.data import training_config_file
-from war_env.observation import OBSERVATION_FIELDS
-from war_env.rules import WarConfig
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
@@ -32,7 +33,7 @@ CONFIG_KEYS = {
     "timesteps": "default training budget (env steps, summed over envs)",
     "n_envs": "parallel training envs",
     "train_env": "WarConfig reward_* fields used by the training envs only (evaluation uses the game as given)",
-    "observation": 'fields the policy sees: "all" (default), "timing" or a list of names from war_env.observation',
+    "observation": 'fields the policy sees: "all" (default), "timing" or a list of names from war_env.core.observation',
     "policy_kwargs": "net_arch and activation_fn (tanh, relu, elu, leaky_relu)",
     "hyperparameters": "keyword arguments of the SB3 algorithm class",
     "evaluation": "every_timesteps, rounds and seed of the evaluation callback",
@@ -151,7 +152,7 @@ def check_hyperparameters(algo: str, hyperparameters: dict) -> dict:
     """Keys must be arguments of the algorithm class; values must match the type of its default."""
     if not isinstance(hyperparameters, dict):
         raise ValueError(f"hyperparameters must be a JSON object, got {hyperparameters!r}")
-    from war_env.agents.sb3_model import algorithm_class
+    from war_env.agents.algorithms import algorithm_class
 
     signature = inspect.signature(algorithm_class(algo).__init__).parameters
     allowed = {name: p.default for name, p in signature.items() if name != "self"}

@@ -40,11 +40,12 @@ from pathlib import Path
 import numpy as np
 
 from war_env.agents import make_opponent
-from war_env.agents.sb3_model import check_algorithm, load_sb3_agent
-from war_env.atomic import write_atomic
-from war_env.env import make_config
+from war_env.agents.algorithms import check_algorithm
+from war_env.agents.sb3_agent import load_sb3_agent
+from war_env.core.rules import WarConfig
 from war_env.league.stats import iqm_interval
-from war_env.threads import limit_process_threads, one_thread_environment
+from war_env.support.atomic import write_atomic
+from war_env.support.threads import limit_process_threads, one_thread_environment
 from war_env.training.callbacks import checkpoints
 from war_env.training.comparison import BAR, BASELINE, RoundStats, compare, held_out_stats, meets_bar
 from war_env.training.config import load_config, non_negative_int, positive_int, shipped_config_file
@@ -148,7 +149,7 @@ def check_settings(algo, config_path, seeds, opponent, timesteps, every, rounds,
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must not repeat, got {list(seeds)}")
     env_args = dict(env_args or {})
-    make_opponent(opponent, config=make_config(None, dict(env_args)))
+    make_opponent(opponent, config=WarConfig.from_kwargs(env_args))
     timesteps = positive_int("timesteps", timesteps if timesteps is not None else config.timesteps)
     every = positive_int("every", every)
     if every > timesteps:

@@ -23,10 +23,10 @@ import gymnasium as gym
 import numpy as np
 
 from war_env.agents import make_opponent
-from war_env.agents.sb3_model import FIELD_INDEX, check_observation_fields, select_observation
-from war_env.bots import Bot
-from war_env.env import make_config
-from war_env.observation import OBSERVATION_FIELDS, latency_fields
+from war_env.agents.fields import FIELD_INDEX, check_observation_fields, select_observation
+from war_env.core.bots import Bot
+from war_env.core.observation import OBSERVATION_FIELDS, latency_fields
+from war_env.core.rules import WarConfig
 
 VEC_ENVS = ("batched", "dummy", "subproc")
 
@@ -40,7 +40,7 @@ class WarEnvFactory:
         self.observation = tuple(observation)
 
     def __call__(self):
-        config = make_config(None, dict(self.env_args))
+        config = WarConfig.from_kwargs(self.env_args)
         opponent = make_opponent(self.opponent, config=config, trust_model_file=self.trust_model_file)
         return select_observation(gym.make(env_id(config), opponent=opponent, config=config), self.observation)
 
@@ -67,7 +67,7 @@ def make_vec(env_args: dict, opponent: str, n_envs: int, seed: int, vec_env: str
     the policy sees the ``observation`` fields. ``vec_env``: one of ``VEC_ENVS`` (see the module)."""
     if vec_env not in VEC_ENVS:
         raise ValueError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got {vec_env!r}")
-    config = make_config(None, dict(env_args))
+    config = WarConfig.from_kwargs(env_args)
     if vec_env == "batched":
         player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
         if isinstance(player, Bot):
@@ -86,7 +86,7 @@ def make_vec(env_args: dict, opponent: str, n_envs: int, seed: int, vec_env: str
 def _batched(config, opponent: Bot, n_envs: int, seed: int, observation):
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from war_env.sb3_vec import WarSB3VecEnv
+    from war_env.envs.sb3_vec import WarSB3VecEnv
 
     env = WarSB3VecEnv(n_envs, opponent=opponent, config=config, env_id=env_id(config))
     env.seed(seed)

@@ -13,12 +13,12 @@ A run folder (``runs/<algo>-<opponent>-s<seed>-<time>/`` unless given) receives:
   ``final.zip`` (``benchmark_final``) with the ``prompt`` baseline, and one entry per training session
   (the first and each resume).
 
-A folder is locked while a run uses it (``war_env.run_folder``). Everything is validated before the
+A folder is locked while a run uses it (``war_env.support.run_folder``). Everything is validated before the
 folder is made; a folder whose run failed before it saved anything (no checkpoint, model, evaluation
 or model card) is started again by the same command. ``--resume`` continues from the latest
 checkpoint that loads, and says which ones it skipped (a checkpoint cut short by a crash).
 
-Every model zip also holds ``war_env_model.json`` so that ``war_env.agents.sb3_model.load_sb3_agent``
+Every model zip also holds ``war_env_model.json`` so that ``war_env.agents.sb3_agent.load_sb3_agent``
 can rebuild it from the project's code and load the weights only (no unpickling of the file's data).
 
 Seeds: training env ``i`` starts from ``seed + i``; the evaluation callback replays the same
@@ -41,16 +41,25 @@ from pathlib import Path
 import numpy as np
 
 from war_env.agents import make_opponent
-from war_env.agents.sb3_model import build_model, check_algorithm, load_model, load_sb3_agent, save_model
-from war_env.atomic import write_atomic
-from war_env.env import make_config
-from war_env.provenance import provenance
-from war_env.run_folder import locked_run_folder
-from war_env.threads import single_threaded_torch
+from war_env.agents.algorithms import build_model, check_algorithm
+from war_env.agents.model_files import load_model, save_model
+from war_env.agents.sb3_agent import load_sb3_agent
+from war_env.core.rules import WarConfig
+from war_env.support.atomic import write_atomic
+from war_env.support.provenance import provenance
+from war_env.support.run_folder import locked_run_folder
+from war_env.support.threads import single_threaded_torch
 from war_env.training.callbacks import EVALUATIONS, checkpoints, make_callbacks
 from war_env.training.comparison import BASELINE, compare, held_out_stats
-from war_env.training.config import (TrainConfig, check_n_envs, load_config, non_negative_int, parse_config,
-                                     positive_int, shipped_config_file)
+from war_env.training.config import (
+    TrainConfig,
+    check_n_envs,
+    load_config,
+    non_negative_int,
+    parse_config,
+    positive_int,
+    shipped_config_file,
+)
 from war_env.training.envs import VEC_ENVS, make_vec, policy_fields
 
 RESULTS = ("checkpoints", "best.zip", "final.zip", EVALUATIONS, "model_card.json")
@@ -123,7 +132,7 @@ def _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, e
     if config.algorithm != algo:
         raise ValueError(f"config file {str(config_path)!r} is for {config.algorithm!r}, not {algo!r}")
     env_args = dict(env_args or {})
-    rules = make_config(None, env_args)  # unknown keys and bad values fail here, before anything is created
+    rules = WarConfig.from_kwargs(env_args)  # unknown keys and bad values fail here, before anything is created
     if not isinstance(opponent, str):
         raise ValueError(f"opponent must be a spec string, got {opponent!r}")
     make_opponent(opponent, config=rules, trust_model_file=trust_model_file)
@@ -241,7 +250,7 @@ def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, 
 
 
 def _policy_fields(plan: _Plan) -> tuple[str, ...]:
-    return policy_fields(plan.config.observation, make_config(None, dict(plan.settings["env_args"])))
+    return policy_fields(plan.config.observation, WarConfig.from_kwargs(plan.settings["env_args"]))
 
 
 def _model_for(plan: _Plan, env, verbose: int, checkpoint=None):
@@ -282,7 +291,7 @@ def _model_card(plan: _Plan, model, best: Path, train_seconds, bench_rounds, ben
         "algorithm": settings["algorithm"],
         "opponent": settings["opponent"],
         "env_args": settings["env_args"],
-        "war_config": asdict(make_config(None, dict(settings["env_args"]))),
+        "war_config": asdict(WarConfig.from_kwargs(settings["env_args"])),
         "train_env_rewards": config.train_env,
         "timesteps": int(model.num_timesteps),
         "timesteps_requested": settings["timesteps"],

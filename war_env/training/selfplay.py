@@ -1,10 +1,10 @@
 """Self-play: one Stable-Baselines3 policy trained for both seats of War.
 
-How it works. Every seat sees the same 16-float observation from its own side (``war_env.observation``),
+How it works. Every seat sees the same 16-float observation from its own side (``war_env.core.observation``),
 so one network can play either seat. The learner plays seat 0 of War-v0; the opponent at seat 1 is a
 *frozen copy* of the learner (War-v0 takes any object with ``act(observation)`` as its opponent),
 replaced by a fresh copy every ``refresh_every`` steps. Each copy is a snapshot saved with
-``agents.sb3_model.save_model`` and loaded back with ``load_sb3_agent`` (weights only), so the run
+``agents.model_files.save_model`` and loaded back with ``load_sb3_agent`` (weights only), so the run
 folder keeps, in order, every opponent the learner met: ``opponent_000.zip`` (the untrained
 learner), ``opponent_001.zip``, ... and the final ``model.zip``.
 
@@ -35,13 +35,15 @@ from pathlib import Path
 import numpy as np
 
 from war_env.agents import make_agent
+from war_env.agents.algorithms import build_model, check_algorithm
 from war_env.agents.base import Agent
-from war_env.agents.sb3_model import build_model, check_algorithm, load_sb3_agent, save_model
-from war_env.env import WarEnv
+from war_env.agents.model_files import save_model
+from war_env.agents.sb3_agent import load_sb3_agent
+from war_env.core.rules import WarConfig
+from war_env.envs.war import WarEnv
 from war_env.evaluation import play_rounds
-from war_env.records import RoundRecord
-from war_env.rules import WarConfig
-from war_env.threads import single_threaded_torch
+from war_env.evaluation.records import RoundRecord
+from war_env.support.threads import single_threaded_torch
 from war_env.training.config import load_config, shipped_config_file
 
 SNAPSHOT_NAME = "opponent_{:03d}.zip"

@@ -27,10 +27,10 @@ from datetime import datetime
 from pathlib import Path
 
 from war_env.agents import make_opponent
-from war_env.agents.sb3_model import check_algorithm
-from war_env.atomic import write_atomic
-from war_env.env import make_config
+from war_env.agents.algorithms import check_algorithm
+from war_env.core.rules import WarConfig
 from war_env.league.ray_backend import check_reachable, connect
+from war_env.support.atomic import write_atomic
 from war_env.training.config import check_hyperparameters, check_n_envs, load_config, shipped_config_file
 from war_env.training.run import train
 
@@ -146,7 +146,7 @@ def tune_sweep(
     config_path = Path(config_path) if config_path else Path(str(shipped_config_file(algo)))
     if load_config(config_path).algorithm != algo:
         raise ValueError(f"config file {str(config_path)!r} is not for {algo!r}")
-    make_opponent(opponent, config=make_config(None, dict(env_args or {})))
+    make_opponent(opponent, config=WarConfig.from_kwargs(env_args or {}))
     for name, value in (("samples", samples), ("timesteps", timesteps), ("bench_rounds", bench_rounds)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")

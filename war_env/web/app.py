@@ -32,7 +32,14 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from war_env.play.loop import WallClock
 from war_env.play.session import PlaySession
-from war_env.web.protocol import MAX_MESSAGE_BYTES, ProtocolError, error_message, hello_message, parse_command, state_message
+from war_env.web.protocol import (
+    MAX_MESSAGE_BYTES,
+    ProtocolError,
+    error_message,
+    hello_message,
+    parse_command,
+    state_message,
+)
 
 CLOSE_GOING_AWAY, CLOSE_POLICY, CLOSE_TRY_AGAIN = 1001, 1008, 1013
 """WebSocket close codes (RFC 6455): idle, abuse or a foreign page, server full."""

@@ -8,7 +8,7 @@ The server sends JSON objects with a ``type``:
 
 * ``hello`` once, first: the rules of the table (``turn_seconds``, ``target_points``, ...), the
   opponent spec and the message limits, so that the rules guide on the page shows this table's numbers;
-* ``state`` whenever the table changes and after every command: ``scene`` (``war_env.scene.Scene`` as
+* ``state`` whenever the table changes and after every command: ``scene`` (``war_env.views.scene.Scene`` as
   JSON: what a person at the table can see, never a card still hidden), ``controls`` (the three
   buttons: command, label, key hint, enabled), ``waiting`` (the round waits for its first press) and
   ``notice`` (a line for the person, e.g. "False start! ...", or ``null``);

@@ -1,4 +1,4 @@
-// The War table in the browser. It draws only what the server sends (the scene of war_env.scene, the
+// The War table in the browser. It draws only what the server sends (the scene of war_env.views.scene, the
 // buttons, the notice) and sends back button presses: {"type": "command", "command": ...}.
 "use strict";
 

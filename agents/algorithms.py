@@ -1,0 +1,136 @@
+"""The Stable-Baselines3 algorithms a War policy is trained with, and the networks they may build.
+
+``policy_kwargs`` travel as JSON (training configs, ``war_env_model.json``): ``net_arch`` and an
+``activation_fn`` name, nothing else, and a network's size is bounded (``MAX_PARAMETERS``) before torch
+allocates it. torch and SB3 are imported inside the functions (one-threaded: ``war_env.support.threads``).
+"""
+
+from __future__ import annotations
+
+from war_env.core.observation import OBSERVATION_SIZE
+from war_env.core.specs import did_you_mean
+from war_env.support.extras import require
+from war_env.support.threads import single_threaded_torch
+
+ALGORITHMS = {
+    "ppo": ("stable_baselines3", "PPO"),
+    "a2c": ("stable_baselines3", "A2C"),
+    "dqn": ("stable_baselines3", "DQN"),
+    "maskable_ppo": ("sb3_contrib", "MaskablePPO"),
+}
+"""Algorithm name (as in spec strings ``ppo:PATH`` and ``war-train --algo``) -> (module, class)."""
+
+MAX_PARAMETERS = 10_000_000
+"""Largest network (weights and biases of one policy, DQN's target network included): 40 MB of float32,
+thousands of times the default 64x64 MLP. Checked before a network is built, from a config or a model file."""
+MAX_LAYERS = 32
+ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "elu": "ELU", "leaky_relu": "LeakyReLU"}
+"""JSON names of activation functions -> ``torch.nn`` classes (nothing else is accepted)."""
+
+DEFAULT_POLICY_KWARGS = {
+    "ppo": {"net_arch": {"pi": [64, 64], "vf": [64, 64]}, "activation_fn": "tanh"},
+    "a2c": {"net_arch": {"pi": [64, 64], "vf": [64, 64]}, "activation_fn": "tanh"},
+    "maskable_ppo": {"net_arch": {"pi": [64, 64], "vf": [64, 64]}, "activation_fn": "tanh"},
+    "dqn": {"net_arch": [64, 64], "activation_fn": "relu"},
+}
+"""SB3's own MlpPolicy defaults, used for a model file without ``war_env_model.json``."""
+
+
+def check_algorithm(algo: str) -> str:
+    """The canonical algorithm name, or a ``ValueError`` listing the known ones."""
+    if not isinstance(algo, str):
+        raise TypeError(f"algorithm must be a string such as 'ppo', got {algo!r}")
+    name = algo.strip().lower().replace("-", "_")
+    if name == "maskableppo":
+        name = "maskable_ppo"
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algo!r}; known: {', '.join(sorted(ALGORITHMS))}"
+                         f"{did_you_mean(name, ALGORITHMS)}")
+    return name
+
+
+def algorithm_class(algo: str) -> type:
+    """The SB3 (or sb3-contrib) class of ``algo``, imported on demand (torch one-threaded)."""
+    import importlib
+
+    module_name, class_name = ALGORITHMS[check_algorithm(algo)]
+    require("train", f"the {algo} models")
+    single_threaded_torch()
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def check_policy_kwargs(algo: str, policy_kwargs: dict) -> dict:
+    """Validate the JSON form of ``policy_kwargs``: ``net_arch`` and ``activation_fn`` only."""
+    algo = check_algorithm(algo)
+    if not isinstance(policy_kwargs, dict):
+        raise ValueError(f"policy_kwargs must be a JSON object, got {policy_kwargs!r}")
+    unknown = set(policy_kwargs) - {"net_arch", "activation_fn"}
+    if unknown:
+        raise ValueError(f"unknown policy_kwargs key(s) {sorted(unknown)}; known: ['activation_fn', 'net_arch']")
+    checked = dict(DEFAULT_POLICY_KWARGS[algo])
+    checked.update(policy_kwargs)
+    activation = checked["activation_fn"]
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation_fn must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+    net_arch = checked["net_arch"]
+    if algo == "dqn" or isinstance(net_arch, list):
+        _check_layers("net_arch", net_arch)
+    elif isinstance(net_arch, dict) and set(net_arch) == {"pi", "vf"}:
+        _check_layers("net_arch.pi", net_arch["pi"])
+        _check_layers("net_arch.vf", net_arch["vf"])
+    else:
+        raise ValueError(f"net_arch must be a list of layer sizes or {{'pi': [...], 'vf': [...]}}, got {net_arch!r}")
+    size = network_parameters(algo, net_arch, OBSERVATION_SIZE)
+    if size > MAX_PARAMETERS:
+        raise ValueError(f"net_arch {net_arch!r} makes a network of {size:,} parameters; at most {MAX_PARAMETERS:,}")
+    return checked
+
+
+def _check_layers(name: str, layers) -> None:
+    if not isinstance(layers, list) or not all(
+        isinstance(size, int) and not isinstance(size, bool) and size >= 1 for size in layers
+    ):
+        raise ValueError(f"{name} must be a list of positive integers (layer sizes), got {layers!r}")
+    if len(layers) > MAX_LAYERS:
+        raise ValueError(f"{name} has {len(layers)} layers; at most {MAX_LAYERS}")
+
+
+def network_parameters(algo: str, net_arch, inputs: int) -> int:
+    """Weights and biases of SB3's MlpPolicy for ``algo`` with ``net_arch`` (validated) on ``inputs``
+    observation fields and War-v0's two actions: PPO/A2C have a policy and a value network, DQN a
+    Q-network and its target copy."""
+
+    def mlp(layers: list[int], outputs: int) -> int:
+        sizes = [inputs, *layers, outputs]
+        return sum((fan_in + 1) * fan_out for fan_in, fan_out in zip(sizes, sizes[1:]))
+
+    if algo == "dqn":
+        return 2 * mlp(net_arch, 2)
+    pi, vf = (net_arch, net_arch) if isinstance(net_arch, list) else (net_arch["pi"], net_arch["vf"])
+    return mlp(pi, 2) + mlp(vf, 1)
+
+
+def torch_policy_kwargs(policy_kwargs: dict) -> dict:
+    """The JSON form turned into what SB3 takes (the activation name becomes a ``torch.nn`` class)."""
+    import torch
+
+    return {
+        "net_arch": policy_kwargs["net_arch"],
+        "activation_fn": getattr(torch.nn, ACTIVATIONS[policy_kwargs["activation_fn"]]),
+    }
+
+
+def build_model(algo: str, env, policy_kwargs: dict | None = None, hyperparameters: dict | None = None, **extra):
+    """A fresh SB3 model of ``algo`` on ``env`` (a War-v0 env or VecEnv), built from the project's
+    own code only. ``extra`` goes to the algorithm (``seed``, ``tensorboard_log``, ``verbose``)."""
+    algo = check_algorithm(algo)
+    kwargs = check_policy_kwargs(algo, policy_kwargs or {})
+    cls = algorithm_class(algo)
+    return cls(
+        "MlpPolicy",
+        env,
+        policy_kwargs=torch_policy_kwargs(kwargs),
+        device="cpu",
+        **dict(hyperparameters or {}),
+        **extra,
+    )

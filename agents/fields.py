@@ -1,0 +1,59 @@
+"""Which observation fields a trained policy sees: all of War-v0's, the ``timing`` subset, or any list of
+them and of WarLatency-v0's fields, and the wrapper that shows a policy exactly those.
+
+A policy is trained on, saved with and loaded for one list of fields (``war_env_model.json``'s
+``observation_fields``, ``war_env.agents.model_files``); every field has one column in WarLatency-v0's longest
+observation (``FIELD_INDEX``), so a policy's columns can be cut from any observation that holds them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from war_env.core.latency import MAX_LATENCY
+from war_env.core.observation import INDEX, OBSERVATION_FIELDS, latency_fields
+from war_env.core.rules import WarConfig
+
+FIELD_INDEX = {name: i for i, name in enumerate(latency_fields(WarConfig(latency=f"fixed:ticks={MAX_LATENCY}")))}
+"""Column of every field a policy may see: War-v0's, then WarLatency-v0's (the opponent's clock, the presses
+in flight ``in_flight_0`` .. ``in_flight_15``), at their index in WarLatency-v0's observation."""
+CAN_DRAW = INDEX["can_draw"]
+TIMING_FIELDS = ("can_draw", "timer_left", "has_drawn", "opponent_has_drawn", "at_war", "started")
+"""The observation fields about the clock and the current step; the rest (piles, cards, pot, points,
+battles) describe the cards, which timing cannot change."""
+
+
+def check_observation_fields(fields) -> tuple[str, ...]:
+    """``"all"`` (or ``None``) -> every field of ``war_env.core.observation``; else a list of its names."""
+    if fields is None or fields == "all":
+        return OBSERVATION_FIELDS
+    if fields == "timing":
+        return TIMING_FIELDS
+    if not isinstance(fields, (list, tuple)) or not fields or not all(isinstance(name, str) for name in fields):
+        raise ValueError(f'observation must be "all", "timing" or a non-empty list of field names, got {fields!r}')
+    unknown = [name for name in fields if name not in FIELD_INDEX]
+    if unknown:
+        raise ValueError(f"unknown observation field(s) {unknown}; known: {list(OBSERVATION_FIELDS)} and "
+                         f"WarLatency-v0's opponent_can_draw, opponent_timer_left, in_flight_0 .. in_flight_{MAX_LATENCY - 1}")
+    if len(set(fields)) != len(fields):
+        raise ValueError(f"observation fields must not repeat, got {list(fields)}")
+    return tuple(fields)
+
+
+def observes_latency(fields) -> bool:
+    """Whether a policy seeing ``fields`` plays WarLatency-v0 (it sees a field War-v0 does not have)."""
+    return any(name not in INDEX for name in fields)
+
+
+def select_observation(env, fields):
+    """Wrap a War-v0 (or WarLatency-v0) env so the policy sees only ``fields`` (in that order); all of
+    War-v0's fields: unchanged."""
+    fields = check_observation_fields(fields)
+    if fields == OBSERVATION_FIELDS:
+        return env
+    from gymnasium import spaces
+    from gymnasium.wrappers import TransformObservation
+
+    columns = np.array([FIELD_INDEX[name] for name in fields])
+    space = spaces.Box(0.0, 1.0, (len(columns),), np.float32)
+    return TransformObservation(env, lambda observation: observation[columns], space)

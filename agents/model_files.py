@@ -1,0 +1,239 @@
+"""Stable-Baselines3 model files, saved and loaded without running code from them.
+
+An SB3 ``.zip`` holds ``data`` (a JSON file whose non-JSON entries, such as the policy class, the
+spaces, ``policy_kwargs`` and the learning-rate schedule, are *cloudpickled* and unpickled by
+``PPO.load``: unpickling runs whatever code the file's author put there) and ``.pth`` files with the
+weights (``policy.pth``, ``policy.optimizer.pth``, ``pytorch_variables.pth``).
+
+``load_model`` never reads ``data``. It builds the model from the project's own code: the algorithm
+named by the caller, War-v0's spaces (or the subset of observation fields the policy was trained on) and
+the network architecture from the file's ``war_env_model.json`` (plain JSON that ``save_model`` adds next
+to SB3's entries; SB3 ignores it) or, without one, SB3's default architecture for the algorithm. Then it
+loads only the weights with ``model.set_parameters``, read by ``torch.load(weights_only=True)`` (tensors
+and plain containers, no code). A file that does not fit gets a ``ValueError`` that says why.
+``trust_model_file=True`` opts in to SB3's full ``load`` (which does unpickle ``data``).
+
+Resources are bounded before they are spent: entry sizes are read from the zip's directory (an entry
+inflating past ``MAX_ENTRY_BYTES``, or a metadata entry past ``MAX_METADATA_BYTES``, is refused unread),
+the architecture must fit both ``MAX_PARAMETERS`` and the bytes of ``policy.pth`` before the network is
+built, and every weight must be a finite float32 (a NaN network would play garbage silently).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+import zlib
+from pathlib import Path
+
+from war_env.agents.algorithms import (
+    DEFAULT_POLICY_KWARGS,
+    algorithm_class,
+    build_model,
+    check_algorithm,
+    check_policy_kwargs,
+    network_parameters,
+)
+from war_env.agents.fields import check_observation_fields, observes_latency, select_observation
+from war_env.support.atomic import write_atomic
+
+METADATA_NAME = "war_env_model.json"
+"""The plain-JSON entry ``save_model`` adds to an SB3 zip: how to rebuild the model safely."""
+METADATA_FORMAT = "war-env-sb3/1"
+MAX_METADATA_BYTES = 1 << 20
+"""Largest ``war_env_model.json`` read (the real ones are about 1 kB)."""
+MAX_ENTRY_BYTES = 256 << 20
+"""Largest uncompressed entry of a model zip read (a network at ``MAX_PARAMETERS`` with Adam's two
+moments is about 120 MB); checked from the zip's directory before anything is inflated."""
+
+
+def save_model(model, path: str | os.PathLike, algo: str, policy_kwargs: dict, observation="all", **metadata) -> Path:
+    """Save ``model`` to ``path`` atomically (a temporary file in the same folder, then a rename), as
+    SB3's own zip plus the plain-JSON ``war_env_model.json`` that ``load_sb3_agent`` reads.
+
+    ``observation`` names the fields the policy sees (see ``check_observation_fields``);
+    ``metadata`` adds JSON fields (e.g. ``opponent``); a crash never leaves a half-written zip.
+    """
+    path = Path(path)
+    buffer = io.BytesIO()
+    model.save(buffer)
+    record = {
+        "format": METADATA_FORMAT,
+        "algorithm": check_algorithm(algo),
+        "policy": "MlpPolicy",
+        "policy_kwargs": check_policy_kwargs(algo, policy_kwargs),
+        "observation_fields": list(check_observation_fields(observation)),
+        "num_timesteps": int(model.num_timesteps),
+        **metadata,
+    }
+    with zipfile.ZipFile(buffer, mode="a") as archive:
+        archive.writestr(METADATA_NAME, json.dumps(record, indent=2, sort_keys=True))
+    write_atomic(path, buffer.getvalue())
+    return path
+
+
+def entry_sizes(path: str | os.PathLike) -> dict[str, int]:
+    """The uncompressed size of every entry of a model zip, read from its directory (nothing is inflated).
+    An entry larger than the caps (``MAX_METADATA_BYTES``, ``MAX_ENTRY_BYTES``) is refused here, so no
+    later read can inflate a small file into gigabytes."""
+    path = _existing_file(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            sizes = {info.filename: info.file_size for info in archive.infolist()}
+    except (zipfile.BadZipFile, EOFError):
+        raise ValueError(f"model file {str(path)!r} is not a zip file, or a truncated one (an SB3 model is "
+                         "a .zip)") from None
+    for name, size in sizes.items():
+        cap = MAX_METADATA_BYTES if name == METADATA_NAME else MAX_ENTRY_BYTES
+        if size > cap:
+            raise ValueError(f"model file {str(path)!r}: its entry {name!r} inflates to {size:,} bytes; "
+                             f"at most {cap:,} are read")
+    return sizes
+
+
+def read_metadata(path: str | os.PathLike) -> dict | None:
+    """The ``war_env_model.json`` entry of a model zip (plain ``json.loads``, nothing unpickled), or
+    ``None`` when the file has none (e.g. a model saved by plain SB3 or the RL Zoo)."""
+    path = _existing_file(path)
+    if METADATA_NAME not in entry_sizes(path):
+        return None
+    try:
+        with zipfile.ZipFile(path) as archive:
+            text = archive.read(METADATA_NAME).decode("utf-8")
+    except (zipfile.BadZipFile, EOFError, zlib.error) as error:  # a damaged entry (CRC, cut data)
+        raise ValueError(f"model file {str(path)!r} is damaged: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"model file {str(path)!r} has an unreadable {METADATA_NAME}: {error}") from None
+    try:
+        record = json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"model file {str(path)!r} has an unreadable {METADATA_NAME}: {error}") from None
+    if not isinstance(record, dict) or record.get("format") != METADATA_FORMAT:
+        raise ValueError(f"model file {str(path)!r}: {METADATA_NAME} is not in format {METADATA_FORMAT!r}")
+    return record
+
+
+def _existing_file(path) -> Path:
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"model path must be a string or path, got {path!r}")
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"model file {str(path)!r} does not exist")
+    return path
+
+
+# --- loading --------------------------------------------------------------------------------------
+def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = False, env=None):
+    """The SB3 model in ``path``, built as ``algo``; weights only unless ``trust_model_file``.
+
+    ``env`` (optional) is attached to the model, e.g. to continue training.
+    """
+    algo = check_algorithm(algo)
+    path = _existing_file(path)
+    metadata = read_metadata(path)
+    if metadata is not None and metadata.get("algorithm") != algo:
+        raise ValueError(
+            f"model file {str(path)!r} holds a {metadata.get('algorithm')!r} model, not {algo!r}: "
+            f"use the spec {metadata.get('algorithm')}:{path}"
+        )
+    if trust_model_file:
+        model = _load_trusted(algo, path, env)
+        check_weights(path, {"policy": model.policy.state_dict()})
+        return model
+    source = f"its {METADATA_NAME}" if metadata else f"SB3's default MlpPolicy for {algo} (the file has no {METADATA_NAME})"
+    try:
+        policy_kwargs = check_policy_kwargs(algo, metadata["policy_kwargs"] if metadata else DEFAULT_POLICY_KWARGS[algo])
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"model file {str(path)!r}: {METADATA_NAME} has no valid policy_kwargs: {error}") from None
+    fields = observation_fields(metadata)
+    # The network is built before its weights are read: its size must fit the tensors the file holds
+    # (4 bytes per float32 parameter), so a small file cannot make this process allocate a huge one.
+    needed = 4 * network_parameters(algo, policy_kwargs["net_arch"], len(fields))
+    held = entry_sizes(path).get("policy.pth", 0)
+    if needed > held:
+        raise _does_not_fit(path, algo, source, f"that network needs {needed:,} bytes of weights, the file's "
+                                                f"policy.pth holds {held:,}")
+    if env is None:
+        import gymnasium as gym
+
+        import war_env  # noqa: F401  (registers War-v0)
+
+        flights = sum(name.startswith("in_flight_") for name in fields)  # spaces only: any latency that long
+        game = gym.make("WarLatency-v0", latency=f"fixed:ticks={flights}") if observes_latency(fields) else gym.make("War-v0")
+        env = select_observation(game, fields)
+    hyperparameters = {"buffer_size": 1, "learning_starts": 0} if algo == "dqn" else {}
+    model = build_model(algo, env, policy_kwargs, hyperparameters)
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    try:  # the .pth files only, with torch.load(weights_only=True): tensors and plain containers, no code
+        _, parameters, _ = load_from_zip_file(str(path), device="cpu", load_data=False)
+    except Exception as error:  # torch's UnpicklingError, a damaged zip entry
+        raise _does_not_fit(path, algo, source, f"{type(error).__name__}: {error}") from None
+    check_weights(path, parameters)
+    try:
+        model.set_parameters(parameters, exact_match=True, device="cpu")
+    except Exception as error:  # load_state_dict's RuntimeError (shapes, names), SB3's ValueError
+        raise _does_not_fit(path, algo, source, f"{type(error).__name__}: {error}") from None
+    if metadata is not None:
+        model.num_timesteps = int(metadata.get("num_timesteps", 0))
+    return model
+
+
+def _does_not_fit(path: Path, algo: str, source: str, why: str) -> ValueError:
+    return ValueError(
+        f"model file {str(path)!r} does not fit a {algo} War-v0 policy built from {source}: {why}. Only weights "
+        "are loaded (no code from the file runs); pass trust_model_file=True (--trust-model-file) to let SB3 "
+        "unpickle the whole file if you trust it."
+    )
+
+
+def check_weights(path: Path, state_dicts: dict) -> None:
+    """Every tensor of the policy is float32 and every floating tensor (optimizer state too) is finite: a
+    network with a NaN would choose an arbitrary action on every tick (and be taken over all the time)."""
+    import torch
+
+    for module, state in state_dicts.items():
+        for name, tensor in _tensors(state):
+            if not isinstance(tensor, torch.Tensor):
+                continue
+            where = f"{module}.pth: {name}"
+            if module == "policy" and tensor.dtype != torch.float32:
+                raise ValueError(f"model file {str(path)!r}: {where} is {tensor.dtype}, not torch.float32")
+            if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+                raise ValueError(f"model file {str(path)!r}: {where} holds NaN or infinite values")
+
+
+def _tensors(state, prefix: str = ""):
+    """(dotted name, value) of every leaf of a state dict (an optimizer's nests dicts and lists)."""
+    if isinstance(state, dict):
+        for key, value in state.items():
+            yield from _tensors(value, f"{prefix}{key}.")
+    elif isinstance(state, (list, tuple)):
+        for index, value in enumerate(state):
+            yield from _tensors(value, f"{prefix}{index}.")
+    else:
+        yield prefix.rstrip("."), state
+
+
+def observation_fields(metadata: dict | None) -> tuple[str, ...]:
+    """The fields a saved policy sees: from its metadata, else all of them."""
+    try:
+        return check_observation_fields((metadata or {}).get("observation_fields", "all"))
+    except ValueError as error:
+        raise ValueError(f"{METADATA_NAME}: {error}") from None
+
+
+def _load_trusted(algo: str, path: Path, env):
+    """SB3's full ``load``: unpickles the file's ``data`` (runs code from it). Opt-in only."""
+    model = algorithm_class(algo).load(str(path), env=env, device="cpu")
+    size = len(observation_fields(read_metadata(path)))
+    shape = getattr(model.observation_space, "shape", None)
+    actions = getattr(model.action_space, "n", None)
+    if shape != (size,) or actions != 2:
+        raise ValueError(
+            f"model file {str(path)!r} was trained on observations {shape} and {actions} actions; "
+            f"War-v0 (with the file's observation fields) has ({size},) and 2"
+        )
+    return model

@@ -1,0 +1,338 @@
+"""Loading SB3 model files without running code from them (agents/model_files.py, agents/sb3_agent.py).
+
+An SB3 zip's ``data`` entry holds cloudpickled objects that ``PPO.load`` unpickles. The tests plant
+a payload whose unpickling creates a marker file, prove that SB3's full load really runs it (so the
+payload is live), and then that ``load_sb3_agent`` loads the same file without running it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import pathlib
+import pickle
+import zipfile
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+import war_env  # noqa: F401
+from war_env.agents.algorithms import build_model, check_algorithm
+from war_env.agents.model_files import METADATA_NAME, read_metadata, save_model
+from war_env.agents.sb3_agent import load_sb3_agent
+from war_env.core.observation import INDEX
+
+torch.set_num_threads(1)
+
+
+class TouchOnUnpickle:
+    """Unpickling this object creates ``marker``: what a hostile model file could do."""
+
+    def __init__(self, marker: pathlib.Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (pathlib.Path.touch, (pathlib.Path(self.marker),))
+
+
+def _small_model(algo: str):
+    hyperparameters = {"dqn": {"buffer_size": 100, "learning_starts": 0}, "a2c": {"n_steps": 16}}.get(
+        algo, {"n_steps": 16, "batch_size": 16})
+    return build_model(algo, gym.make("War-v0"), {"net_arch": [8, 8]} if algo == "dqn" else
+                       {"net_arch": {"pi": [8], "vf": [8]}}, hyperparameters, seed=0)
+
+
+@pytest.fixture(scope="module")
+def saved_ppo(tmp_path_factory):
+    model = _small_model("ppo")
+    path = tmp_path_factory.mktemp("models") / "ppo.zip"
+    save_model(model, path, "ppo", {"net_arch": {"pi": [8], "vf": [8]}})
+    return model, path
+
+
+def _rewrite_zip(source: pathlib.Path, target: pathlib.Path, replace: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for name in old.namelist():
+            new.writestr(name, replace.get(name, old.read(name)))
+        for name, payload in replace.items():
+            if name not in old.namelist():
+                new.writestr(name, payload)
+
+
+def _plant_in_data(source: pathlib.Path, target: pathlib.Path, marker: pathlib.Path) -> None:
+    with zipfile.ZipFile(source) as archive:
+        data = json.loads(archive.read("data"))
+    data["planted"] = {":type:": "<class 'object'>",
+                       ":serialized:": base64.b64encode(pickle.dumps(TouchOnUnpickle(marker))).decode()}
+    _rewrite_zip(source, target, {"data": json.dumps(data).encode()})
+
+
+def test_a_saved_model_records_how_to_rebuild_it_in_plain_json(saved_ppo):
+    model, path = saved_ppo
+    metadata = read_metadata(path)
+    assert metadata["algorithm"] == "ppo"
+    assert metadata["policy_kwargs"] == {"net_arch": {"pi": [8], "vf": [8]}, "activation_fn": "tanh"}
+    assert metadata["observation_fields"] == list(INDEX)
+
+
+def test_the_loaded_agent_acts_exactly_like_the_saved_model(saved_ppo):
+    model, path = saved_ppo
+    agent = load_sb3_agent("ppo", str(path))
+    observations = np.random.default_rng(0).random((50, len(INDEX)), dtype=np.float32)
+    expected, _ = model.predict(observations, deterministic=True)
+    actions, _ = agent.predict(observations)
+    assert np.array_equal(actions, expected)
+    assert [agent.act(row) for row in observations[:5]] == list(expected[:5])
+    assert agent.spec() == f"ppo:{path}"
+
+
+def test_a_payload_in_data_runs_under_sb3_load_but_not_under_load_sb3_agent(saved_ppo, tmp_path):
+    from stable_baselines3 import PPO
+
+    _, path = saved_ppo
+    planted, marker = tmp_path / "planted.zip", tmp_path / "marker"
+    _plant_in_data(path, planted, marker)
+
+    load_sb3_agent("ppo", str(planted))  # weights only: the file's data is never unpickled
+    assert not marker.exists()
+
+    PPO.load(str(planted), device="cpu")  # the control: SB3's full load runs the payload
+    assert marker.exists()
+
+
+def test_trust_model_file_opts_in_to_the_full_sb3_load(saved_ppo, tmp_path):
+    _, path = saved_ppo
+    planted, marker = tmp_path / "planted.zip", tmp_path / "marker"
+    _plant_in_data(path, planted, marker)
+    agent = load_sb3_agent("ppo", str(planted), trust_model_file=True)
+    assert marker.exists()
+    assert agent.act(np.zeros(len(INDEX), np.float32)) in (0, 1)
+
+
+def test_a_payload_in_the_weights_is_refused_without_running_it(saved_ppo, tmp_path):
+    _, path = saved_ppo
+    planted, marker = tmp_path / "planted.zip", tmp_path / "marker"
+    _rewrite_zip(path, planted, {"policy.pth": pickle.dumps(TouchOnUnpickle(marker))})
+    with pytest.raises(ValueError, match="does not fit"):
+        load_sb3_agent("ppo", str(planted))
+    assert not marker.exists()
+
+
+def test_an_unexpected_weights_entry_is_refused(saved_ppo, tmp_path):
+    _, path = saved_ppo
+    planted = tmp_path / "extra.zip"
+    buffer = __import__("io").BytesIO()
+    torch.save({"x": torch.zeros(1)}, buffer)
+    _rewrite_zip(path, planted, {"exploit.pth": buffer.getvalue()})
+    with pytest.raises(ValueError, match="does not fit"):
+        load_sb3_agent("ppo", str(planted))
+
+
+def test_a_model_of_another_algorithm_gets_a_clear_error(saved_ppo):
+    _, path = saved_ppo
+    with pytest.raises(ValueError, match="holds a 'ppo' model, not 'dqn'"):
+        load_sb3_agent("dqn", str(path))
+
+
+def test_a_plain_sb3_file_with_another_architecture_does_not_fit(tmp_path):
+    model = _small_model("ppo")  # 8-unit layers; without our metadata the loader expects SB3's 64x64
+    path = tmp_path / "plain.zip"
+    model.save(path)
+    with pytest.raises(ValueError, match="does not fit a ppo War-v0 policy built from SB3's default"):
+        load_sb3_agent("ppo", str(path))
+
+
+def test_a_plain_sb3_file_with_the_default_architecture_loads(tmp_path):
+    model = build_model("ppo", gym.make("War-v0"), {}, {"n_steps": 16, "batch_size": 16})
+    path = tmp_path / "plain.zip"
+    model.save(path)
+    assert read_metadata(path) is None
+    agent = load_sb3_agent("ppo", str(path))
+    observations = np.random.default_rng(1).random((20, len(INDEX)), dtype=np.float32)
+    assert np.array_equal(agent.predict(observations)[0], model.predict(observations, deterministic=True)[0])
+
+
+def test_bad_files_and_names_get_clear_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_sb3_agent("ppo", str(tmp_path / "missing.zip"))
+    text = tmp_path / "model.zip"
+    text.write_text("not a zip")
+    with pytest.raises(ValueError, match="not a zip file"):
+        load_sb3_agent("ppo", str(text))
+    with pytest.raises(ValueError, match="unknown algorithm 'sac'"):
+        load_sb3_agent("sac", str(text))
+    with pytest.raises(ValueError, match="unknown algorithm 'ppoo'.*did you mean 'ppo'"):
+        load_sb3_agent("ppoo", str(text))
+    assert check_algorithm("MaskablePPO") == "maskable_ppo"
+
+
+def test_unreadable_metadata_is_refused(saved_ppo, tmp_path):
+    _, path = saved_ppo
+    broken = tmp_path / "broken.zip"
+    _rewrite_zip(path, broken, {METADATA_NAME: b"{not json"})
+    with pytest.raises(ValueError, match="unreadable"):
+        load_sb3_agent("ppo", str(broken))
+
+
+@pytest.mark.parametrize("algo", ["a2c", "dqn", "maskable_ppo"])
+def test_every_algorithm_round_trips(algo, tmp_path):
+    model = _small_model(algo)
+    kwargs = {"net_arch": [8, 8]} if algo == "dqn" else {"net_arch": {"pi": [8], "vf": [8]}}
+    path = save_model(model, tmp_path / f"{algo}.zip", algo, kwargs)
+    agent = load_sb3_agent(algo, str(path))
+    observations = np.random.default_rng(2).random((30, len(INDEX)), dtype=np.float32)
+    if algo == "maskable_ppo":
+        masks = np.stack([np.ones(30, bool), observations[:, INDEX["can_draw"]] > 0.5], axis=1)
+        expected, _ = model.predict(observations, deterministic=True, action_masks=masks)
+    else:
+        expected, _ = model.predict(observations, deterministic=True)
+    assert np.array_equal(agent.predict(observations)[0], expected)
+
+
+def test_maskable_agent_never_draws_out_of_turn(tmp_path):
+    model = _small_model("maskable_ppo")
+    path = save_model(model, tmp_path / "m.zip", "maskable_ppo", {"net_arch": {"pi": [8], "vf": [8]}})
+    agent = load_sb3_agent("maskable_ppo", str(path))
+    observations = np.random.default_rng(3).random((200, len(INDEX)), dtype=np.float32)
+    observations[:, INDEX["can_draw"]] = 0.0
+    assert not agent.predict(observations)[0].any()
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu", "elu", "leaky_relu"])
+def test_the_fast_numpy_forward_pass_equals_sb3_predict(activation, tmp_path):
+    kwargs = {"net_arch": {"pi": [32, 32], "vf": [8]}, "activation_fn": activation}
+    model = build_model("ppo", gym.make("War-v0"), kwargs, {"n_steps": 16, "batch_size": 16}, seed=4)
+    agent = load_sb3_agent("ppo", str(save_model(model, tmp_path / "m.zip", "ppo", kwargs)))
+    assert agent._layers is not None  # the numpy path is the one under test
+    observations = np.random.default_rng(4).random((500, len(INDEX)), dtype=np.float32)
+    assert np.array_equal(agent.predict(observations)[0], model.predict(observations, deterministic=True)[0])
+
+
+def test_stochastic_play_is_reproducible_from_the_round_seed(saved_ppo):
+    _, path = saved_ppo
+    agent = load_sb3_agent("ppo", str(path), deterministic=False)
+    observation = np.full(len(INDEX), 0.5, np.float32)
+    agent.reset(seed=1)
+    first = [agent.act(observation) for _ in range(40)]
+    agent.reset(seed=1)
+    assert [agent.act(observation) for _ in range(40)] == first
+    assert set(first) == {0, 1}  # an untrained policy is close to 50/50
+
+
+def test_a_policy_trained_on_some_fields_gets_those_fields_from_the_full_observation(tmp_path):
+    from war_env.agents.fields import TIMING_FIELDS, select_observation
+
+    env = select_observation(gym.make("War-v0"), "timing")
+    assert env.observation_space.shape == (len(TIMING_FIELDS),)
+    model = build_model("a2c", env, {"net_arch": {"pi": [8], "vf": [8]}}, {"n_steps": 8}, seed=5)
+    path = save_model(model, tmp_path / "timing.zip", "a2c", {"net_arch": {"pi": [8], "vf": [8]}}, observation="timing")
+    assert read_metadata(path)["observation_fields"] == list(TIMING_FIELDS)
+    agent = load_sb3_agent("a2c", str(path))
+    full = np.random.default_rng(5).random((200, len(INDEX)), dtype=np.float32)
+    columns = [INDEX[name] for name in TIMING_FIELDS]
+    assert np.array_equal(agent.predict(full)[0], model.predict(full[:, columns], deterministic=True)[0])
+
+
+@pytest.mark.parametrize("fields, message", [
+    (["can_draw", "pile"], r"unknown observation field\(s\) \['pile'\]"),
+    ([], "non-empty list"),
+    (["can_draw", "can_draw"], "must not repeat"),
+])
+def test_bad_observation_fields_get_clear_errors(fields, message):
+    from war_env.agents.fields import check_observation_fields
+
+    with pytest.raises(ValueError, match=message):
+        check_observation_fields(fields)
+
+
+# --- bounded resources: a small file cannot make the loader inflate, allocate or play garbage ------------
+def _with_policy_tensors(source: pathlib.Path, target: pathlib.Path, change) -> None:
+    """Rewrite ``policy.pth`` of ``source`` after ``change(state_dict)``."""
+    import io
+
+    with zipfile.ZipFile(source) as archive:
+        state = torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=True)
+    change(state)
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    _rewrite_zip(source, target, {"policy.pth": buffer.getvalue()})
+
+
+def test_an_entry_that_inflates_past_the_cap_is_refused_from_the_zip_directory(saved_ppo, tmp_path):
+    import time
+
+    from war_env.agents.model_files import MAX_ENTRY_BYTES
+
+    _, path = saved_ppo
+    bomb = tmp_path / "bomb.zip"
+    _rewrite_zip(path, bomb, {})
+    with zipfile.ZipFile(bomb, "a", compression=zipfile.ZIP_DEFLATED) as archive, \
+            archive.open("padding.pth", "w", force_zip64=True) as entry:
+        chunk = bytes(1 << 20)
+        for _ in range(MAX_ENTRY_BYTES // len(chunk) + 1):
+            entry.write(chunk)
+    assert bomb.stat().st_size < MAX_ENTRY_BYTES // 100  # a small file on disk
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match="'padding.pth' inflates to 269,484,032 bytes; at most"):
+        load_sb3_agent("ppo", str(bomb))
+    assert time.perf_counter() - started < 5  # refused before inflating
+
+
+def test_a_huge_metadata_entry_is_refused_before_it_is_read(saved_ppo, tmp_path):
+    _, path = saved_ppo
+    with zipfile.ZipFile(path) as archive:
+        record = json.loads(archive.read(METADATA_NAME))
+    record["padding"] = " " * (2 << 20)
+    padded = tmp_path / "padded.zip"
+    _rewrite_zip(path, padded, {METADATA_NAME: json.dumps(record).encode()})
+    with pytest.raises(ValueError, match=f"'{METADATA_NAME}' inflates to .* bytes; at most 1,048,576"):
+        read_metadata(padded)
+
+
+@pytest.mark.parametrize("net_arch, message", [
+    ({"pi": [60000, 60000], "vf": [8]}, "makes a network of 3,601,.* parameters; at most 10,000,000"),
+    ({"pi": [1] * 200, "vf": [8]}, "200 layers; at most 32"),
+    ({"pi": [1000, 1000], "vf": [8]}, "needs 4,0.* bytes of weights, the file's policy.pth holds"),
+])
+def test_an_architecture_larger_than_the_weights_in_the_file_is_refused_before_it_is_built(saved_ppo, tmp_path,
+                                                                                          net_arch, message):
+    _, path = saved_ppo
+    with zipfile.ZipFile(path) as archive:
+        record = json.loads(archive.read(METADATA_NAME))
+    record["policy_kwargs"]["net_arch"] = net_arch
+    inflated = tmp_path / "inflated.zip"
+    _rewrite_zip(path, inflated, {METADATA_NAME: json.dumps(record).encode()})
+    with pytest.raises(ValueError, match=message):
+        load_sb3_agent("ppo", str(inflated))
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda state: state["action_net.weight"].__setitem__((0, 0), float("nan")), "action_net.weight holds NaN"),
+    (lambda state: state["mlp_extractor.policy_net.0.bias"].__setitem__(0, float("inf")), "holds NaN or infinite"),
+    (lambda state: state.__setitem__("action_net.bias", state["action_net.bias"].double()),
+     "action_net.bias is torch.float64, not torch.float32"),
+])
+def test_weights_that_are_not_finite_float32_are_refused_naming_the_file(saved_ppo, tmp_path, change, message):
+    _, path = saved_ppo
+    broken = tmp_path / "broken.zip"
+    _with_policy_tensors(path, broken, change)
+    with pytest.raises(ValueError, match=f"model file '{broken}': policy.pth: .*{message}"):
+        load_sb3_agent("ppo", str(broken))
+
+
+def test_the_opt_in_full_load_refuses_a_nan_network_too(saved_ppo, tmp_path):
+    _, path = saved_ppo  # (SB3 copies the tensors into its float32 network, so only the values can be checked)
+    broken = tmp_path / "broken.zip"
+    _with_policy_tensors(path, broken, lambda state: state["action_net.weight"].__setitem__((0, 0), float("nan")))
+    with pytest.raises(ValueError, match="action_net.weight holds NaN"):
+        load_sb3_agent("ppo", str(broken), trust_model_file=True)
+
+
+def test_a_truncated_model_file_is_named_as_such(saved_ppo, tmp_path):
+    _, path = saved_ppo
+    cut = tmp_path / "cut.zip"
+    cut.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(ValueError, match="not a zip file, or a truncated one"):
+        load_sb3_agent("ppo", str(cut))

@@ -1,0 +1,189 @@
+"""Opponent bots: models of *when* a player draws.
+
+A bot never chooses a card (nobody can in War); it only decides when to draw, from a reaction time
+in ticks counted from the opening of its turn (0 = it draws on the tick its turn opens). Each bot is
+a distribution over reaction ticks ``0 .. turn_ticks - 1`` plus the mass of "not within the timer",
+which means the seat is taken over at the end of that turn. The n-th move of a seat in a round uses
+the uniform number ``hash_uniform(round_key, STREAM_REACTION[seat], n)`` (see ``randomness``), so the
+single env and the batched env draw identical reaction times.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from numbers import Real
+
+from war_env.core.randomness import STREAM_REACTION, cumulative, sample_tick
+from war_env.core.rules import WarConfig
+from war_env.core.specs import build_from_spec
+
+
+class Bot:
+    """Base of the reaction-time bots. Subclasses give ``reaction_probabilities``."""
+
+    name = "bot"
+
+    def reaction_probabilities(self, config: WarConfig) -> list[float]:
+        """P(draw on tick k of an open turn) for k = 0 .. turn_ticks - 1. What is missing to 1 is
+        the chance of not drawing in time (the seat is then taken over)."""
+        raise NotImplementedError
+
+    def reaction_cdf(self, config: WarConfig) -> tuple[float, ...]:
+        return _cumulative(tuple(self.reaction_probabilities(config)))
+
+    def spec(self) -> str:
+        return self.name
+
+
+_cumulative = lru_cache(maxsize=256)(cumulative)  # a bot is asked for its CDF once per round
+
+
+def sample_reaction(cdf: tuple[float, ...], uniform: float) -> int:
+    """Reaction tick for one move; ``len(cdf)`` (= turn_ticks) means no draw within the timer."""
+    return sample_tick(cdf, uniform)
+
+
+def _point_mass(ticks: int, config: WarConfig) -> list[float]:
+    probabilities = [0.0] * config.turn_ticks
+    if ticks < config.turn_ticks:
+        probabilities[ticks] = 1.0
+    return probabilities
+
+
+@dataclass(frozen=True)
+class Instant(Bot):
+    """Draws on the tick its turn opens. Also the takeover bot."""
+
+    name = "instant"
+
+    def reaction_probabilities(self, config):
+        return _point_mass(0, config)
+
+
+@dataclass(frozen=True)
+class Fixed(Bot):
+    """Always draws ``ticks`` ticks after its turn opens (never in time if ``ticks >= turn_ticks``)."""
+
+    ticks: int = 5
+    name = "fixed"
+
+    def __post_init__(self):
+        _require_ticks("fixed", "ticks", self.ticks)
+
+    def reaction_probabilities(self, config):
+        return _point_mass(self.ticks, config)
+
+    def spec(self):
+        return f"fixed:ticks={self.ticks}"
+
+
+@dataclass(frozen=True)
+class Uniform(Bot):
+    """Reaction uniform over the whole ticks ``low .. high`` (both included)."""
+
+    low: int = 1
+    high: int = 10
+    name = "uniform"
+
+    def __post_init__(self):
+        _require_ticks("uniform", "low", self.low)
+        _require_ticks("uniform", "high", self.high)
+        if self.high < self.low:
+            raise ValueError(f"uniform bot needs low <= high, got low={self.low}, high={self.high}")
+
+    def reaction_probabilities(self, config):
+        share = 1.0 / (self.high - self.low + 1)
+        return [share if self.low <= k <= self.high else 0.0 for k in range(config.turn_ticks)]
+
+    def spec(self):
+        return f"uniform:low={self.low},high={self.high}"
+
+
+@dataclass(frozen=True)
+class Human(Bot):
+    """A person: log-normal reaction time (median ``median`` seconds, log-space ``sigma``), and on a
+    share ``miss`` of turns no reaction at all, so that it is itself sometimes taken over.
+
+    A reaction of t seconds draws on the tick in which t falls: tick ``floor(t / tick_seconds)``.
+    """
+
+    median: float = 0.6
+    sigma: float = 0.5
+    miss: float = 1 / 200
+    name = "human"
+
+    def __post_init__(self):
+        if not (_is_number(self.median) and 0 < self.median < math.inf):
+            raise ValueError(f"human bot median must be a positive finite number of seconds, got {self.median!r}")
+        if not (_is_number(self.sigma) and 0 < self.sigma < math.inf):
+            raise ValueError(f"human bot sigma must be a positive finite number, got {self.sigma!r}")
+        if not (_is_number(self.miss) and 0 <= self.miss <= 1):
+            raise ValueError(f"human bot miss must be a probability in [0, 1], got {self.miss!r}")
+
+    def _lognormal_cdf(self, seconds: float) -> float:
+        z = (math.log(seconds) - math.log(self.median)) / self.sigma
+        return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+
+    def reaction_probabilities(self, config):
+        dt = config.tick_seconds
+        edges = [0.0] + [self._lognormal_cdf((k + 1) * dt) for k in range(config.turn_ticks)]
+        return [(1.0 - self.miss) * (edges[k + 1] - edges[k]) for k in range(config.turn_ticks)]
+
+    def spec(self):
+        return f"human:median={self.median},sigma={self.sigma},miss={self.miss}"
+
+
+@dataclass(frozen=True)
+class Absent(Bot):
+    """Never draws: taken over at the end of its first turn."""
+
+    name = "absent"
+
+    def reaction_probabilities(self, config):
+        return [0.0] * config.turn_ticks
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def _require_ticks(bot: str, field: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{bot} bot {field} must be a whole number of ticks >= 0, got {value!r}")
+
+
+TAKEOVER_BOT = Instant()
+"""Plays a seat whose timer ran out, for the rest of the round: it draws at once."""
+
+BOTS = {"instant": Instant, "fixed": Fixed, "uniform": Uniform, "human": Human, "absent": Absent}
+
+
+def make_bot(spec: str | Bot) -> Bot:
+    """``"human"``, ``"fixed:ticks=5"``, ``"uniform:low=1,high=10"``, ... or a ``Bot`` as it is."""
+    if isinstance(spec, Bot):
+        return spec
+    return build_from_spec(spec, BOTS, "bot")
+
+
+@dataclass(frozen=True)
+class ReactionModel:
+    """When a seat draws by itself: reaction tick ``searchsorted(cdf, u, side="right")`` for its n-th
+    move, ``u = hash_uniform(key, stream, n)``, where ``key`` is the round key, or, with
+    ``key_stream`` set, ``hash64(round_key, key_stream, 0) >> 33`` (``randomness.derive_seed``: the seed the
+    benchmark gives an agent). A reaction of ``turn_ticks`` or more means no draw:
+    the seat is taken over on the last tick of its turn.
+
+    ``presses_always`` (seat 0 of the fast path only) is the ``eager`` agent: it presses draw on every
+    tick, so it draws as its turn opens and every other tick of the round is a false start."""
+
+    cdf: tuple[float, ...]
+    stream: int
+    key_stream: int | None = None
+    presses_always: bool = False
+
+    @classmethod
+    def of_bot(cls, bot: str | Bot, config: WarConfig, seat: int) -> ReactionModel:
+        """The model of a bot seated at ``seat`` by the clock (``TimedRound`` controllers)."""
+        return cls(make_bot(bot).reaction_cdf(config), STREAM_REACTION[seat])

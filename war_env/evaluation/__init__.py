@@ -1,0 +1,159 @@
+"""Paired-seed evaluation: the one way rounds are played to measure an agent.
+
+Round ``k`` is ``env.reset(seed=seeds[k])``: the same deal, starter and round key for every agent
+given the same seeds, and since every random event inside a round is hashed from that key, the same
+cards fall the same way whatever the players' timing. ``play_rounds`` returns one
+``war_env.evaluation.records.RoundRecord`` per seed; it plays the rounds on the fast path when a bot meets an
+agent whose draws are a reaction-time model (records proven equal by ``tests/test_fastpath.py``) and the
+compiled engine is installed (the ``fast`` extra); when a bot meets an agent whose action depends on
+the observation alone (``Agent.batch_policy``: a greedy trained model), all rounds at once on the
+batched vector env, one policy call per tick for every round (``play_rounds_batched``, records proven
+equal by ``tests/test_evaluation.py``); else tick by tick through War-v0 (``play_round``). The
+benchmark's shards, ``war-train``'s comparison with ``prompt``, ``war-curves`` and self-play matches
+all call it. Rounds with action latency, and agents that read the latency observation
+(``observes_latency``, the ``oracle``), are played tick by tick through ``WarLatency-v0`` (the same game
+as War-v0 when there is no latency, with the longer observation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from war_env import batched
+from war_env.core.bots import Bot
+from war_env.core.rules import WarConfig
+from war_env.envs.latency import WarLatencyEnv
+from war_env.envs.war import WarEnv
+from war_env.evaluation.fastpath import agent_reaction_model
+from war_env.evaluation.fastpath import play_rounds as play_rounds_fast
+from war_env.evaluation.records import RoundRecord, agent_seed
+from war_env.support.threads import one_blas_thread
+
+
+def play_rounds(
+    agent,
+    opponent,
+    config: WarConfig,
+    seeds: Sequence[int],
+    *,
+    indices: Sequence[int] | None = None,
+    agent_spec: str | None = None,
+    opponent_spec: str | None = None,
+    on_round: Callable[[RoundRecord], None] | None = None,
+    trust_model_file: bool = False,
+) -> list[RoundRecord]:
+    """``agent`` (seat 0) against ``opponent`` (seat 1), round ``k`` dealt by ``reset(seed=seeds[k])``.
+
+    ``agent`` is an ``Agent`` or an agent spec; ``opponent`` a bot spec or ``Bot``, or an agent (spec)
+    that plays seat 1. ``indices`` numbers the rounds in the records (default ``0, 1, ...``);
+    ``on_round`` sees each record as it is made; ``trust_model_file`` is passed to model specs (it
+    lets SB3 unpickle a model file: only for files the user vouches for on the command line).
+    """
+    from war_env.agents import make_agent, make_opponent
+
+    player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
+    agent = make_agent(agent, config=config, opponent=player, trust_model_file=trust_model_file)
+    indices = range(len(seeds)) if indices is None else indices
+    if len(indices) != len(seeds):
+        raise ValueError(f"indices must give one round index per seed, got {len(indices)} for {len(seeds)} seeds")
+    latency = config.has_latency or getattr(agent, "observes_latency", False)
+    played = None
+    if isinstance(player, Bot) and not config.has_latency and agent_reaction_model(agent, config) is not None:
+        if batched.available():
+            played = play_rounds_fast
+        else:
+            batched.warn_unavailable("war_env.evaluation.play_rounds", "plays these rounds tick by tick")
+    elif isinstance(player, Bot) and not latency and agent.batch_policy() is not None and batched.available():
+        played = play_rounds_batched
+    if played is not None:
+        records = played(config, agent, player, seeds, indices=indices, agent_spec=agent_spec,
+                         opponent_spec=opponent_spec)
+        for record in records if on_round is not None else ():
+            on_round(record)
+        return records
+    env = (WarLatencyEnv if latency else WarEnv)(opponent=player, config=config)
+    records = []
+    for index, seed in zip(indices, seeds):
+        records.append(play_round(env, agent, seed, index=index, agent_spec=agent_spec, opponent_spec=opponent_spec))
+        if on_round is not None:
+            on_round(records[-1])
+    env.close()
+    return records
+
+
+BATCH_ROUNDS = 1024
+"""Rounds played together by ``play_rounds_batched`` (the batch waits for its longest round)."""
+
+
+def play_rounds_batched(config: WarConfig, agent, opponent: Bot, seeds: Sequence[int], *,
+                        indices: Sequence[int] | None = None, agent_spec: str | None = None,
+                        opponent_spec: str | None = None) -> list[RoundRecord]:
+    """``play_round`` for many seeds at once: sub-env ``k`` of a ``WarVectorEnv`` is reset with
+    ``seeds[k]`` (the same deal as ``env.reset(seed=seeds[k])``) and every tick asks the agent's
+    ``batch_policy()`` for the actions of all rounds still playing. The records equal ``play_round``'s."""
+    policy = agent.batch_policy()
+    if policy is None:
+        raise ValueError(f"agent {agent.spec()!r} cannot play a batch of rounds (its batch_policy() is None)")
+    indices = range(len(seeds)) if indices is None else indices
+    agent_spec = agent_spec if agent_spec is not None else agent.spec()
+    opponent_spec = opponent_spec if opponent_spec is not None else opponent.spec()
+    with one_blas_thread():
+        return _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec)
+
+
+def _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec) -> list[RoundRecord]:
+    from war_env.envs.vector import WarVectorEnv, sub_env_round_info
+
+    records = []
+    for start in range(0, len(seeds), BATCH_ROUNDS):
+        chunk = [int(seed) for seed in seeds[start:start + BATCH_ROUNDS]]
+        env = WarVectorEnv(len(chunk), opponent=opponent, config=config)
+        observations, _ = env.reset(seed=chunk)
+        returns = np.zeros(len(chunk))
+        summaries: list[dict | None] = [None] * len(chunk)
+        playing = np.ones(len(chunk), dtype=bool)
+        while playing.any():
+            observations, rewards, terminated, _, info = env.step(np.asarray(policy(observations), dtype=np.int64))
+            returns[playing] += rewards[playing]  # a finished sub-env starts a new round: not counted
+            for k in np.flatnonzero(terminated & playing).tolist():
+                summaries[k] = sub_env_round_info(info, k)
+            playing &= ~terminated
+        env.close()
+        records += [
+            RoundRecord.of_round(summary, round=index, seed=seed, agent=agent_spec, opponent=opponent_spec,
+                                 episode_return=float(total))
+            for summary, index, seed, total in zip(summaries, indices[start:start + BATCH_ROUNDS], chunk, returns)
+        ]
+    return records
+
+
+def play_round(env, agent, seed: int, *, index: int = 0, agent_spec: str | None = None,
+               opponent_spec: str | None = None) -> RoundRecord:
+    """Reset ``env`` with ``seed``, let ``agent`` play seat 0 tick by tick to the end of the round.
+
+    The agent is reset with ``records.agent_seed`` of the round key. ``agent_spec`` / ``opponent_spec``
+    name the players in the record (default: their ``spec()``). A round cut short by a ``TimeLimit``
+    wrapper is recorded with reason ``"truncated"``.
+    """
+    observation, _ = env.reset(seed=seed)
+    base = env.unwrapped
+    agent.reset(seed=agent_seed(base.round.round_key))
+    total = 0.0
+    terminated = truncated = False
+    while not (terminated or truncated):
+        observation, reward, terminated, truncated, info = env.step(agent.act(observation))
+        total += reward
+    summary = info["round"] if terminated else base.round_info()
+    return RoundRecord.of_round(
+        summary, round=index, seed=seed, agent=agent_spec if agent_spec is not None else agent.spec(),
+        opponent=opponent_spec if opponent_spec is not None else _opponent_spec(base), episode_return=total,
+        reason=None if terminated else "truncated",
+    )
+
+
+def _opponent_spec(env) -> str:
+    player = env.opponent_bot if env.opponent_bot is not None else env.opponent_policy
+    spec = getattr(player, "spec", None)
+    return spec() if callable(spec) else type(player).__name__

@@ -19,8 +19,8 @@ from test_engine import DEALS  # noqa: E402
 
 import war_env  # noqa: E402,F401
 from war_env.batched import clock, hashing  # noqa: E402
-from war_env.batched.layout import UNREACHABLE, rules_of  # noqa: E402
-from war_env.batched.models import timing_of  # noqa: E402
+from war_env.batched.models import reaction_tables  # noqa: E402
+from war_env.batched.state import UNREACHABLE, params_of  # noqa: E402
 from war_env.core.bots import (  # noqa: E402
     ReactionModel,  # noqa: E402
     make_bot,
@@ -94,12 +94,13 @@ def test_reactions_are_sampled_exactly_as_the_bots_sample_them(bot):
     # also right at the CDF's steps.
     config = WarConfig()
     cdf = make_bot(bot).reaction_cdf(config)
-    timing = timing_of((ReactionModel.of_bot(bot, config, 0), None), config)
+    models = (ReactionModel.of_bot(bot, config, 0), None)
+    params, (tables, cdfs) = params_of(config, models), reaction_tables(models, config)
     keys = np.random.default_rng(1).integers(0, 1 << 63, 3000)
     for key in keys.tolist():
         for move in (0, 7):
             expected = sample_reaction(cdf, hash_uniform(key, STREAM_REACTION[0], move))
-            assert clock.reaction(timing, 0, np.uint64(key), move) == expected
+            assert clock.reaction(params[0], tables, cdfs, 0, np.uint64(key), move) == expected
 
 
 @pytest.mark.parametrize("field, value", [("target_points", 2**63), ("target_points", 2**64), ("max_battles", 2**63),
@@ -111,7 +112,8 @@ def test_rules_beyond_64_bits_play_the_same_game_in_every_front_end(field, value
         config = WarConfig(**{field: value})
     except ValueError:  # refused at validation: then every front end refuses it alike
         return
-    assert max(rules_of(config)[:4]) <= UNREACHABLE
+    params = params_of(config, (None, None))[0]
+    assert max(params["war_face_down"], params["target_points"], params["max_battles"]) <= UNREACHABLE
     for seed in range(3):
         options = {"seed": seed}
         batched = play_a_deal(WarVectorEnv(1, opponent="human", config=config, backend="numba"),

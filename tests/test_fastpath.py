@@ -246,11 +246,11 @@ def test_the_card_games_alone_are_the_references_with_and_without_numba(pickup, 
     compiled = play_cards(config, *deals)
     monkeypatch.setitem(sys.modules, "numba", None)  # the scalar reference plays them instead
     reference = play_cards(config, *deals)
-    np.testing.assert_array_equal(compiled.table, reference.table)
+    np.testing.assert_array_equal(compiled.rows, reference.rows)
     env = gym.make("War-v0", opponent="instant", config=config)
     env.reset(seed=7)
     done = False
     while not done:
         *_, done, _, info = env.step(int(env.unwrapped.action_masks()[1]))
-    assert {key: value for key, value in compiled.info(7).items() if key in ("winner", "reason", "battles", "wars",
+    assert {key: value for key, value in compiled.info(7).as_dict().items() if key in ("winner", "reason", "battles", "wars",
             "points", "cards")} == {key: info["round"][key] for key in ("winner", "reason", "battles", "wars", "points", "cards")}

@@ -22,7 +22,6 @@ from war_env.data import results_schema_file
 from war_env.evaluation.records import RoundRecord
 from war_env.league import DEFAULT_OPPONENTS, ROUNDS_FILE, League, Shard, play_shard, read_rounds, run_shards
 from war_env.league import run_league as main
-from war_env.league.results import card_outcome
 from war_env.scripts.benchmark import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,7 +100,7 @@ def test_results_agree_with_rounds_jsonl(league_run):
             assert stats["agent_takeover"]["count"] == sum(r.takeover[0] for r in mine)
             assert stats["opponent_takeover"]["count"] == sum(r.takeover[1] for r in mine)
             assert stats["false_starts_per_round"]["value"] == pytest.approx(np.mean([r.false_starts[0] for r in mine]))
-            draws = [t for r in mine for t in r.reaction_ticks]
+            draws = [t for r in mine for t in r.reaction_ticks[0]]
             assert stats["reaction"]["draws"] == len(draws)
             if draws:
                 assert stats["reaction"]["mean_ticks"]["value"] == pytest.approx(np.mean(draws))
@@ -116,7 +115,7 @@ def test_round_i_has_the_same_card_outcome_in_every_pairing(league_run):
     run, records = league_run
     by_round = {}
     for record in records:
-        by_round.setdefault(record.round, set()).add(card_outcome(record))
+        by_round.setdefault(record.round, set()).add(record.card_outcome())
     assert all(len(outcomes) == 1 for outcomes in by_round.values())
     assert run.results["paired_card_outcomes_identical"] is True
 
@@ -252,12 +251,12 @@ def _edited_copy(run, tmp_path, line: int, edit) -> Path:
 @pytest.mark.parametrize("line, edit, complaint", [
     (3, lambda r: r.update(episode_return=r["episode_return"] + 0.5), "episode_return .*, but the record's own fields give"),
     (5, lambda r: r.update(winner=7), "winner must be 0, 1 or null, got 7"),
-    (2, lambda r: r.update(battles=r["battles"] + 1), "the cards of round .* give winner, reason, battles"),
+    (2, lambda r: r.update(battles=r["battles"] + 1), "the cards of round .* give RoundResult\\(winner="),
     (2, lambda r: r.update(winner=None if r["winner"] is not None else 0), "the cards of round"),
     (4, lambda r: r.update(seed=r["seed"] + 1), "with seed .* is not in this league"),
     (6, lambda r: r.update(agent="eager"), "the pairing eager vs .* is not in this league"),
-    (7, lambda r: r.update(reaction_ticks=[99]), "a reaction of 99 ticks in a turn of 30"),
-    (8, lambda r: r.pop("opponent"), "a round record needs exactly the keys"),
+    (7, lambda r: r.update(reaction_ticks=[[99], r["reaction_ticks"][1]]), "a reaction of 99 ticks in a turn of 30"),
+    (8, lambda r: r.pop("opponent"), "a RoundRecord needs exactly the keys"),
     (2, lambda r: b'{"round": 1, "seed": 21, "agent": "\xff"}', "is not a round record: 'utf-8' codec can't decode"),
     (3, lambda r: b'{"round": 1 "seed": 21}', "is not a round record: Expecting ',' delimiter"),
 ])

@@ -19,6 +19,7 @@ from gymnasium.utils.env_checker import data_equivalence  # noqa: E402
 from war_env.agents import make_agent  # noqa: E402
 from war_env.agents.base import Agent  # noqa: E402
 from war_env.core.observation import INDEX, latency_fields  # noqa: E402
+from war_env.core.rewards import outcome_reward  # noqa: E402
 from war_env.core.rules import WarConfig  # noqa: E402
 from war_env.envs.latency import WarLatencyEnv  # noqa: E402
 from war_env.envs.multiagent import AGENTS, WarParallelEnv, env, foreseen_result, parallel_env  # noqa: E402
@@ -263,7 +264,7 @@ def test_a_seat_that_never_draws_is_taken_over_and_leaves_while_the_other_plays_
     observations, rewards, terminations, truncations, infos = par.step({idle: 0, active: 0})
     assert terminations == {idle: True, active: False} and truncations == {idle: False, active: False}
     assert par.agents == [active]
-    outcome = WarConfig().outcome_reward(foreseen.winner, idle_seat)
+    outcome = outcome_reward(WarConfig(), foreseen.winner, idle_seat)
     assert rewards[idle] == pytest.approx(-0.001 - 1.0 + outcome)
     assert infos[idle]["foreseen_result"] == dataclasses.asdict(foreseen)
     assert infos[idle]["round"]["takeover"][idle_seat] and infos[idle]["round"]["winner"] is None
@@ -295,7 +296,7 @@ def test_when_both_seats_are_taken_over_the_rest_of_the_round_is_played_at_once(
     assert par.round.over and infos["player_1"]["round"]["takeover"] == (True, True)
     assert infos["player_1"]["round"]["steps"] == 20 and infos["player_1"]["round"]["ticks"] > 20
     assert par.round.game.result == foreseen
-    assert rewards["player_1"] == pytest.approx(-0.001 - 1.0 + WarConfig().outcome_reward(foreseen.winner, 1))
+    assert rewards["player_1"] == pytest.approx(-0.001 - 1.0 + outcome_reward(WarConfig(), foreseen.winner, 1))
     assert infos["player_1"]["scoreboard"]["rounds"] == 1
     with pytest.raises(RuntimeError, match="reset"):
         par.step({})

@@ -12,6 +12,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from war_env.core.rewards import outcome_reward
 import war_env  # noqa: F401
 from war_env.agents import make_agent
 from war_env.agents.oracle import Oracle
@@ -71,7 +72,7 @@ def oracle_round(config: WarConfig, piles, starter: int, bot: str) -> tuple[floa
     while not terminated:
         observation, reward, terminated, _, info = env.step(oracle.act(observation))
         total += reward
-    return total - config.outcome_reward(info["round"]["winner"], seat=0), info["round"]["ticks"]
+    return total - outcome_reward(config, info["round"]["winner"], seat=0), info["round"]["ticks"]
 
 
 @pytest.mark.parametrize("latency", ["fixed:ticks=1", "fixed:ticks=2", "fixed:ticks=3"])
@@ -95,8 +96,8 @@ def test_through_the_env_the_oracle_costs_per_move_what_the_solver_says(latency)
     config = WarConfig(latency=latency)
     oracle = make_agent("oracle", config=config, opponent="uniform")
     records = play_rounds(oracle, "uniform", config, range(20))
-    moves = sum(len(r.reaction_ticks) for r in records)
-    cost = sum(0.1 * r.false_starts[0] + 0.001 * sum(r.reaction_ticks) for r in records)
+    moves = sum(len(r.reaction_ticks[0]) for r in records)
+    cost = sum(0.1 * r.false_starts[0] + 0.001 * sum(r.reaction_ticks[0]) for r in records)
     assert moves > 1000 and cost / moves == pytest.approx(oracle.policy.cost_per_move, rel=0.05)
 
 
@@ -149,7 +150,7 @@ def test_anticipate_lands_every_press_on_the_opening_tick_against_a_predictable_
     records = play_rounds("anticipate", "fixed:ticks=5", config, range(5))
     assert all(r.false_starts[0] == 0 for r in records)
     # only a starter's first move cannot be anticipated: its turn opens in tick 1, its press lands in tick 4
-    assert all(set(r.reaction_ticks[1:]) == {0} and r.reaction_ticks[0] in (0, 3) for r in records)
+    assert all(set(r.reaction_ticks[0][1:]) == {0} and r.reaction_ticks[0][0] in (0, 3) for r in records)
 
 
 def test_anticipate_without_latency_is_prompt():

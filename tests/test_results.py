@@ -35,7 +35,7 @@ def test_idle_ticks_are_the_reaction_ticks_plus_a_whole_turn_for_a_takeover():
     assert all(idle_ticks(r, config) == 20 for r in play_rounds("never", "instant", config, range(5)))
     assert all(idle_ticks(r, config) == 0 for r in play_rounds("prompt", "instant", config, range(5)))
     for record in play_rounds("bot:fixed:ticks=4", "instant", config, range(5)):
-        assert idle_ticks(record, config) == 4 * len(record.reaction_ticks)
+        assert idle_ticks(record, config) == 4 * len(record.reaction_ticks[0])
 
 
 @pytest.fixture(scope="module")

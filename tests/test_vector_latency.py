@@ -181,14 +181,16 @@ def test_bots_have_no_latency_in_the_vector_env(backend):
 def test_the_compiled_delay_of_the_kth_press_is_the_scalar_clocks():
     pytest.importorskip("numba")
     from war_env.batched.clock import delay
-    from war_env.batched.layout import delay_cdf, rules_of
+    from war_env.batched.state import new_state, params_of
 
     for latency in ("uniform:low=1,high=4", "uniform:low=0,high=16", "fixed:ticks=3"):
         config = WarConfig(latency=latency, turn_seconds=2.0)
-        keys = np.array([[2024, 0, 0], [2**63 + 17, 0, 0]], dtype=np.uint64)
-        for g, key in enumerate(keys[:, 0].tolist()):
+        params = params_of(config, (None, None))
+        state = new_state(2)
+        state["round_key"] = [2024, 2**63 + 17]
+        for g, key in enumerate(state["round_key"].tolist()):
             for seat in (0, 1):
-                compiled = [delay(keys, rules_of(config), delay_cdf(config), g, seat, k) for k in range(200)]
+                compiled = [delay(state[g], params[0], seat, k) for k in range(200)]
                 scalar = [sample_delay(latency_cdf(latency), hash_uniform(key, STREAM_LATENCY[seat], k))
                           for k in range(200)]
                 assert compiled == scalar, (latency, key, seat)

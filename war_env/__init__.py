@@ -11,7 +11,7 @@ from war_env.core.rules import WarConfig
 from war_env.envs.war import WarEnv
 
 __all__ = ["Bot", "WarConfig", "WarEnv", "make_bot"]
-__version__ = "0.1.0"
+__version__ = "0.3.0"
 
 if "War-v0" not in registry:
     register(id="War-v0", entry_point="war_env.envs.war:WarEnv", vector_entry_point="war_env.envs.vector:WarVectorEnv")

@@ -3,10 +3,14 @@ loop, the deals of its resets, and seat 0's observation.
 
 ``step`` does for each round what ``WarEnv.step`` does for one: the tick (seat 0's press, the
 opponent bot's due draw, seat 0's takeover: ``clock.draw``), the play-out of a round whose seat 0 was
-taken over (``clock.play_moves``), the reward (the tick's timing reward, then the outcome), the
-``TimeLimit`` cut and the observation, and it starts the next round where the last step ended one
-(Gymnasium's NEXT_STEP autoreset: the three draws of ``deal.draw_deal`` from the round's own
-``numpy`` Generator, which numba drives to exactly numpy's numbers: ``generators``).
+taken over (``clock.play_moves``), the reward (``params.tick_rewards`` of the tick, then the outcome), the
+``TimeLimit`` cut and the observation. With ``restart`` it starts a new round where the last step ended
+one (Gymnasium's next-step autoreset: the three draws of ``deal.draw_deal`` from the round's own ``numpy``
+Generator, which numba drives to exactly numpy's numbers: ``generators``); without, the caller restarts
+the rounds that ended itself (``reset_rounds``: the same-step and disabled autoreset modes).
+
+``state`` is the rounds' records (``state.ROUND``), ``params`` the game's (``state.PARAMS``, an array of one),
+``tables``/``cdfs`` the seats' reaction models, ``log`` the reaction logs (n, 2, capacity).
 """
 
 from __future__ import annotations
@@ -16,10 +20,8 @@ import numpy as np
 
 from war_env.batched.borrow import borrowed
 from war_env.batched.cards import begin_cards, deal_deck
-from war_env.batched.clock import begin_clock, draw, play_moves, send_and_land
+from war_env.batched.clock import begin_clock, draw, play_moves, send_and_land, takes_over
 from war_env.batched.generators import generator
-from war_env.batched.layout import KEY_ROUND, Col, Rule
-from war_env.batched.models import Timing
 from war_env.core.cards import DECK_SIZE
 from war_env.core.observation import LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE
 
@@ -31,13 +33,13 @@ _IN_FLIGHT = OBSERVATION_SIZE + len(LATENCY_EXTRA_FIELDS)
 
 # --- seat 0's observation: observation.seat_counts, encoded as observation.encode ------------
 @numba.njit(cache=True, inline="always")
-def _ticks_left(state, rules, g, seat):
+def _ticks_left(r, p, seat):
     """``TimedRound.ticks_left(seat)``: ticks the seat still has to draw, counting the next tick."""
-    next_tick = state[g, Col.TICK] + 1
-    opens = state[g, Col.OPENS + seat]
+    next_tick = r.ticks + 1
+    opens = r.opens[seat]
     if opens > next_tick:
         return np.int64(0)
-    return rules[Rule.TURN_TICKS] - (next_tick - opens)
+    return p.turn_ticks - (next_tick - opens)
 
 
 @numba.njit(cache=True, inline="always")
@@ -51,213 +53,240 @@ def _rank_value(card):
 
 
 @numba.njit(cache=True, inline="always")
-def observe_timer(state, rules, divisors, out, masks, g):
+def observe_timer(r, p, out, mask):
     """The first two fields (can_draw, timer_left), the only ones a tick without a draw changes, and
     the action mask (``observation.action_mask``: a draw is in turn)."""
-    left = _ticks_left(state, rules, g, 0)
-    out[g, 0] = _encode(np.int64(left > 0), divisors[0])
-    out[g, 1] = _encode(left, divisors[1])
-    masks[g, 1] = left > 0
+    left = _ticks_left(r, p, 0)
+    out[0] = _encode(np.int64(left > 0), p.divisors[0])
+    out[1] = _encode(left, p.divisors[1])
+    mask[1] = left > 0
 
 
 @numba.njit(cache=True, inline="always")
-def observe(state, rules, divisors, out, masks, g):
-    """Row g of the observation: seat 0's counts in ``OBSERVATION_FIELDS`` order (``observation.seat_counts``),
-    encoded. (Written out field by field: a loop over a tuple of the counts was measurably slower.)"""
-    observe_timer(state, rules, divisors, out, masks, g)
-    out[g, 2] = _encode(state[g, Col.DRAWN], divisors[2])
-    out[g, 3] = _encode(state[g, Col.DRAWN + 1], divisors[3])
-    out[g, 4] = _encode(state[g, Col.COUNT], divisors[4])
-    out[g, 5] = _encode(state[g, Col.COUNT + 1], divisors[5])
-    out[g, 6] = _encode(_rank_value(state[g, Col.VISIBLE]), divisors[6])
-    out[g, 7] = _encode(_rank_value(state[g, Col.VISIBLE + 1]), divisors[7])
-    out[g, 8] = _encode(state[g, Col.AT_WAR], divisors[8])
-    out[g, 9] = _encode(state[g, Col.POT], divisors[9])
-    out[g, 10] = _encode(state[g, Col.POINTS], divisors[10])
-    out[g, 11] = _encode(state[g, Col.POINTS + 1], divisors[11])
-    out[g, 12] = _encode(state[g, Col.BATTLES], divisors[12])
-    out[g, 13] = _encode(np.int64(state[g, Col.STARTER] == 0), divisors[13])
-    out[g, 14] = _encode(state[g, Col.TAKEN_OVER], divisors[14])
-    out[g, 15] = _encode(state[g, Col.TAKEN_OVER + 1], divisors[15])
-    if out.shape[1] > OBSERVATION_SIZE:
-        observe_latency(state, rules, divisors, out, g)
+def observe(r, p, out, mask):
+    """Seat 0's observation into ``out``: its counts in ``OBSERVATION_FIELDS`` order
+    (``observation.seat_counts``), encoded. (Written out field by field: a loop over a tuple of the counts
+    was measurably slower.)"""
+    observe_timer(r, p, out, mask)
+    d = p.divisors
+    out[2] = _encode(r.drawn[0], d[2])
+    out[3] = _encode(r.drawn[1], d[3])
+    out[4] = _encode(r.cards[0], d[4])
+    out[5] = _encode(r.cards[1], d[5])
+    out[6] = _encode(_rank_value(r.visible[0]), d[6])
+    out[7] = _encode(_rank_value(r.visible[1]), d[7])
+    out[8] = _encode(r.at_war, d[8])
+    out[9] = _encode(r.pot, d[9])
+    out[10] = _encode(r.points[0], d[10])
+    out[11] = _encode(r.points[1], d[11])
+    out[12] = _encode(r.battles, d[12])
+    out[13] = _encode(np.int64(r.starter == 0), d[13])
+    out[14] = _encode(r.takeover[0], d[14])
+    out[15] = _encode(r.takeover[1], d[15])
+    if out.shape[0] > OBSERVATION_SIZE:
+        observe_latency(r, p, out)
 
 
 @numba.njit(cache=True, inline="always")
-def observe_latency(state, rules, divisors, out, g):
+def observe_latency(r, p, out):
     """The fields the latency observation adds (``observation.observe_latency``): the opponent's clock,
     scaled as seat 0's own, and seat 0's presses in flight by age. They change on every tick."""
-    left = _ticks_left(state, rules, g, 1)
-    out[g, OBSERVATION_SIZE] = _encode(np.int64(left > 0), 1.0)
-    out[g, OBSERVATION_SIZE + 1] = _encode(left, divisors[1])
-    flight = state[g, Col.FLIGHT]
-    for age in range(rules[Rule.MAX_DELAY]):
-        out[g, _IN_FLIGHT + age] = np.float32((flight >> age) & 1)
+    left = _ticks_left(r, p, 1)
+    out[OBSERVATION_SIZE] = _encode(np.int64(left > 0), 1.0)
+    out[OBSERVATION_SIZE + 1] = _encode(left, p.divisors[1])
+    flight = r.flight[0]
+    for age in range(p.max_delay):
+        out[_IN_FLIGHT + age] = np.float32((flight >> age) & 1)
 
 
 # --- starting rounds ---------------------------------------------------------------------------
 @numba.njit(cache=True, inline="always")
-def _deal(rngs, state, cards, keys, g):
-    """``deal.draw_deal`` from round g's generator: a shuffled deck, the starter, the round key."""
-    rng = generator(rngs[g, 0], rngs[g, 1], rngs[g, 2], rngs[g, 3])
-    deal_deck(state, cards, g, rng.permutation(DECK_SIZE))
-    state[g, Col.STARTER] = rng.integers(0, 2)
-    keys[g, KEY_ROUND] = rng.integers(0, 1 << 63)
+def _deal(pointers, r):
+    """``deal.draw_deal`` from the round's generator: a shuffled deck, the starter, the round key."""
+    rng = generator(pointers[0], pointers[1], pointers[2], pointers[3])
+    deal_deck(r, rng.permutation(DECK_SIZE))
+    r.starter = rng.integers(0, 2)
+    r.round_key = rng.integers(0, 1 << 63)
 
 
 @numba.njit(cache=True, inline="always")
-def _begin(state, cards, keys, timing, rules, divisors, observations, masks, g):
-    begin_cards(state, g)
-    begin_clock(state, keys, timing, rules, g)
-    observe(state, rules, divisors, observations, masks, g)
+def _begin(r, p, tables, cdfs, out, mask):
+    begin_cards(r)
+    begin_clock(r, p, tables, cdfs)
+    observe(r, p, out, mask)
 
 
 @numba.njit(cache=True)
-def reset_rounds(rngs, games, piles, pile_counts, starters, state, cards, keys, seats, tables, cdfs, rules, divisors,
-                 observations, masks):
+def reset_rounds(state, params, tables, cdfs, rngs, games, piles, pile_counts, starters, observations, masks):
     """A new round in each of ``games``: the deal from its generator (``rngs[g]``: ``generators.pointers_of``
     it), then, where given, dealt piles (``pile_counts[i, seat]`` cards of ``piles[i, seat]``; -1: keep the
     deal's) and a starter (``starters[i]``; -1: keep the drawn one); its first observation."""
-    state, cards, keys, rngs, seats, tables, cdfs, rules, divisors, observations, masks = borrowed(
-        (state, cards, keys, rngs, seats, tables, cdfs, rules, divisors, observations, masks))
-    timing = Timing(seats, tables, cdfs)
+    state, params, tables, cdfs, rngs, observations, masks = borrowed(
+        (state, params, tables, cdfs, rngs, observations, masks))
+    p = params[0]
     for i in range(games.shape[0]):
         g = games[i]
-        _deal(rngs, state, cards, keys, g)
+        r = state[g]
+        _deal(rngs[g], r)
         for seat in range(2):
             if pile_counts[i, seat] >= 0:
-                cards[g, seat, :pile_counts[i, seat]] = piles[i, seat, :pile_counts[i, seat]]
-                state[g, Col.COUNT + seat] = pile_counts[i, seat]
+                r.piles[seat, :pile_counts[i, seat]] = piles[i, seat, :pile_counts[i, seat]]
+                r.cards[seat] = pile_counts[i, seat]
         if starters[i] >= 0:
-            state[g, Col.STARTER] = starters[i]
-        _begin(state, cards, keys, timing, rules, divisors, observations, masks, g)
+            r.starter = starters[i]
+        _begin(r, p, tables, cdfs, observations[g], masks[g])
 
 
 @numba.njit(cache=True)
-def start_decks(decks, starters, round_keys, state, cards, keys, seats, tables, cdfs, rules):
+def start_decks(state, params, tables, cdfs, decks, starters, round_keys):
     """Round i starts from ``decks[i]`` (seat 0 gets the first half), ``starters[i]`` and ``round_keys[i]``."""
-    state, cards, keys, seats, tables, cdfs, rules = borrowed((state, cards, keys, seats, tables, cdfs, rules))
-    timing = Timing(seats, tables, cdfs)
+    state, params, tables, cdfs = borrowed((state, params, tables, cdfs))
+    p = params[0]
     for g in range(decks.shape[0]):
-        deal_deck(state, cards, g, decks[g])
-        state[g, Col.STARTER] = starters[g]
-        keys[g, KEY_ROUND] = round_keys[g]
-        begin_cards(state, g)
-        begin_clock(state, keys, timing, rules, g)
+        r = state[g]
+        deal_deck(r, decks[g])
+        r.starter = starters[g]
+        r.round_key = round_keys[g]
+        begin_cards(r)
+        begin_clock(r, p, tables, cdfs)
 
 
 @numba.njit(cache=True)
-def start_rounds(state, cards, keys, seats, tables, cdfs, rules):
-    """Every round starts from the piles, ``STARTER`` and round key it holds (explicit deals)."""
-    state, cards, keys, seats, tables, cdfs, rules = borrowed((state, cards, keys, seats, tables, cdfs, rules))
-    timing = Timing(seats, tables, cdfs)
+def start_rounds(state, params, tables, cdfs):
+    """Every round starts from the piles, ``starter`` and round key it holds (explicit deals)."""
+    state, params, tables, cdfs = borrowed((state, params, tables, cdfs))
+    p = params[0]
     for g in range(state.shape[0]):
-        begin_cards(state, g)
-        begin_clock(state, keys, timing, rules, g)
+        r = state[g]
+        begin_cards(r)
+        begin_clock(r, p, tables, cdfs)
 
 
 # --- WarEnv.step for every round -----------------------------------------------------------------
 @numba.njit(cache=True, inline="always")
-def _finish(state, rules, divisors, outcomes, observations, masks, rewards, terminated, truncated, g, moved):
+def _finish(r, p, out, mask, rewards, terminated, truncated, g, moved):
     """The end of round g's env step: its observation, the outcome, the flags, and whether the next step
     starts a new round. Returns whether it ended. Only a draw changes more than the timer fields, and
     those only while seat 0's turn is open or opens on the next tick (else they stay 0: not rewritten);
     the latency observation's own fields are rewritten on every step."""
     if moved:
-        observe(state, rules, divisors, observations, masks, g)
+        observe(r, p, out, mask)
     else:
-        if state[g, Col.OPENS] <= state[g, Col.TICK] + 1:
-            observe_timer(state, rules, divisors, observations, masks, g)
-        if observations.shape[1] > OBSERVATION_SIZE:
-            observe_latency(state, rules, divisors, observations, g)
-    over = state[g, Col.OVER] != 0
-    cut = rules[Rule.MAX_EPISODE_STEPS] > 0 and state[g, Col.STEPS] >= rules[Rule.MAX_EPISODE_STEPS]
+        if r.opens[0] <= r.ticks + 1:
+            observe_timer(r, p, out, mask)
+        if out.shape[0] > OBSERVATION_SIZE:
+            observe_latency(r, p, out)
+    over = r.over != 0
+    cut = p.max_episode_steps > 0 and r.steps >= p.max_episode_steps
     terminated[g] = over
     truncated[g] = cut
     if over:
-        rewards[g] += outcomes[state[g, Col.WINNER] + 1]
-    state[g, Col.NEEDS_RESET] = over or cut
+        rewards[g] += p.outcomes[r.winner + 1]
+    r.needs_reset = over or cut
     return over
 
 
 @numba.njit(cache=True)
-def step(state, cards, keys, log, rngs, seats, tables, cdfs, rules, delay_cdf, divisors, tick_rewards, outcomes,
-         actions, observations, masks, rewards, terminated, truncated, pending):
+def step(state, params, tables, cdfs, log, rngs, actions, observations, masks, rewards, terminated, truncated,
+         pending, restart):
     """One env step of every round, seat 0 pressing ``actions[g]``: 0 or 1, else nothing changes and
     ``(-1, 0, 0)`` is returned. With latency the press is sent, and the presses landing in this tick act
-    (``clock.send_and_land``, ``delay_cdf`` the latency's CDF), as ``TimedRound.tick``: the first draws if
-    seat 0's turn is open, the others are false starts (none after the round's last draw).
-    ``tick_rewards[false_start + 2 * idle + takeover]`` is seat 0's reward of a tick with at most one false
-    start, ``outcomes[winner + 1]`` of a round's end. A round whose play-out filled its reaction log is
+    (``clock.send_and_land``), as ``TimedRound.tick``: the first draws if seat 0's turn is open, the others
+    are false starts (none after the round's last draw). The reward is ``params.tick_rewards`` of the tick
+    (one entry per false start when several land) plus ``params.outcomes`` at a round's end.
+
+    A round that ended in an earlier step starts again here with ``restart`` (its action is ignored);
+    without, such a round is an error: ``(-2, g, 0)``. A round whose play-out filled its reaction log is
     listed in ``pending`` (grow the log, then ``finish_playouts``). Returns the rounds that ended, the
     pending ones, and the most entries a reaction log holds (the caller keeps room for one more)."""
     for g in range(actions.shape[0]):
         if actions[g] != 0 and actions[g] != 1:
             return -1, 0, 0
-    state, cards, keys, log, rngs, seats, tables, cdfs, rules, delay_cdf, divisors = borrowed(
-        (state, cards, keys, log, rngs, seats, tables, cdfs, rules, delay_cdf, divisors))
-    timing = Timing(seats, tables, cdfs)
-    tick_rewards, outcomes, actions, observations, masks = borrowed((tick_rewards, outcomes, actions, observations, masks))
+    state, params, tables, cdfs, log, rngs, actions, observations, masks = borrowed(
+        (state, params, tables, cdfs, log, rngs, actions, observations, masks))
     rewards, terminated, truncated, pending = borrowed((rewards, terminated, truncated, pending))
-    delayed = rules[Rule.MAX_DELAY] > 0
+    p = params[0]
+    delayed = p.max_delay > 0
     ended = n_pending = most = 0
     for g in range(state.shape[0]):
-        if state[g, Col.NEEDS_RESET]:  # NEXT_STEP autoreset: a new round; the action is ignored
-            _deal(rngs, state, cards, keys, g)
-            _begin(state, cards, keys, timing, rules, divisors, observations, masks, g)
+        r = state[g]
+        if r.needs_reset:
+            if not restart:
+                return -2, g, 0
+            _deal(rngs[g], r)  # next-step autoreset: a new round; the action is ignored
+            _begin(r, p, tables, cdfs, observations[g], masks[g])
             rewards[g] = 0.0
             terminated[g] = truncated[g] = False
             continue
-        tick = state[g, Col.TICK] + 1
-        state[g, Col.TICK] = tick
-        state[g, Col.STEPS] += 1
+        tick = r.ticks + 1
+        r.ticks = tick
+        r.steps += 1
         press = actions[g] == 1
-        landing = send_and_land(state, keys, rules, delay_cdf, g, 0, press) if delayed else np.int64(press)
-        is_open = state[g, Col.OPENS] <= tick
+        landing = send_and_land(r, p, 0, press) if delayed else np.int64(press)
+        is_open = r.opens[0] <= tick
         draws = is_open and landing > 0
         false_starts = landing - np.int64(draws)
         idle = is_open and landing == 0
-        takeover = idle and state[g, Col.DUE] == tick  # seat 0 is due on the last tick of its turn
-        moved = draws or takeover or state[g, Col.DUE + 1] == tick
+        takeover = idle and takes_over(r, 0, tick)
+        moved = draws or takeover or r.due[1] == tick
         if moved:
-            seat = state[g, Col.TURN]
-            draw(state, cards, keys, log, timing, rules, g, seat, tick,
-                 takeover or (seat == 1 and state[g, Col.DUE_TAKEOVER + 1] != 0))
-            if draws and false_starts and state[g, Col.OVER]:  # presses landing after the round's last draw: nothing
+            seat = r.turn
+            draw(r, log[g], p, tables, cdfs, seat, tick, takeover or (seat == 1 and r.due_takeover[1] != 0))
+            if draws and false_starts and r.over:  # presses landing after the round's last draw: nothing
                 false_starts = 0
-        rewards[g] = tick_rewards[min(false_starts, 1) + 2 * np.int64(idle) + np.int64(takeover)]
+        rewards[g] = p.tick_rewards[min(false_starts, 1) + 2 * np.int64(idle) + np.int64(takeover)]
         if false_starts:
-            state[g, Col.FALSE_STARTS] += false_starts
-            if false_starts > 1:  # summed one by one, as TimedRound.tick does
+            r.false_starts[0] += false_starts
+            if false_starts > 1:  # one false start's reward per false start, summed as rewards.tick_reward does
                 rewards[g] = 0.0
                 for _ in range(false_starts):
-                    rewards[g] += tick_rewards[1]
+                    rewards[g] += p.tick_rewards[1]
         if takeover:
-            state[g, Col.FLIGHT] = 0  # presses in flight no longer act (observed as landed)
-            if not play_moves(state, cards, keys, log, timing, rules, g):
+            r.flight[0] = 0  # presses in flight no longer act (observed as landed)
+            if not play_moves(r, log[g], p, tables, cdfs):
                 pending[n_pending] = g
                 n_pending += 1
                 continue
         if moved:
-            most = max(most, state[g, Col.LOGGED], state[g, Col.LOGGED + 1])
-        ended += _finish(state, rules, divisors, outcomes, observations, masks, rewards, terminated, truncated, g, moved)
+            most = max(most, r.logged[0], r.logged[1])
+        ended += _finish(r, p, observations[g], masks[g], rewards, terminated, truncated, g, moved)
     return ended, n_pending, most
 
 
 @numba.njit(cache=True)
-def finish_playouts(state, cards, keys, log, seats, tables, cdfs, rules, divisors, outcomes, observations, masks,
-                    rewards, terminated, truncated, games):
+def finish_playouts(state, params, tables, cdfs, log, observations, masks, rewards, terminated, truncated, games):
     """Play out the taken-over rounds ``games`` and finish their step. Returns how many ended, and the
     position in ``games`` of one whose reaction log is full again (-1 when all are done)."""
-    state, cards, keys, log, seats, tables, cdfs, rules, divisors = borrowed(
-        (state, cards, keys, log, seats, tables, cdfs, rules, divisors))
-    timing = Timing(seats, tables, cdfs)
-    outcomes, observations, masks = borrowed((outcomes, observations, masks))
+    state, params, tables, cdfs, log, observations, masks = borrowed(
+        (state, params, tables, cdfs, log, observations, masks))
     rewards, terminated, truncated, games = borrowed((rewards, terminated, truncated, games))
+    p = params[0]
     ended = 0
     for i in range(games.shape[0]):
         g = games[i]
-        if not play_moves(state, cards, keys, log, timing, rules, g):
+        r = state[g]
+        if not play_moves(r, log[g], p, tables, cdfs):
             return ended, i
-        ended += _finish(state, rules, divisors, outcomes, observations, masks, rewards, terminated, truncated, g, True)
+        ended += _finish(r, p, observations[g], masks[g], rewards, terminated, truncated, g, True)
     return ended, -1
+
+
+# --- reading finished rounds -----------------------------------------------------------------------
+@numba.njit(cache=True)
+def read_rounds(state, log, games, words, rows, reactions0, reactions1):
+    """The numbers of the rounds ``games`` (``rows[i]``: round ``games[i]``'s int64 words ``words`` of its
+    record, ``state.reported_words``) and their reaction logs, packed seat by seat into ``reactions0`` and
+    ``reactions1`` (room for every logged entry), round after round. One call instead of a numpy gather
+    per field: the vector env reads the rounds that ended on most of its steps."""
+    flat = state.view(np.int64).reshape(state.shape[0], -1)
+    at0 = at1 = 0
+    for i in range(games.shape[0]):
+        g = games[i]
+        for j in range(words.shape[0]):
+            rows[i, j] = flat[g, words[j]]
+        for k in range(state[g].logged[0]):
+            reactions0[at0] = log[g, 0, k]
+            at0 += 1
+        for k in range(state[g].logged[1]):
+            reactions1[at1] = log[g, 1, k]
+            at1 += 1

@@ -26,7 +26,15 @@ from war_env.core.bots import TAKEOVER_BOT, Bot, sample_reaction
 from war_env.core.engine import Game
 from war_env.core.latency import latency_cdf, sample_delay
 from war_env.core.randomness import STREAM_LATENCY, STREAM_REACTION, hash_uniform
+from war_env.core.rewards import tick_reward
+from war_env.core.round_info import RoundInfo
 from war_env.core.rules import WarConfig
+
+
+def times_out(elapsed: int, turn_ticks: int) -> bool:
+    """The timer rule: a seat whose turn opened ``elapsed`` ticks before this tick and that does not draw in
+    it is taken over in this tick, the last of its ``turn_ticks`` (``elapsed = turn_ticks - 1``)."""
+    return elapsed >= turn_ticks - 1
 
 
 class TimedRound:
@@ -88,13 +96,26 @@ class TimedRound:
     def over(self) -> bool:
         return self.game.result is not None
 
+    def info(self, steps: int) -> RoundInfo:
+        """The round (ended or running) as ``info["round"]`` reports it; ``steps`` is seat 0's env steps."""
+        game = self.game
+        result = game.result
+        return RoundInfo(
+            winner=result.winner if result else None, reason=result.reason if result else None,
+            battles=game.battles, wars=game.wars, points=tuple(game.points),
+            cards=(len(game.piles[0]), len(game.piles[1])), takeover=tuple(self.taken_over),
+            false_starts=tuple(self.false_starts),
+            reaction_ticks=(tuple(self.reaction_ticks[0]), tuple(self.reaction_ticks[1])),
+            steps=steps, ticks=self.tick_count)
+
     # --- the one transition --------------------------------------------------------------
     def tick(self, press0: bool, press1: bool) -> tuple[float, float]:
         """Advance one tick with the external presses of seat 0 and seat 1 (ignored for bot seats).
-        Returns each seat's timing reward of this tick (false starts, idle ticks, takeover)."""
+        Returns each seat's timing reward of this tick (``rewards.tick_reward``: false starts, an idle
+        tick, a takeover)."""
         config = self.config
         tick = self.tick_count = self.tick_count + 1
-        rewards = [0.0, 0.0]
+        false_starts = [0, 0]
         pressed = (press0, press1)
         opens_at = self.opens_at
         for seat in (0, 1):
@@ -117,21 +138,29 @@ class TimedRound:
                     if self.game.result is not None:
                         break
                 else:
-                    self.false_starts[seat] += 1
-                    rewards[seat] += config.reward_false_start
+                    false_starts[seat] += 1
+        idle = [False, False]
+        takeover = [False, False]
         for seat in (0, 1):
             opens = opens_at[seat]
             if opens is None or opens > tick:
                 continue
-            rewards[seat] += config.reward_idle_tick
-            if tick - opens >= config.turn_ticks - 1:
-                self.taken_over[seat] = True
-                self.in_flight[seat].clear()  # the seat's own presses no longer act
-                self.controllers[seat] = TAKEOVER_BOT
-                self._cdfs[seat] = TAKEOVER_BOT.reaction_cdf(config)
-                rewards[seat] += config.reward_takeover
-                self._draw(seat, tick)
-        return rewards[0], rewards[1]
+            idle[seat] = True
+            if times_out(tick - opens, config.turn_ticks):
+                takeover[seat] = True
+                self._take_over(seat, tick)
+        self.false_starts[0] += false_starts[0]
+        self.false_starts[1] += false_starts[1]
+        return (tick_reward(config, false_starts[0], idle[0], takeover[0]),
+                tick_reward(config, false_starts[1], idle[1], takeover[1]))
+
+    def _take_over(self, seat: int, tick: int) -> None:
+        """The takeover bot plays the seat from now on, starting with a draw in this tick."""
+        self.taken_over[seat] = True
+        self.in_flight[seat].clear()  # the seat's own presses no longer act
+        self.controllers[seat] = TAKEOVER_BOT
+        self._cdfs[seat] = TAKEOVER_BOT.reaction_cdf(self.config)
+        self._draw(seat, tick)
 
     def _landing(self, seat: int, tick: int, press: bool) -> int:
         """Send the seat's press of this tick (if any); the number of its presses that land in this tick."""

@@ -10,33 +10,14 @@ shortage rule and the end of the round follow. Who draws *when* is the clock's b
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 
 from war_env.core.cards import rank_of
 from war_env.core.randomness import Stream, hash64
+from war_env.core.round_info import ALL_CARDS, BATTLE_LIMIT, POINTS, WAR_SHORTAGE, RoundResult
 from war_env.core.rules import WarConfig
-
-# Why a round ended.
-ALL_CARDS = "all_cards"
-POINTS = "points"
-BATTLE_LIMIT = "battle_limit"
-WAR_SHORTAGE = "war_shortage"
-END_REASONS = (ALL_CARDS, POINTS, BATTLE_LIMIT, WAR_SHORTAGE)
 
 POT_POSITIONS = 4096
 """Counter stride of the pickup shuffle: counter = trick number * POT_POSITIONS + position."""
-
-
-@dataclass(frozen=True)
-class RoundResult:
-    winner: int | None
-    """Seat that won the round, or ``None`` for a draw."""
-    reason: str
-    battles: int
-    wars: int
-    points: tuple[int, int]
-    cards: tuple[int, int]
-    """Cards in each pile at the end (a double shortage leaves the pot on the table)."""
 
 
 class Game:

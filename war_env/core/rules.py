@@ -135,12 +135,6 @@ class WarConfig:
         """Cards a player must hold when a war starts, or lose the round (the shortage rule)."""
         return self.war_face_down + 1
 
-    def outcome_reward(self, winner: int | None, seat: int) -> float:
-        """What ``seat`` gets at the end of a round won by ``winner`` (``None``: a draw)."""
-        if winner is None:
-            return self.reward_draw
-        return self.reward_win if winner == seat else self.reward_loss
-
     @classmethod
     def field_names(cls) -> frozenset[str]:
         return frozenset(field.name for field in dataclasses.fields(cls))

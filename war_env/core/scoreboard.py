@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from war_env.core.engine import RoundResult
+from war_env.core.round_info import RoundResult
 
 
 @dataclass

@@ -27,10 +27,11 @@ from pettingzoo.utils.conversions import parallel_to_aec  # noqa: E402
 
 from war_env.core.clock import TimedRound
 from war_env.core.deal import check_new_match, check_options, deal_round
-from war_env.core.engine import Game, RoundResult
+from war_env.core.engine import Game
+from war_env.core.round_info import RoundResult
 from war_env.core.observation import action_mask, observation_size, observe, observe_latency
 from war_env.core.randomness import Stream, derive_seed
-from war_env.core.round_info import describe_round
+from war_env.core.rewards import outcome_reward
 from war_env.core.rules import WarConfig, make_config
 from war_env.core.scoreboard import Scoreboard
 from war_env.envs.war import RESET_OPTIONS, parse_action
@@ -207,8 +208,8 @@ class WarParallelEnv(ParallelEnv):
             info = {}
             if leaves:
                 result = self.result()
-                reward += self.config.outcome_reward(result.winner, seat)
-                info["round"] = describe_round(timed, self._steps)
+                reward += outcome_reward(self.config, result.winner, seat)
+                info["round"] = timed.info(self._steps).as_dict()
                 if timed.over:
                     info["scoreboard"] = self.scoreboard.as_dict()
                 else:

@@ -26,9 +26,8 @@ from war_env import batched
 from war_env.core.bots import Bot, make_bot
 from war_env.core.cards import card_code, parse_piles
 from war_env.core.deal import check_starter
-from war_env.core.engine import END_REASONS
 from war_env.core.observation import observation_size
-from war_env.core.round_info import NO_WINNER, ROUND_INFO_KEYS, TABLE_COLUMNS, TABLE_WIDTH, RoundStats, round_info
+from war_env.core.round_info import NO_WINNER, REASONS, RoundInfo, RoundTable, info_dtype
 from war_env.core.rules import WarConfig, make_config
 from war_env.envs.latency import WarLatencyEnv, with_default_latency
 from war_env.envs.war import WarEnv
@@ -56,9 +55,14 @@ class WarVectorEnv(VectorEnv):
     once within the same step, move by move, as ``WarEnv`` does.
 
     ## Autoreset
-    ``metadata["autoreset_mode"] = AutoresetMode.NEXT_STEP``: the step after a sub-env terminated or
-    was truncated resets it (its action is ignored) and returns its first observation, reward 0,
-    ``terminated = truncated = False`` and the reset info.
+    The three modes of Gymnasium 1.x (``autoreset_mode``, also in ``metadata["autoreset_mode"]``):
+    ``NEXT_STEP`` (the default): the step after a sub-env terminated or was truncated resets it (its action
+    is ignored) and returns its first observation, reward 0, ``terminated = truncated = False`` and the
+    reset info. ``SAME_STEP``: the step that ends a round resets the sub-env at once and returns the new
+    round's first observation; the last one is in ``info["final_obs"][i]`` and that step's info (its
+    ``round``) in ``info["final_info"]``, masked by ``_final_obs`` and ``_final_info``. ``DISABLED``: nothing
+    is reset by a step; reset the sub-envs that ended with ``reset(options={"reset_mask": ...})`` (stepping
+    one that was not is a ``RuntimeError``). Every mode deals the same rounds from each sub-env's generator.
 
     ## Seeding
     One ``np.random.Generator`` per sub-env, used only for the three draws of a reset (shuffled deck,
@@ -88,7 +92,7 @@ class WarVectorEnv(VectorEnv):
 
     ## Arguments
     ``WarVectorEnv(num_envs=1, opponent="human", max_episode_steps=None, config=None, backend="auto",
-    **rules)``: ``opponent`` a bot spec or ``war_env.core.bots.Bot`` (a policy opponent cannot be batched: use
+    autoreset_mode=AutoresetMode.NEXT_STEP, **rules)``: ``opponent`` a bot spec or ``war_env.core.bots.Bot`` (a policy opponent cannot be batched: use
     ``vectorization_mode="sync"``); ``max_episode_steps`` truncates a round after that many steps,
     as ``gym.make``'s ``TimeLimit`` does (``truncated`` is true on that step even if it also
     terminated); ``config`` / rule keywords as for ``WarEnv``.
@@ -106,7 +110,8 @@ class WarVectorEnv(VectorEnv):
     """War-v0's: refuses a config with latency (``WarLatencyVectorEnv`` plays it)."""
 
     def __init__(self, num_envs: int = 1, opponent: str | Bot = "human", max_episode_steps: int | None = None,
-                 render_mode: str | None = None, config: WarConfig | None = None, backend: str = "auto", **rules):
+                 render_mode: str | None = None, config: WarConfig | None = None, backend: str = "auto",
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, **rules):
         if isinstance(num_envs, bool) or not isinstance(num_envs, Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         if max_episode_steps is not None and (
@@ -126,6 +131,8 @@ class WarVectorEnv(VectorEnv):
         if config.has_latency and not self.observes_latency:  # War-v0's observations would hide the presses in flight
             raise ValueError(f"War-v0's vector env has no action latency, got latency={config.latency!r}: use "
                              f"gym.make_vec('WarLatency-v0', ..., vectorization_mode='vector_entry_point')")
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.opponent_bot = make_bot(opponent)
         self.num_envs = int(num_envs)
         self.max_episode_steps = max_episode_steps
@@ -136,7 +143,7 @@ class WarVectorEnv(VectorEnv):
         self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._engine = _make_engine(backend, config, self.num_envs, self.opponent_bot, max_episode_steps,
-                                    self.observes_latency)
+                                    self.observes_latency, restart=self.autoreset_mode == AutoresetMode.NEXT_STEP)
         self.backend = self._engine.backend
         self._started = False
         self._all_valid = np.ones(self.num_envs, dtype=bool)
@@ -162,11 +169,14 @@ class WarVectorEnv(VectorEnv):
     def step(self, actions):
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        rewards, terminated, truncated, ended = self._engine.step(self._check_actions(actions))
-        infos = {"action_mask": self._engine.masks.copy(), "_action_mask": self._all_valid}
+        engine = self._engine
+        rewards, terminated, truncated, ended = engine.step(self._check_actions(actions))
+        infos = {"action_mask": engine.masks.copy(), "_action_mask": self._all_valid}
         if ended:
             infos["round"], infos["_round"] = self._round_infos(terminated)
-        return self._engine.observations.copy(), rewards, terminated, truncated, infos
+        if self.autoreset_mode == AutoresetMode.SAME_STEP:
+            infos = self._restart_ended(infos, terminated | truncated)
+        return engine.observations.copy(), rewards, terminated, truncated, infos
 
     def close(self, **kwargs):
         pass
@@ -182,24 +192,36 @@ class WarVectorEnv(VectorEnv):
 
     # --- helpers -------------------------------------------------------------------------
     def _round_infos(self, terminated):
-        """``info["round"]`` of the rounds that ended: full-size arrays (views of one table, filled
+        """``info["round"]`` of the rounds that ended: a full-size array per ``RoundInfo`` field (filled
         where a round ended), Gymnasium's vector-info convention."""
         ended = np.flatnonzero(terminated)
-        stats = self._engine.stats(ended)
-        table = np.zeros((self.num_envs, TABLE_WIDTH), dtype=np.int64)
-        table[:, TABLE_COLUMNS["winner"]] = NO_WINNER
-        table[ended] = stats.table
-        info = {name: table[:, where] for name, where in TABLE_COLUMNS.items()}
-        info["takeover"] = np.zeros((self.num_envs, 2), dtype=bool)
-        info["takeover"][ended] = stats.column("takeover")
+        table = self._engine.table(ended)
+        rows = np.zeros(self.num_envs, dtype=info_dtype())
+        rows["winner"] = NO_WINNER
+        rows[ended] = table.rows
+        info = {name: rows[name] for name in rows.dtype.names}
+        info["takeover"] = info["takeover"].astype(bool)
         info["reason"] = np.empty(self.num_envs, dtype=object)  # None where no round ended
-        info["reason"][ended] = _REASONS[stats.column("reason")]
+        info["reason"][ended] = _REASONS[table.column("reason")]
         info["reaction_ticks"] = np.empty(self.num_envs, dtype=object)
-        for game, pair in zip(ended.tolist(), stats.reaction_lists()):  # one pair of lists per finished round
+        for game, pair in zip(ended.tolist(), table.reaction_lists()):  # one pair of lists per finished round
             info["reaction_ticks"][game] = pair
         mask = terminated.copy()
-        info.update({f"_{key}": mask for key in ROUND_INFO_KEYS})
+        info.update({f"_{key}": mask for key in RoundInfo.field_names()})
         return info, mask
+
+    def _restart_ended(self, infos: dict, done: np.ndarray) -> dict:
+        """Same-step autoreset: the step's info and last observations of the rounds that ended go under
+        ``final_info`` and ``final_obs``, and those sub-envs start their next round now."""
+        if not done.any():
+            return infos
+        games = np.flatnonzero(done)
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for game in games.tolist():
+            final_obs[game] = self._engine.observations[game].copy()
+        self._engine.restart_ended(games)
+        return {"action_mask": self._engine.masks.copy(), "_action_mask": self._all_valid,
+                "final_obs": final_obs, "_final_obs": done, "final_info": infos, "_final_info": done}
 
     def _check_actions(self, actions) -> np.ndarray:
         """int64 actions of shape ``(num_envs,)``; their values are checked by the engine's step."""
@@ -261,8 +283,9 @@ class ReferenceSteps:
     backend = "reference"
 
     def __init__(self, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None,
-                 observes_latency: bool = False):
+                 observes_latency: bool = False, restart: bool = True):
         single = WarLatencyEnv if observes_latency else WarEnv
+        self.restart = restart
         self.envs = [single(opponent=opponent, config=config) for _ in range(n)]
         self.max_episode_steps = max_episode_steps
         self.observations = np.zeros((n, self.envs[0].observation_space.shape[0]), dtype=np.float32)
@@ -288,6 +311,9 @@ class ReferenceSteps:
         rewards, terminated, truncated = np.zeros(n), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         for game, (env, action) in enumerate(zip(self.envs, actions.tolist())):
             if self._needs_reset[game]:
+                if not self.restart:
+                    raise RuntimeError(f"sub-env {game}'s round is over: reset it (reset(options={{'reset_mask': "
+                                       f"...}})) before stepping it again (autoreset is disabled)")
                 self.observations[game], info = env.reset(options={"new_match": True})
                 self.masks[game] = info["action_mask"]
                 self._needs_reset[game] = False
@@ -298,28 +324,38 @@ class ReferenceSteps:
             self._needs_reset[game] = terminated[game] or truncated[game]
         return rewards, terminated, truncated, int(terminated.sum())
 
-    def stats(self, games) -> RoundStats:
-        return RoundStats.of_infos([self.envs[game].round_info() for game in games.tolist()])
+    def restart_ended(self, games: np.ndarray) -> None:
+        self.reset(games, [None] * len(games), None, None)
+
+    def table(self, games) -> RoundTable:
+        return RoundTable.of_infos([RoundInfo.of(**self.envs[game].round_info()) for game in games.tolist()])
 
     def nbytes(self) -> int:
         return self.observations.nbytes + self._needs_reset.nbytes
 
 
 def _make_engine(backend: str, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None,
-                 observes_latency: bool):
+                 observes_latency: bool, restart: bool):
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if backend == "numba" or (backend == "auto" and batched.available()):
         require("fast", "WarVectorEnv(backend='numba')")
         from war_env.batched.rounds import BatchedSteps
 
-        return BatchedSteps(config, n, opponent, max_episode_steps, observes_latency)
+        return BatchedSteps(config, n, opponent, max_episode_steps, observes_latency, restart)
     if backend == "auto":
         batched.warn_unavailable("WarVectorEnv", "steps num_envs War-v0 envs in a loop")
-    return ReferenceSteps(config, n, opponent, max_episode_steps, observes_latency)
+    return ReferenceSteps(config, n, opponent, max_episode_steps, observes_latency, restart)
 
 
-_REASONS = np.array(END_REASONS, dtype=object)
+_REASONS = np.array(REASONS, dtype=object)
+
+
+def _autoreset_mode(mode) -> AutoresetMode:
+    try:
+        return mode if isinstance(mode, AutoresetMode) else AutoresetMode(mode)
+    except ValueError:
+        raise ValueError(f"autoreset_mode must be one of {[m.value for m in AutoresetMode]}, got {mode!r}") from None
 
 
 def _is_pile_pair(value) -> bool:
@@ -337,7 +373,10 @@ def _is_single(value) -> bool:
 
 
 def sub_env_round_info(info: dict, i: int) -> dict | None:
-    """``info["round"]`` of sub-env ``i`` in the single env's form (``None`` if it did not end)."""
+    """``info["round"]`` of sub-env ``i`` in the single env's form (``None`` if it did not end); with
+    same-step autoreset, read from ``info["final_info"]``."""
+    if "final_info" in info:
+        info = info["final_info"]
     if "round" not in info or not info["_round"][i]:
         return None
-    return round_info(**{key: info["round"][key][i] for key in ROUND_INFO_KEYS})
+    return RoundInfo.of(**{key: info["round"][key][i] for key in RoundInfo.field_names()}).as_dict()

@@ -13,7 +13,7 @@ from war_env.core.clock import TimedRound
 from war_env.core.deal import check_new_match, check_options, deal_round
 from war_env.core.observation import OBSERVATION_SIZE, action_mask, observe
 from war_env.core.randomness import Stream, derive_seed
-from war_env.core.round_info import describe_round
+from war_env.core.rewards import outcome_reward
 from war_env.core.rules import WarConfig, make_config
 from war_env.core.scoreboard import Scoreboard
 
@@ -192,7 +192,7 @@ class WarEnv(gym.Env):
         info = {"action_mask": action_mask(timed, 0)}
         terminated = timed.over
         if terminated:
-            reward += self._outcome_reward(timed.game.result.winner)
+            reward += outcome_reward(self.config, timed.game.result.winner, seat=0)
             self._ended = True
             self.scoreboard.record(timed.game.result)
             info["round"] = self.round_info()
@@ -232,7 +232,7 @@ class WarEnv(gym.Env):
         """The ``info["round"]`` dict of the current (ended or running) round."""
         if self.round is None:
             raise RuntimeError("no round yet: call reset() before round_info()")
-        return describe_round(self.round, self._steps)
+        return self.round.info(self._steps).as_dict()
 
     def opponent_press(self) -> bool:
         """Seat 1's external press in the coming tick: the opponent policy's action on seat 1's
@@ -255,8 +255,6 @@ class WarEnv(gym.Env):
         while not timed.over:
             timed.tick(False, self.opponent_press())
 
-    def _outcome_reward(self, winner: int | None) -> float:
-        return self.config.outcome_reward(winner, seat=0)
 
 
 def _resolve_opponent(opponent) -> tuple[Bot | None, object | None]:

@@ -21,28 +21,28 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from war_env import batched
-from war_env.batched.layout import Col
 from war_env.core.bots import Bot, Instant, ReactionModel, make_bot
 from war_env.core.cards import DECK_SIZE, deal_from_permutation
 from war_env.core.deal import draw_deal
 from war_env.core.engine import Game
 from war_env.core.latency import NO_LATENCY
-from war_env.core.round_info import TABLE_COLUMNS, RoundStats, round_info
+from war_env.core.rewards import outcome_rewards, tick_reward
+from war_env.core.round_info import RoundInfo, RoundTable
 from war_env.core.rules import WarConfig
 from war_env.evaluation.records import RoundRecord
 from war_env.support.extras import require
 
 
 @dataclass(frozen=True)
-class RoundBatch(RoundStats):
-    """``simulate``'s rounds: their ``RoundStats`` and seat 0's return in each."""
+class RoundBatch(RoundTable):
+    """``simulate``'s rounds: their ``RoundTable`` and seat 0's return in each."""
 
     episode_return: np.ndarray
     """The float sum ``evaluation.play_round`` makes of the env's step rewards."""
 
     def round_info(self, i: int) -> dict:
         """Round ``i`` as the env's ``info["round"]``."""
-        return self.info(i)
+        return self.info(i).as_dict()
 
 
 def simulate(config: WarConfig, seat_models: tuple[ReactionModel, ReactionModel], decks: np.ndarray | list,
@@ -66,19 +66,19 @@ def simulate(config: WarConfig, seat_models: tuple[ReactionModel, ReactionModel]
                  np.asarray(round_keys, dtype=np.uint64))
     rounds.play_cards()
     idle, reactions = rounds.time_rounds()
-    stats = rounds.stats(np.arange(rounds.n), reactions)
-    winners = stats.column("winner")
+    table = rounds.table(np.arange(rounds.n), reactions)
+    winners = table.column("winner")
     if eager:  # a false start on every tick but those of its own draws
-        false_starts = stats.column("ticks") - rounds.state[:, Col.MOVES]
-        stats.table[:, TABLE_COLUMNS["false_starts"].start] = false_starts
+        false_starts = table.column("ticks") - rounds.state["moves"][:, 0]
+        table.rows["false_starts"][:, 0] = false_starts
         returns = _eager_returns(config, false_starts, starters == 0, winners)
     else:
-        returns = _returns(config, stats.column("takeover")[:, 0], idle, winners)
-    return RoundBatch(stats.table, stats.reaction_ticks, stats.reaction_counts, episode_return=returns)
+        returns = _returns(config, table.column("takeover")[:, 0], idle, winners)
+    return RoundBatch(table.rows, table.reaction_ticks, table.reaction_counts, episode_return=returns)
 
 
-def play_cards(config: WarConfig, decks: np.ndarray, starters: np.ndarray, round_keys: np.ndarray) -> RoundStats:
-    """The card game alone of each deal (``RoundStats`` whose clock numbers are 0): by the batched engine
+def play_cards(config: WarConfig, decks: np.ndarray, starters: np.ndarray, round_keys: np.ndarray) -> RoundTable:
+    """The card game alone of each deal (a ``RoundTable`` whose clock numbers are 0): by the batched engine
     when numba is installed, else by the scalar reference (``engine.Game`` drawn in turn), which gives
     the same results; a few thousand rounds take well under a second either way."""
     starters = np.asarray(starters, dtype=np.int64)
@@ -90,17 +90,15 @@ def play_cards(config: WarConfig, decks: np.ndarray, starters: np.ndarray, round
         rounds.start(np.asarray(decks), starters, np.asarray(round_keys, dtype=np.uint64))
         rounds.play_cards()
         nothing = np.zeros(0, dtype=rounds.log.dtype)
-        return rounds.stats(np.arange(rounds.n), (nothing, nothing))
+        return rounds.table(np.arange(rounds.n), (nothing, nothing))
     infos = []
     for deck, starter, key in zip(decks, starters.tolist(), np.asarray(round_keys).tolist()):
         game = Game(config, deal_from_permutation(deck), starter, int(key))
         while not game.over:
             game.draw(game.next_to_draw())
-        result = game.result
-        infos.append(round_info(winner=result.winner, reason=result.reason, battles=result.battles, wars=result.wars,
-                                points=result.points, cards=result.cards, takeover=(False, False),
-                                false_starts=(0, 0), reaction_ticks=((), ()), steps=0, ticks=0))
-    return RoundStats.of_infos(infos)
+        infos.append(RoundInfo(**game.result.as_dict(), takeover=(False, False), false_starts=(0, 0),
+                               reaction_ticks=((), ()), steps=0, ticks=0))
+    return RoundTable.of_infos(infos)
 
 
 # --- seat 0's return -------------------------------------------------------------------------
@@ -108,8 +106,8 @@ def _returns(config: WarConfig, taken_over0, idle_before_last, winners) -> np.nd
     """Seat 0's return: ``total += reward`` over its env steps. Every step before the last adds an
     idle tick or nothing; the last adds its tick's reward (idle + takeover, summed as ``clock.tick``
     does, if seat 0 is taken over, else nothing) plus the outcome."""
-    idle_sums = _running_sums(config.reward_idle_tick, int(idle_before_last.max(initial=0)))
-    last_tick = 0.0 + config.reward_idle_tick + config.reward_takeover
+    idle_sums = _running_sums(tick_reward(config, 0, True, False), int(idle_before_last.max(initial=0)))
+    last_tick = tick_reward(config, 0, True, True)
     last_step = np.where(taken_over0, last_tick, 0.0) + _outcomes(config)[winners + 1]
     return idle_sums[idle_before_last] + last_step
 
@@ -118,14 +116,15 @@ def _eager_returns(config: WarConfig, false_starts, started, winners) -> np.ndar
     """The eager agent's return: a false start on every step but those of its own draws. A round
     ends on the second draw of a step; when seat 0 started, that is the opponent's, so the last step
     holds a false start too (pressed before the opponent drew)."""
-    sums = _running_sums(config.reward_false_start, int(false_starts.max(initial=0)))
-    last_step = np.where(started, 0.0 + config.reward_false_start, 0.0) + _outcomes(config)[winners + 1]
+    false_start = tick_reward(config, 1, False, False)
+    sums = _running_sums(false_start, int(false_starts.max(initial=0)))
+    last_step = np.where(started, false_start, 0.0) + _outcomes(config)[winners + 1]
     return sums[false_starts - started] + last_step
 
 
 def _outcomes(config: WarConfig) -> np.ndarray:
     """Seat 0's outcome reward by winner + 1 (a draw, seat 0, seat 1)."""
-    return np.array([config.outcome_reward(winner, seat=0) for winner in (None, 0, 1)])
+    return np.array(outcome_rewards(config, seat=0))
 
 
 @lru_cache(maxsize=16)

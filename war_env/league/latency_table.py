@@ -34,7 +34,7 @@ def latency_table(run_dirs) -> str:
                                                               agents.index(p["agent"])))
         for pairing in pairings:
             mine = [r for r in records if r.agent == pairing["agent"] and r.opponent == pairing["opponent"]]
-            draws = [len(r.reaction_ticks) for r in mine]
+            draws = [len(r.reaction_ticks[0]) for r in mine]
             regret = ("reference" if pairing["agent"] == results["reference_agent"] else fmt(pairing["regret"]))
             lines.append("| " + " | ".join([
                 f"`{config.latency}`", f"`{pairing['opponent']}`", f"`{pairing['agent']}`", regret,

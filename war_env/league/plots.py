@@ -171,7 +171,7 @@ def _reaction(plt, league, indexed, results, agents):
         for opponent in league.opponents:
             for i in range(league.rounds):
                 record = indexed[(agent, opponent, i)]
-                reactions += np.bincount(np.asarray(record.reaction_ticks, dtype=int), minlength=turn_ticks)[:turn_ticks]
+                reactions += np.bincount(np.asarray(record.reaction_ticks[0], dtype=int), minlength=turn_ticks)[:turn_ticks]
                 ran_out += bool(record.takeover[0])
         total = reactions.sum() + ran_out
         turns.bar(np.arange(turn_ticks), reactions / total, width=0.9, color="tab:blue")

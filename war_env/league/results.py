@@ -16,7 +16,9 @@ from dataclasses import asdict
 
 import numpy as np
 
-from war_env.core.engine import END_REASONS
+from war_env.core import rewards
+from war_env.core.rewards import CAUSES
+from war_env.core.round_info import END_REASONS
 from war_env.core.rules import WarConfig
 from war_env.data import results_schema_file
 from war_env.evaluation.records import RoundRecord
@@ -25,27 +27,20 @@ from war_env.league.stats import CONFIDENCE, bootstrap_mean, bootstrap_ratio, qu
 
 SCHEMA_VERSION = 2
 WIN_RATE_TARGET_WIDTH = 0.05
-CAUSES = ("outcome", "false_starts", "idle_ticks", "takeover")
-"""The parts of a round's return, in the order the report lists them."""
 CAUSE_NAMES = {"outcome": "card outcome", "false_starts": "false starts", "idle_ticks": "idle ticks",
                "takeover": "takeovers"}
 
 
 def idle_ticks(record: RoundRecord, config: WarConfig) -> int:
-    """Ticks in which the agent's own turn was open and it did not draw: ``r`` before each of its own
-    draws at reaction ``r``, and the whole turn it let run out (the takeover bot then draws at once, so
-    no later tick of the round is idle). For rounds that ended by the rules (the league's)."""
-    return sum(record.reaction_ticks) + (config.turn_ticks if record.takeover[0] else 0)
+    """The agent's idle ticks in a round that ended by the rules (the league's): ``RoundInfo.idle_ticks``."""
+    return record.idle_ticks(0, config.turn_ticks)
 
 
 def return_by_cause(record: RoundRecord, config: WarConfig) -> dict[str, float]:
-    """The round's return split by cause; the parts add up to ``record.episode_return``."""
-    return {
-        "outcome": config.outcome_reward(record.winner, seat=0),
-        "false_starts": record.false_starts[0] * config.reward_false_start,
-        "idle_ticks": idle_ticks(record, config) * config.reward_idle_tick,
-        "takeover": config.reward_takeover if record.takeover[0] else 0.0,
-    }
+    """The agent's return split by cause (``rewards.return_by_cause``); the parts add up to
+    ``record.episode_return``."""
+    return rewards.return_by_cause(config, record.winner, record.false_starts[0], idle_ticks(record, config),
+                                   record.takeover[0])
 
 
 def choose_reference(league: League, indexed: dict[tuple[str, str, int], RoundRecord]) -> str:
@@ -76,7 +71,7 @@ def regret_by_cause(records: list[RoundRecord], reference: list[RoundRecord], co
 def pairing_stats(records: list[RoundRecord], config: WarConfig, reference: list[RoundRecord] | None) -> dict:
     agent, opponent = records[0].agent, records[0].opponent
     n = len(records)
-    draws = [r.reaction_ticks for r in records]
+    draws = [r.reaction_ticks[0] for r in records]
     pooled = [tick for ticks in draws for tick in ticks]
     reaction_mean = bootstrap_ratio([sum(t) for t in draws], [len(t) for t in draws])
     reaction_p95 = quantile_95(pooled)
@@ -139,10 +134,6 @@ def agent_stats(agent: str, rounds: list[list[RoundRecord]], config: WarConfig,
     }
 
 
-def card_outcome(record: RoundRecord) -> tuple:
-    return (record.winner, record.reason, record.battles, record.wars, record.points, record.cards)
-
-
 def summarise(league: League, indexed: dict[tuple[str, str, int], RoundRecord], reference: str | None = None) -> dict:
     """``results.json``: a pure function of the league, its records and the reference agent (by default
     ``choose_reference``'s; the issue that adds an exact ``oracle`` agent passes it here)."""
@@ -161,7 +152,7 @@ def summarise(league: League, indexed: dict[tuple[str, str, int], RoundRecord], 
               for agent in league.agents]
     widest = max(p["win"]["high"] - p["win"]["low"] for p in pairings)
     paired = all(
-        len({card_outcome(indexed[(a, o, i)]) for a in league.agents for o in league.opponents}) == 1
+        len({indexed[(a, o, i)].card_outcome() for a in league.agents for o in league.opponents}) == 1
         for i in range(league.rounds)
     )
     return {

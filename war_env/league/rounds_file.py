@@ -26,7 +26,8 @@ import os
 import zlib
 from pathlib import Path
 
-from war_env.core.engine import END_REASONS
+from war_env.core.rewards import return_by_cause
+from war_env.core.round_info import END_REASONS, RoundResult
 from war_env.core.rules import WarConfig
 from war_env.evaluation.records import RoundRecord
 from war_env.league.league import League
@@ -133,7 +134,7 @@ def _decompress(path: Path, data: bytes) -> tuple[bytes, bool]:
 
 
 # --- checking against the league ---------------------------------------------------------------------
-def _problem(record: RoundRecord, league: League, config: WarConfig, outcomes: dict[int, tuple],
+def _problem(record: RoundRecord, league: League, config: WarConfig, outcomes: dict[int, RoundResult],
              reward_scale: float) -> str | None:
     """What is wrong with ``record`` in ``league`` (None: nothing). A return may differ from the one its
     fields give by the rounding of a sum of one reward per tick (``reward_scale``: the largest weight)."""
@@ -144,12 +145,11 @@ def _problem(record: RoundRecord, league: League, config: WarConfig, outcomes: d
                 f"(rounds 0..{league.rounds - 1}, seed {league.seed} + round)")
     if record.reason not in END_REASONS:
         return f"reason {record.reason!r}: a benchmark round ends with one of {list(END_REASONS)}"
-    card = (record.winner, record.reason, record.battles, record.wars, record.points, record.cards)
+    card = record.card_outcome()
     if card != outcomes[record.round]:
-        return (f"the cards of round {record.round} (seed {record.seed}) give winner, reason, battles, wars, points, "
-                f"cards = {outcomes[record.round]}, the record says {card}")
-    if max(record.reaction_ticks, default=0) >= config.turn_ticks:
-        return f"a reaction of {max(record.reaction_ticks)} ticks in a turn of {config.turn_ticks}"
+        return f"the cards of round {record.round} (seed {record.seed}) give {outcomes[record.round]}, the record says {card}"
+    if max(record.reaction_ticks[0], default=0) >= config.turn_ticks:
+        return f"a reaction of {max(record.reaction_ticks[0])} ticks in a turn of {config.turn_ticks}"
     if record.steps > record.ticks or (record.steps != record.ticks and not record.takeover[0]):
         return f"{record.steps} steps in {record.ticks} ticks without a takeover of the agent"
     expected = _return(record, config)
@@ -161,17 +161,15 @@ def _problem(record: RoundRecord, league: League, config: WarConfig, outcomes: d
 def _return(record: RoundRecord, config: WarConfig) -> float:
     """The agent's return from its record: the outcome, its false starts, its idle ticks (each draw's
     reaction, and a whole turn before a takeover) and the takeover."""
-    taken = record.takeover[0]
-    idle = sum(record.reaction_ticks) + (config.turn_ticks if taken else 0)
-    return (config.outcome_reward(record.winner, 0) + record.false_starts[0] * config.reward_false_start
-            + idle * config.reward_idle_tick + (config.reward_takeover if taken else 0.0))
+    parts = return_by_cause(config, record.winner, record.false_starts[0], record.idle_ticks(0, config.turn_ticks),
+                            record.takeover[0])
+    return sum(parts.values())
 
 
-def _card_outcomes(league: League) -> dict[int, tuple]:
-    """Round index -> (winner, reason, battles, wars, points, cards) of the deal of its seed."""
+def _card_outcomes(league: League) -> dict[int, RoundResult]:
+    """Round index -> the card outcome of the deal of its seed."""
     from war_env.evaluation.fastpath import deals_from_seeds, play_cards
 
     seeds = [league.round_seed(i) for i in range(league.rounds)]
     cards = play_cards(league.config, *deals_from_seeds(seeds))
-    return {i: tuple(info[key] for key in ("winner", "reason", "battles", "wars", "points", "cards"))
-            for i, info in enumerate(map(cards.info, range(league.rounds)))}
+    return {i: cards.info(i).card_outcome() for i in range(league.rounds)}

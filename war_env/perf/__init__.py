@@ -170,7 +170,7 @@ def cards_only_run(rounds: int, config: WarConfig) -> Callable[[], float]:
         batch = BatchedRounds(config, rounds, models)
         batch.start(decks, starters, keys)
         batch.play_cards()
-        return float(batch.stats(np.arange(rounds)).column("battles").sum())
+        return float(batch.table(np.arange(rounds)).column("battles").sum())
 
     run()  # compiled outside the timed runs
     return run

@@ -40,7 +40,7 @@ class RoundStats:
 
     @classmethod
     def of_records(cls, records: list[RoundRecord], seed: int) -> RoundStats:
-        reactions = [tick for record in records for tick in record.reaction_ticks]
+        reactions = [tick for record in records for tick in record.reaction_ticks[0]]
         returns = [float(record.episode_return) for record in records]
         return cls(
             agent=records[0].agent,

@@ -47,7 +47,7 @@ from war_env.league.stats import iqm_interval
 from war_env.support.atomic import write_atomic
 from war_env.support.threads import limit_process_threads, one_thread_environment
 from war_env.training.callbacks import checkpoints
-from war_env.training.comparison import BAR, BASELINE, RoundStats, compare, held_out_stats, meets_bar
+from war_env.training.comparison import BAR, BASELINE, RoundStats, compare, held_out_stats
 from war_env.training.config import load_config, non_negative_int, positive_int, shipped_config_file
 from war_env.training.envs import VEC_ENVS
 from war_env.training.run import train

@@ -55,7 +55,7 @@ SELF_PLAY_ALGORITHMS = ("ppo", "a2c", "maskable_ppo")
 def seat_summary(records: list[RoundRecord]) -> dict:
     """One agent's play in seat 0 over a match's deals."""
     rounds = len(records)
-    reactions = [tick for record in records for tick in record.reaction_ticks]
+    reactions = [tick for record in records for tick in record.reaction_ticks[0]]
     return {
         "rounds": rounds,
         "wins": sum(record.winner == 0 for record in records),

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from war_env.core.cards import RANK_NAMES, card_code, rank_of
 from war_env.core.clock import TimedRound
-from war_env.core.engine import ALL_CARDS, BATTLE_LIMIT, POINTS, WAR_SHORTAGE, RoundResult
+from war_env.core.round_info import ALL_CARDS, BATTLE_LIMIT, POINTS, WAR_SHORTAGE, RoundResult
 from war_env.core.scoreboard import Scoreboard
 
 SEAT_NAMES = ("You", "Bot")

@@ -1,0 +1,176 @@
+"""The batched engine's data, named and typed: the state of a round (``ROUND``), the parameters of a
+game (``PARAMS``) and the seats' reaction tables.
+
+* ``state``: a numpy record array of n rounds, one ``ROUND`` record each: every counter of the card game
+  (``engine.Game``) and of the clock (``clock.TimedRound``), its keys, and its cards: both face-down piles
+  as 64-slot rings (the top card at ``head``, ``cards`` of them, wrapping with ``& RING_MASK``) and the pot
+  in the order laid, in ``piles``. A compiled function takes a round as a record, ``r = state[g]``, and
+  reads ``r.ticks``, ``r.opens[seat]``. The fields a tick reads in every round come first, in one cache
+  line; a round's whole state is one contiguous record. The fields that ``RoundInfo`` reports have its
+  names (``winner``, ``points``, ``cards``, ``takeover``, ``ticks``, ...), so a finished round's
+  numbers are read by name (``RoundTable``).
+* ``params``: one ``PARAMS`` record (an array of one): the rules of a ``WarConfig`` as integers, the
+  reward of each kind of tick and outcome (``war_env.core.rewards``), the latency's CDF, the observation's
+  scales and how each seat times its draws.
+* the seats' reaction tables (``models.reaction_tables``): arrays, since their size depends on the config.
+
+Plus each seat's reaction log, ``log`` ``(n, 2, capacity)``, grown when a round outlasts it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from war_env.core.bots import ReactionModel
+from war_env.core.cards import DECK_SIZE
+from war_env.core.latency import MAX_LATENCY, latency_cdf
+from war_env.core.observation import OBSERVATION_SIZE, scales
+from war_env.core.rewards import outcome_rewards, tick_reward_table
+from war_env.core.round_info import NO_WINNER, REASONS, table_fields
+from war_env.core.rules import WarConfig
+
+RING = 64
+"""Slots of a pile's ring: at least the 52 cards, a power of two so that wrapping is a bit mask."""
+RING_MASK = RING - 1
+POT = 2
+"""``r.piles[POT]`` is the pot of round r, in the order laid."""
+NEVER = 1 << 62
+"""Tick of a turn that is not pending (compares greater than any real tick)."""
+NO_CARD = -1
+NO_TURN = -1
+"""``turn`` of a round that is over."""
+NO_KEY_STREAM = -1
+REASON_CODE = {reason: code for code, reason in enumerate(REASONS)}
+"""``r.reason`` is ``REASON_CODE[reason]`` (``-1`` while the round runs)."""
+
+PAIR = (2,)
+ROUND_FIELDS = (
+    # What a tick reads in every round, one cache line (a tick without a draw touches nothing else).
+    ("ticks", np.int64, (), "the last tick played: the round's ticks so far"),
+    ("due", np.int64, PAIR, "tick on which the pending seat draws by itself: a bot's press, or the takeover"),
+    ("steps", np.int64, (), "env steps of seat 0 (the vector env's; the fast path's: up to its takeover)"),
+    ("needs_reset", np.int64, (), "the vector env starts a new round here on its next step (next-step autoreset)"),
+    ("over", np.int64, (), "the round has ended"),
+    ("opens", np.int64, PAIR, "tick on which the seat's pending turn opens (NEVER: no turn pending)"),
+    # The rest of the clock.
+    ("turn", np.int64, (), "the seat whose turn is pending (only one ever is), NO_TURN once the round is over"),
+    ("due_takeover", np.int64, PAIR, "the due draw is the takeover bot's (the seat's reaction missed the timer)"),
+    ("takeover", np.int64, PAIR, "the seat is played by the takeover bot"),
+    ("false_starts", np.int64, PAIR, "draws pressed while the seat's turn was not open"),
+    ("logged", np.int64, PAIR, "entries of the seat's reaction log"),
+    # The card game.
+    ("cards", np.int64, PAIR, "cards in the seat's pile"),
+    ("head", np.int64, PAIR, "ring slot of the seat's top card"),
+    ("pot", np.int64, (), "cards on the table"),
+    ("face_up", np.int64, PAIR, "the card the seat laid face up in this step, hidden until both drew (NO_CARD: none)"),
+    ("drawn", np.int64, PAIR, "the seat has laid its card in this step"),
+    ("visible", np.int64, PAIR, "the seat's last revealed card (NO_CARD: none yet)"),
+    ("at_war", np.int64, (), "a tie is pending: this step is a war step"),
+    ("starter", np.int64, (), "the seat that draws first in every step"),
+    ("points", np.int64, PAIR, "tricks the seat won"),
+    ("moves", np.int64, PAIR, "draws the seat made this round"),
+    ("battles", np.int64, (), "battles started (a war counts once)"),
+    ("wars", np.int64, (), "ties (each war step counted)"),
+    ("tricks", np.int64, (), "tricks taken (numbers the shuffled pick-ups)"),
+    ("winner", np.int64, (), "seat that won, NO_WINNER for a draw"),
+    ("reason", np.int64, (), "REASON_CODE of why the round ended"),
+    # Action latency (a seat pressed from outside): read and written only when the rules have latency.
+    ("sent", np.int64, PAIR, "presses the seat sent this round (k of the next press's delay hash)"),
+    ("flight", np.int64, PAIR, "bit a: the seat's press sent a ticks ago (at the last tick) has not landed yet"),
+    ("delays", np.int64, PAIR, "4 bits at 4a: the delay - 1 of the press of flight's bit a (delays are 1 .. 16)"),
+    # Keys and cards.
+    ("round_key", np.uint64, (), "the round key: every random event of the round is a hash of it"),
+    ("reaction_key", np.uint64, PAIR, "the key of the seat's reaction hashes (the round key, or an agent's seed)"),
+    ("piles", np.int8, (3, RING), "rows 0 and 1: the seats' piles as rings; row POT: the pot in the order laid"),
+)
+"""(name, type, shape, meaning) of every field of a round's state."""
+ROUND = np.dtype([(name, kind, shape) for name, kind, shape, _ in ROUND_FIELDS], align=True)
+
+PARAMS_FIELDS = (
+    ("war_face_down", np.int64, (), "WarConfig.war_face_down (at most a deck: more plays the same)"),
+    ("cards_for_war", np.int64, (), "cards a seat must hold when a war starts (WarConfig.cards_for_war)"),
+    ("target_points", np.int64, (), "WarConfig.target_points, -1 when off"),
+    ("max_battles", np.int64, (), "WarConfig.max_battles, -1 when off"),
+    ("shuffled", np.int64, (), "1 if the pot is shuffled before it is picked up"),
+    ("turn_ticks", np.int64, (), "WarConfig.turn_ticks"),
+    ("max_episode_steps", np.int64, (), "the vector env's TimeLimit (0: none)"),
+    ("max_delay", np.int64, (), "WarConfig.max_delay: 0 without latency (a press acts in the tick it is made)"),
+    ("random_delay", np.int64, (), "1 if delays vary (sampled from delay_cdf), 0 if every press takes max_delay"),
+    ("delay_cdf", np.float64, (MAX_LATENCY + 1,), "the latency's CDF over delays 0 .. max_delay (1 beyond)"),
+    ("tick_rewards", np.float64, (4,), "seat 0's reward of a tick by false_start + 2 * idle + takeover "
+                                       "(rewards.tick_reward_table)"),
+    ("outcomes", np.float64, (3,), "seat 0's reward of a round's end by winner + 1 (rewards.outcome_rewards)"),
+    ("divisors", np.float64, (OBSERVATION_SIZE,), "the scale of each War-v0 observation field (observation.scales)"),
+    ("has_model", np.int64, PAIR, "1 if the seat draws by itself (a reaction model); 0 if pressed from outside"),
+    ("stream", np.int64, PAIR, "the stream of the seat's reaction hashes"),
+    ("key_stream", np.int64, PAIR, "ReactionModel.key_stream, NO_KEY_STREAM for the round key itself"),
+)
+"""(name, type, shape, meaning) of every field of a game's parameters."""
+PARAMS = np.dtype([(name, kind, shape) for name, kind, shape, _ in PARAMS_FIELDS], align=True)
+UNREACHABLE = 1 << 62
+"""A count no round reaches (points, battles): a rule above it plays exactly as this value."""
+
+
+def new_state(n: int) -> np.ndarray:
+    """The state of ``n`` rounds that have not started."""
+    state = np.zeros(n, dtype=ROUND)
+    state["over"] = 1
+    state["turn"] = NO_TURN
+    state["winner"] = NO_WINNER
+    return state
+
+
+def new_log(n: int, turn_ticks: int, capacity: int = 128) -> np.ndarray:
+    """Reaction logs of ``n`` rounds: reactions are ticks below ``turn_ticks``."""
+    dtype = next(dtype for dtype in (np.uint8, np.uint16, np.int64) if turn_ticks <= np.iinfo(dtype).max)
+    return np.zeros((n, 2, capacity), dtype=dtype)
+
+
+def params_of(config: WarConfig, models: tuple[ReactionModel | None, ReactionModel | None],
+              max_episode_steps: int | None = None) -> np.ndarray:
+    """The parameters of ``config`` with the seats timed by ``models`` (``None``: pressed from outside),
+    without changing the game: a target or a limit beyond any reachable count (``WarConfig`` accepts
+    Python ints of any size) becomes ``UNREACHABLE``, and more face-down war cards than a deck holds make
+    every war a shortage, as any number above 52 does."""
+    def capped(value):
+        return -1 if value is None else min(value, UNREACHABLE)
+
+    params = np.zeros(1, dtype=PARAMS)
+    p = params[0]
+    p["war_face_down"] = min(config.war_face_down, DECK_SIZE)
+    p["cards_for_war"] = p["war_face_down"] + 1
+    p["target_points"] = capped(config.target_points)
+    p["max_battles"] = capped(config.max_battles)
+    p["shuffled"] = config.pickup == "shuffled"
+    p["turn_ticks"] = config.turn_ticks
+    p["max_episode_steps"] = min(max_episode_steps or 0, UNREACHABLE)
+    p["max_delay"] = config.max_delay
+    p["random_delay"] = any(0.0 < probability < 1.0 for probability in config.latency_probabilities)
+    cdf = latency_cdf(config.latency)
+    p["delay_cdf"][:] = 1.0
+    p["delay_cdf"][:len(cdf)] = cdf
+    p["tick_rewards"] = tick_reward_table(config)
+    p["outcomes"] = outcome_rewards(config, seat=0)
+    p["divisors"] = scales(config)
+    for seat, model in enumerate(models):
+        p["key_stream"][seat] = NO_KEY_STREAM
+        if model is not None:
+            p["has_model"][seat] = 1
+            p["stream"][seat] = model.stream
+            p["key_stream"][seat] = NO_KEY_STREAM if model.key_stream is None else model.key_stream
+    return params
+
+
+@cache
+def reported_words() -> np.ndarray:
+    """Where the ``RoundInfo`` numbers are in a ``ROUND`` record seen as int64 words: the word of each number
+    of ``info_dtype``, in its order (a pair: two words). The state holds every table field under the same
+    name, so a finished round's numbers are one gather of these words (``BatchedRounds.table``)."""
+    words = []
+    for item in table_fields():
+        kind, offset = ROUND.fields[item.name]
+        assert kind.base == np.int64 and offset % 8 == 0, item.name  # int64 words, as info_dtype's
+        words += range(offset // 8, offset // 8 + max(1, kind.itemsize // 8))
+    return np.array(words)

@@ -426,14 +426,6 @@ def test_a_shard_is_a_picklable_pure_description_of_its_rounds():
     assert all(isinstance(r, RoundRecord) and RoundRecord.from_json(r.to_json()) == r for r in first)
 
 
-def test_an_error_in_a_worker_process_reaches_the_caller():
-    good = Shard("prompt", "instant", (), ((0, 1), (1, 2)))
-    bad = Shard("prompt", "nobody", (), ((0, 1),))
-    received = []
-    with pytest.raises(ValueError, match="unknown opponent 'nobody'"):
-        run_shards([good, bad], workers=2, sink=received.append)
-
-
 # --- model agents in worker processes, and trust ------------------------------------------------------------
 def _tiny_ppo_file(path: Path) -> Path:
     import gymnasium as gym

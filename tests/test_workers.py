@@ -2,6 +2,7 @@
 with the same records, a shard that kills every worker fails in one line, and --workers is capped by the
 work and the machine."""
 
+import contextlib
 import functools
 import json
 import os
@@ -84,16 +85,21 @@ def test_war_bench_survives_a_worker_killed_with_sigkill_and_reports_the_same_re
     killed = tmp_path / "killed"
     command = [sys.executable, "-m", "war_env.scripts.benchmark", *league, "--out", str(killed), "--quiet",
                "--shard-rounds", "100", "--workers", "2"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    log, victim, deadline = killed / ROUNDS_FILE, None, time.monotonic() + 120
-    while victim is None and process.poll() is None and time.monotonic() < deadline:
-        workers = _workers_of(process.pid)
-        if len(workers) == 2 and log.exists() and \
-                sum(r.agent == "random:p=0.2" for r in read_rounds(log)) >= 20:  # both workers mid-shard
-            victim = workers[0]
-            os.kill(victim, signal.SIGKILL)
-        time.sleep(0.02)
-    out, err = process.communicate(timeout=120)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               start_new_session=True)
+    try:
+        log, victim, deadline = killed / ROUNDS_FILE, None, time.monotonic() + 120
+        while victim is None and process.poll() is None and time.monotonic() < deadline:
+            workers = _workers_of(process.pid)
+            if len(workers) == 2 and log.exists() and \
+                    sum(r.agent == "random:p=0.2" for r in read_rounds(log)) >= 20:  # both workers mid-shard
+                victim = workers[0]
+                os.kill(victim, signal.SIGKILL)
+            time.sleep(0.02)
+        out, err = process.communicate(timeout=60)  # on main before the fix: waited forever
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
     assert victim is not None, "the run ended before a worker could be killed"
     assert process.returncode == 0, err[-2000:]
     assert "was killed by SIGKILL" in err and "played again on a new worker" in err

@@ -214,6 +214,10 @@ def test_reading_rounds_tolerates_a_cut_off_last_line_but_not_a_corrupt_one(tmp_
     log.write_bytes(gzip.compress(("not json\n" + record.to_json() + "\n").encode()))
     with pytest.raises(ValueError, match=f"{ROUNDS_FILE}:1 is not a round record"):
         read_rounds(log)
+    nested = '{"agent": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    log.write_bytes(gzip.compress((record.to_json() + "\n" + nested + "\n").encode()))
+    with pytest.raises(ValueError, match=f"{ROUNDS_FILE}:2 is not a round record: JSON nested deeper than Python"):
+        read_rounds(log)
 
 
 def test_resume_refuses_new_league_options_and_a_finished_folder_is_not_overwritten(tmp_path):

@@ -126,6 +126,9 @@ def test_command_line_assignments_are_typed():
         "gamma": 0.95, "n_steps": 128, "pickup": "shuffled", "target_points": None}
     with pytest.raises(ValueError, match="expected key=value"):
         parse_assignments(["gamma"], "--set")
+    # numbers are ASCII digits: Python's int() also reads these, which would then be stored as written
+    assert parse_assignments(["a=\uff11\uff10,b=\u0661\u0660,c=1_0,d=1_0.5"]) == {
+        "a": "\uff11\uff10", "b": "\u0661\u0660", "c": "1_0", "d": "1_0.5"}
 
 
 def test_a_spec_value_takes_the_rest_of_its_item_commas_included():

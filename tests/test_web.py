@@ -281,6 +281,19 @@ def test_bad_settings_fail_before_the_server_starts():
         Limits(max_sessions=0)
 
 
+@pytest.mark.parametrize("port", ["99999", "-1", "80000"])
+def test_a_port_that_does_not_exist_is_one_line_from_war_play(port):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    war_play = Path(sys.executable).parent / "war-play"
+    done = subprocess.run([str(war_play), "--web", "--port", port], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"war-play: error: port must be a whole number from 0 (any free port) to 65535, got {port}")
+
+
 def test_the_token_bucket_allows_a_burst_then_the_rate():
     bucket = TokenBucket(rate=2, burst=3, now=0.0)
     assert [bucket.allow(0.0) for _ in range(4)] == [True, True, True, False]

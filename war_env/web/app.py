@@ -321,6 +321,8 @@ def make_server(settings: TableSettings, limits: Limits = Limits(), host: str = 
     known and a port in use is an error before anything runs."""
     import uvicorn
 
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"port must be a whole number from 0 (any free port) to 65535, got {port!r}")
     app = create_app(settings, limits, hosts=_names_of(host))
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -4,6 +4,7 @@ completes on the head with the results of a run nobody disturbed."""
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -68,10 +69,14 @@ def _is_zombie(pid: str) -> bool:
 @pytest.fixture
 def cluster():
     """A head and a worker node on this machine, in a temporary folder with a home of their own (so no
-    ``~/.ray`` of the user's decides how the nodes authenticate), on ports nobody else uses."""
+    ``~/.ray`` of the user's decides how the nodes authenticate), on ports nobody else uses. The folder is
+    removed afterwards."""
     folder = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # short: Ray's socket paths have a length limit
     (folder / "home").mkdir()
-    env = {**os.environ, "HOME": str(folder / "home")}
+    # a user's shell: no RAY_* variables (a Ray instance started earlier in this process sets some, such as
+    # RAY_AUTH_MODE=token), and a home of the nodes' own
+    env = {name: value for name, value in os.environ.items() if not name.startswith("RAY_")}
+    env["HOME"] = str(folder / "home")
     gcs, client, dashboard, head_agent, worker_agent = _free_ports(5)
     common = ["--num-cpus=1", f"--temp-dir={folder}", "--node-ip-address=127.0.0.1"]
     nodes = []
@@ -85,6 +90,7 @@ def cluster():
     finally:
         for node in nodes:
             node.kill()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.slow

@@ -13,10 +13,15 @@ loads only the weights with ``model.set_parameters``, read by ``torch.load(weigh
 and plain containers, no code). A file that does not fit gets a ``ValueError`` that says why.
 ``trust_model_file=True`` opts in to SB3's full ``load`` (which does unpickle ``data``).
 
-Resources are bounded before they are spent: entry sizes are read from the zip's directory (an entry
-inflating past ``MAX_ENTRY_BYTES``, or a metadata entry past ``MAX_METADATA_BYTES``, is refused unread),
-the architecture must fit both ``MAX_PARAMETERS`` and the bytes of ``policy.pth`` before the network is
-built, and every weight must be a finite float32 (a NaN network would play garbage silently).
+Resources are bounded before they are spent, in whatever process loads the file (a league's workers,
+the web server): a loader takes at most ``MAX_LOAD_BYTES`` of memory beyond its libraries. The zip's
+directory is at most ``MAX_DIRECTORY_BYTES`` and entry sizes are read from it (an entry inflating past
+``MAX_ENTRY_BYTES``, or a metadata entry past ``MAX_METADATA_BYTES``, is refused unread); the architecture
+must fit both ``MAX_PARAMETERS`` and the bytes of ``policy.pth`` before the network is built; only the
+``.pth`` entries the network has are read, each no larger than that network's tensors (and Adam's two
+moments) allow, and each is checked from its records' sizes and its tensors' sizes and strides before
+any tensor is built (``war_env.agents.pth_files``); every weight must be a finite float32 (a NaN network
+would play garbage silently).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from war_env.agents.algorithms import (
     network_parameters,
 )
 from war_env.agents.fields import check_observation_fields, observes_latency, select_observation
+from war_env.agents.pth_files import check_pth, check_zip_directory, load_pth
 from war_env.support.atomic import write_atomic
 
 METADATA_NAME = "war_env_model.json"
@@ -45,8 +51,16 @@ METADATA_FORMAT = "war-env-sb3/1"
 MAX_METADATA_BYTES = 1 << 20
 """Largest ``war_env_model.json`` read (the real ones are about 1 kB)."""
 MAX_ENTRY_BYTES = 256 << 20
-"""Largest uncompressed entry of a model zip read (a network at ``MAX_PARAMETERS`` with Adam's two
-moments is about 120 MB); checked from the zip's directory before anything is inflated."""
+"""Largest uncompressed entry of a model zip (a network at ``MAX_PARAMETERS`` with Adam's two moments is
+about 120 MB); checked from the zip's directory before anything is inflated."""
+MAX_LOAD_BYTES = 256 << 20
+"""The memory a load may take beyond the libraries it imports (torch, SB3): the largest network allowed
+(``MAX_PARAMETERS``) peaks 186 MiB above a small one (its 40 MB of weights built, then loaded, and Adam's
+80 MB of moments); every crafted file of ``tests/test_model_files.py`` is refused without growing past the
+small one's peak."""
+OVERHEAD_BYTES = 2 << 20
+"""What a ``.pth`` entry holds besides its tensors: ``data.pkl`` (at most ``pth_files.MAX_PICKLE_BYTES``)
+and the headers and alignment of its records."""
 
 
 def save_model(model, path: str | os.PathLike, algo: str, policy_kwargs: dict, observation="all", **metadata) -> Path:
@@ -80,6 +94,8 @@ def entry_sizes(path: str | os.PathLike) -> dict[str, int]:
     later read can inflate a small file into gigabytes."""
     path = _existing_file(path)
     try:
+        with open(path, "rb") as file:
+            check_zip_directory(file, f"model file {str(path)!r}")
         with zipfile.ZipFile(path) as archive:
             sizes = {info.filename: info.file_size for info in archive.infolist()}
     except (zipfile.BadZipFile, EOFError):
@@ -110,6 +126,9 @@ def read_metadata(path: str | os.PathLike) -> dict | None:
         record = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"model file {str(path)!r} has an unreadable {METADATA_NAME}: {error}") from None
+    except RecursionError:
+        raise ValueError(f"model file {str(path)!r} has an unreadable {METADATA_NAME}: it nests deeper than "
+                         "Python parses") from None
     if not isinstance(record, dict) or record.get("format") != METADATA_FORMAT:
         raise ValueError(f"model file {str(path)!r}: {METADATA_NAME} is not in format {METADATA_FORMAT!r}")
     return record
@@ -139,6 +158,7 @@ def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = Fals
             f"use the spec {metadata.get('algorithm')}:{path}"
         )
     if trust_model_file:
+        _check_every_pth(path)
         model = _load_trusted(algo, path, env)
         check_weights(path, {"policy": model.policy.state_dict()})
         return model
@@ -165,12 +185,10 @@ def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = Fals
         env = select_observation(game, fields)
     hyperparameters = {"buffer_size": 1, "learning_starts": 0} if algo == "dqn" else {}
     model = build_model(algo, env, policy_kwargs, hyperparameters)
-    from stable_baselines3.common.save_util import load_from_zip_file
-
-    try:  # the .pth files only, with torch.load(weights_only=True): tensors and plain containers, no code
-        _, parameters, _ = load_from_zip_file(str(path), device="cpu", load_data=False)
-    except Exception as error:  # torch's UnpicklingError, a damaged zip entry
-        raise _does_not_fit(path, algo, source, f"{type(error).__name__}: {error}") from None
+    try:
+        parameters = _read_parameters(path, model, needed)
+    except EntriesDiffer as error:
+        raise _does_not_fit(path, algo, source, str(error)) from None
     check_weights(path, parameters)
     try:
         model.set_parameters(parameters, exact_match=True, device="cpu")
@@ -179,6 +197,69 @@ def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = Fals
     if metadata is not None:
         model.num_timesteps = int(metadata.get("num_timesteps", 0))
     return model
+
+
+def _read_parameters(path: Path, model, needed: int) -> dict:
+    """The state dicts ``model.set_parameters`` takes (``policy``, ``policy.optimizer``), each from its
+    ``.pth`` entry, checked (``pth_files``) and read with ``torch.load(weights_only=True)``: tensors and
+    plain containers, no code. ``needed``: the bytes of the network's float32 weights; the policy holds
+    that much, an optimizer at most twice that (Adam's two moments) and its step counters. Entries
+    ending in ``.pth`` that the network does not have are refused; other entries are never read."""
+    names = set(model._get_torch_save_params()[0])  # what set_parameters(exact_match=True) asks for
+    sizes = entry_sizes(path)
+    present = {name[: -len(".pth")] for name in sizes if name.endswith(".pth")} - {"pytorch_variables"}
+    if present != names:
+        raise EntriesDiffer(f"its weights entries are {sorted(present)}, the network's are {sorted(names)}")
+    parameters = {}
+    with zipfile.ZipFile(path) as archive:
+        for name in sorted(names):
+            budget = needed if name == "policy" else 2 * needed + (64 << 10)
+            entry, where = f"{name}.pth", f"model file {str(path)!r}: {name}.pth"
+            if sizes[entry] > budget + OVERHEAD_BYTES:
+                raise EntriesDiffer(f"{entry} is {sizes[entry]:,} bytes; this network's fits in "
+                                    f"{budget + OVERHEAD_BYTES:,}")
+            with _entry_file(archive, path, entry) as stream:
+                parameters[name] = load_pth(stream, budget, where, float32=name == "policy")
+    return parameters
+
+
+class EntriesDiffer(ValueError):
+    """A model zip's weights entries are not the ones of the network its metadata describes."""
+
+
+SPOOL_BYTES = 8 << 20
+"""A ``.pth`` entry up to this size is copied into memory to be read; a larger one into a temporary file."""
+
+
+def _entry_file(archive: zipfile.ZipFile, path: Path, name: str):
+    """A seekable copy of an entry (at most the size the directory gives: ``zipfile`` stops there): a
+    torch file is read by seeking to its records, which an entry inflated in place cannot do cheaply, and
+    a copy in a temporary file keeps the entry's bytes out of memory while its tensors are built."""
+    import shutil
+    import tempfile
+
+    copy = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
+    try:
+        with archive.open(name) as entry:
+            shutil.copyfileobj(entry, copy, 1 << 20)
+    except (zipfile.BadZipFile, EOFError, zlib.error) as error:  # a damaged entry (CRC, cut data)
+        copy.close()
+        raise ValueError(f"model file {str(path)!r} is damaged: {error}") from None
+    copy.seek(0)
+    return copy
+
+
+def _check_every_pth(path: Path) -> None:
+    """Before SB3's full load (which reads every ``.pth`` entry): each is checked like the weights of a
+    safe load, all of them together within ``MAX_ENTRY_BYTES``."""
+    sizes = {name: size for name, size in entry_sizes(path).items() if name.endswith(".pth")}
+    if sum(sizes.values()) > MAX_ENTRY_BYTES:
+        raise ValueError(f"model file {str(path)!r}: its .pth entries add up to {sum(sizes.values()):,} bytes; "
+                         f"at most {MAX_ENTRY_BYTES:,} are read")
+    with zipfile.ZipFile(path) as archive:
+        for name in sizes:
+            with _entry_file(archive, path, name) as stream:
+                check_pth(stream, MAX_ENTRY_BYTES, f"model file {str(path)!r}: {name}")
 
 
 def _does_not_fit(path: Path, algo: str, source: str, why: str) -> ValueError:

@@ -13,6 +13,7 @@ from war_env.agents import BASELINES
 from war_env.core.specs import parse_assignments
 from war_env.league import DEFAULT_OPPONENTS, DEFAULT_ROUNDS, DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, run_league
 from war_env.league.ray_backend import ShardsFailed
+from war_env.league.workers import WorkerDied
 from war_env.scripts.common import HelpFormatter, run_command, seed
 
 DEFAULT_WORKERS = os.cpu_count() or 1
@@ -87,7 +88,7 @@ def cli(argv: list[str] | None = None) -> int:
                 None if env is None else parse_assignments(env, "--env"), given.get("out"), args.workers, args.resume,
                 args.shard_rounds, progress=not args.quiet, backend=args.backend, address=args.address,
                 trust_model_file=args.trust_model_file)
-        except ShardsFailed as error:
+        except (ShardsFailed, WorkerDied) as error:
             print(f"war-bench: error: {error}", file=sys.stderr)
             return 1
         speed = f", {run.rounds_per_second:.1f} rounds/s" if run.rounds_per_second else ""

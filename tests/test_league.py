@@ -213,6 +213,10 @@ def test_reading_rounds_tolerates_a_cut_off_last_line_but_not_a_corrupt_one(tmp_
     log.write_bytes(gzip.compress(("not json\n" + record.to_json() + "\n").encode()))
     with pytest.raises(ValueError, match=f"{ROUNDS_FILE}:1 is not a round record"):
         read_rounds(log)
+    nested = '{"agent": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    log.write_bytes(gzip.compress((record.to_json() + "\n" + nested + "\n").encode()))
+    with pytest.raises(ValueError, match=f"{ROUNDS_FILE}:2 is not a round record: JSON nested deeper than Python"):
+        read_rounds(log)
 
 
 def test_resume_refuses_new_league_options_and_a_finished_folder_is_not_overwritten(tmp_path):
@@ -423,14 +427,6 @@ def test_a_shard_is_a_picklable_pure_description_of_its_rounds():
     first, again = play_shard(shard), play_shard(pickle.loads(pickle.dumps(shard)))
     assert first == again and [r.round for r in first] == [0, 1]
     assert all(isinstance(r, RoundRecord) and RoundRecord.from_json(r.to_json()) == r for r in first)
-
-
-def test_an_error_in_a_worker_process_reaches_the_caller():
-    good = Shard("prompt", "instant", (), ((0, 1), (1, 2)))
-    bad = Shard("prompt", "nobody", (), ((0, 1),))
-    received = []
-    with pytest.raises(ValueError, match="unknown opponent 'nobody'"):
-        run_shards([good, bad], workers=2, sink=received.append)
 
 
 # --- model agents in worker processes, and trust ------------------------------------------------------------

@@ -8,6 +8,7 @@ payload is live), and then that ``load_sb3_agent`` loads the same file without r
 from __future__ import annotations
 
 import base64
+import io
 import json
 import pathlib
 import pickle
@@ -250,7 +251,6 @@ def test_bad_observation_fields_get_clear_errors(fields, message):
 # --- bounded resources: a small file cannot make the loader inflate, allocate or play garbage ------------
 def _with_policy_tensors(source: pathlib.Path, target: pathlib.Path, change) -> None:
     """Rewrite ``policy.pth`` of ``source`` after ``change(state_dict)``."""
-    import io
 
     with zipfile.ZipFile(source) as archive:
         state = torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=True)
@@ -336,3 +336,152 @@ def test_a_truncated_model_file_is_named_as_such(saved_ppo, tmp_path):
     cut.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
     with pytest.raises(ValueError, match="not a zip file, or a truncated one"):
         load_sb3_agent("ppo", str(cut))
+
+
+# --- crafted files: refused within a memory bound, in a process of their own ------------------------------
+def _zip_by_hand(entries: dict[str, bytes | int | tuple]) -> bytes:
+    """A zip whose entries are stored bytes, (an int) that many zero bytes deflated, or (a tuple
+    ``(bytes,)``) bytes deflated once and reused for every entry that names the same bytes. Deflating
+    gigabytes takes seconds per GiB: every MiB of zeros after a full flush deflates to the same bytes, so
+    the stream of zeros is those bytes repeated, and writing it costs the CRC."""
+    import functools
+    import struct
+    import zlib
+
+    chunk = bytes(1 << 20)
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = compressor.compress(chunk) + compressor.flush(zlib.Z_FULL_FLUSH)
+    end = compressor.flush()
+
+    @functools.cache
+    def deflated(content: bytes) -> bytes:
+        squeeze = zlib.compressobj(1, zlib.DEFLATED, -15)
+        return squeeze.compress(content) + squeeze.flush()
+
+    body, directory = b"", b""
+    for name, content in entries.items():
+        if isinstance(content, int):
+            method, size, data, crc = 8, content, block * (content >> 20) + end, 0
+            for _ in range(content >> 20):
+                crc = zlib.crc32(chunk, crc)
+        elif isinstance(content, tuple):
+            method, size, data, crc = 8, len(content[0]), deflated(content[0]), zlib.crc32(content[0])
+        else:
+            method, size, data, crc = 0, len(content), content, zlib.crc32(content)
+        fields = (method, 0, 0x21, crc, len(data), size, len(name.encode()))
+        directory += struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, *fields, 0, 0, 0, 0, 0, len(body))
+        directory += name.encode()
+        body += struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, *fields, 0) + name.encode() + data
+    count = len(entries)
+    return body + directory + struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, count, count, len(directory), len(body), 0)
+
+
+def _entries(path: pathlib.Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _strided(size: int):
+    """policy.pth whose action_net.weight is one float seen as a size x size matrix (stride 0)."""
+    def craft(entries):
+        state = torch.load(io.BytesIO(entries["policy.pth"]), weights_only=True)
+        state["action_net.weight"] = torch.zeros(1).as_strided((size, size), (0, 0))
+        buffer = io.BytesIO()
+        torch.save(state, buffer)
+        return {**entries, "policy.pth": buffer.getvalue()}
+    return craft
+
+
+def _inner_deflated_record(entries):
+    """policy.pth's first storage record replaced by 1 GiB of deflated zeros (1 MB in the file)."""
+    with zipfile.ZipFile(io.BytesIO(entries["policy.pth"])) as inner:
+        records = {name: inner.read(name) for name in inner.namelist()}
+    first = next(name for name in records if name.endswith("/data/0"))
+    return {**entries, "policy.pth": _zip_by_hand({**records, first: 1 << 30})}
+
+
+def _ten_large_entries(entries):
+    """Ten more weights entries, each a torch file of 200 MB of float32 zeros (deflated: 2 MB on disk)."""
+    buffer = io.BytesIO()
+    torch.save({"padding": torch.zeros(50_000_000)}, buffer)
+    weights = (buffer.getvalue(),)
+    return {**entries, **{f"padding{i}.pth": weights for i in range(10)}}
+
+
+def _nested_metadata(entries):
+    return {**entries, METADATA_NAME: b"[" * 100_000 + b"]" * 100_000}
+
+
+LOAD = """
+import sys
+from war_env.agents.sb3_agent import load_sb3_agent
+try:
+    load_sb3_agent("ppo", sys.argv[1])
+    status = 0
+except ValueError as error:
+    print(error)
+    status = 3
+peak = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")][0].split()[1]
+print(f"peak KiB {peak}")
+sys.exit(status)
+"""
+
+
+def _load_in_a_process(path) -> tuple[int, float, str]:
+    """Exit status, peak memory (MiB: the process's own high-water mark, not its parent's share, which
+    getrusage would count) and output of a fresh Python that loads ``path``."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", LOAD, str(path)], capture_output=True, text=True, timeout=300)
+    *lines, peak = done.stdout.strip().splitlines() or [""]
+    if not peak.startswith("peak KiB "):
+        return done.returncode, float("nan"), done.stdout + done.stderr
+    return done.returncode, int(peak.split()[-1]) / 1024, "\n".join(lines) + done.stderr
+
+
+@pytest.fixture(scope="module")
+def loading_a_small_model(saved_ppo):
+    """Peak memory (MiB) of a process that loads a small model: the libraries' share."""
+    status, peak, output = _load_in_a_process(saved_ppo[1])
+    assert status == 0, output
+    return peak
+
+
+@pytest.mark.parametrize("craft, message", [
+    (_strided(30_000), r"policy.pth: a tensor of size \[30000, 30000\] and stride \[0, 0\] at offset 0 views "
+                       "900,000,000 elements of a storage of 1"),
+    (_strided(100_000), "views 10,000,000,000 elements of a storage of 1"),
+    (_inner_deflated_record, "record 'archive/data/0' is compressed"),
+    (_ten_large_entries, "its weights entries are .*'padding0'"),
+    (_nested_metadata, f"unreadable {METADATA_NAME}: it nests deeper than Python parses"),
+], ids=["stride-0 30000x30000", "stride-0 100000x100000", "inner 1 GiB deflated record", "ten 200 MB entries",
+        "nested metadata"])
+def test_a_crafted_model_file_is_refused_in_one_line_within_the_memory_bound(saved_ppo, loading_a_small_model,
+                                                                             tmp_path, craft, message):
+    import re
+
+    from war_env.agents.model_files import MAX_LOAD_BYTES
+
+    crafted = tmp_path / "crafted.zip"
+    crafted.write_bytes(_zip_by_hand(craft(_entries(saved_ppo[1]))))
+    status, peak, output = _load_in_a_process(crafted)
+    assert status == 3 and len(output.strip().splitlines()) == 1 and re.search(message, output), output[-2000:]
+    assert peak - loading_a_small_model < MAX_LOAD_BYTES / 2**20, f"{peak:.0f} MiB"
+
+
+@pytest.mark.slow
+def test_the_largest_network_allowed_loads_within_the_memory_bound(loading_a_small_model, tmp_path):
+    from war_env.agents.algorithms import MAX_PARAMETERS, network_parameters
+    from war_env.agents.model_files import MAX_LOAD_BYTES
+    from war_env.core.observation import OBSERVATION_SIZE
+
+    arch = {"pi": [2200, 2200], "vf": [2200, 2200]}
+    assert 0.95 * MAX_PARAMETERS < network_parameters("ppo", arch, OBSERVATION_SIZE) <= MAX_PARAMETERS
+    model = build_model("ppo", gym.make("War-v0"), {"net_arch": arch}, {"n_steps": 16, "batch_size": 16, "n_epochs": 1},
+                        seed=0)
+    model.learn(16)  # Adam's moments are in the file, as in every checkpoint
+    path = save_model(model, tmp_path / "largest.zip", "ppo", {"net_arch": arch})
+    status, peak, output = _load_in_a_process(path)
+    assert status == 0, output
+    assert peak - loading_a_small_model < MAX_LOAD_BYTES / 2**20, f"{peak:.0f} MiB"

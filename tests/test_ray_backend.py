@@ -4,6 +4,7 @@ failing reported (not dropped), and a killed driver resumed to the results of an
 
 import gzip
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -123,6 +124,26 @@ def test_a_shard_that_keeps_failing_is_reported_and_the_run_resumes(ray_instance
     resumed = main(resume=run_dir, progress=False, backend="ray")
     assert resumed.rounds_played == 3 and not (run_dir / "failed_shards.json").exists()
     assert (run_dir / "results.json").read_bytes() == (local_small.run_dir / "results.json").read_bytes()
+
+
+def killed_once_at(marks: Path, shard_start: int):
+    """A shard player whose worker process is killed (SIGKILL) on the first attempt of one shard."""
+
+    def player(shard):
+        if shard.rounds[0][0] == shard_start and not (marks / "killed").exists():
+            (marks / "killed").touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return play_shard(shard)
+
+    return player
+
+
+def test_a_killed_ray_worker_process_is_replaced_and_its_shard_played_again(ray_instance, tmp_path):
+    shards = make_shards(League(("random:p=0.2",), ("human",), 9, 4), set(), 3)
+    arrived = []
+    assert run_shards_on_ray(shards, 2, arrived.append, tmp_path, player=killed_once_at(tmp_path, 3)) == 9
+    assert (tmp_path / "killed").exists()
+    assert sorted(arrived, key=repr) == sorted((r for s in shards for r in play_shard(s)), key=repr)
 
 
 # --- a killed driver ----------------------------------------------------------------------------------

@@ -102,7 +102,21 @@ def test_by_default_there_is_no_latency():
     ({"latency": "gauss:mean=2"}, "unknown latency 'gauss'"),
     ({"latency": "fixed:tick=2"}, "has no parameter 'tick'"),
     ({"latency": 2}, "latency must be a spec string"),
+    ({"latency": "fixed:ticks=\uff12"}, "whole number of ticks from 0 to 16, got '\uff12'"),  # a full-width 2
+    ({"latency": "fixed:ticks=\u0662"}, "got '\u0662'"),  # an Arabic-Indic 2
+    ({"latency": "uniform:low=1,high=1_0"}, "high must be a whole number .* got '1_0'"),
+    ({"latency": "fixed"}, "missing 1 required .*'ticks'"),  # fixed alone names no delay
 ])
 def test_a_bad_latency_is_refused_with_an_error_that_names_it(changes, message):
     with pytest.raises(ValueError, match=message):
         WarConfig(**changes)
+
+
+@pytest.mark.parametrize("written, canonical", [
+    ("Fixed: ticks = 02", "fixed:ticks=2"),
+    ("uniform:high=4,low=1", "uniform:low=1,high=4"),
+    ("fixed:ticks=+3", "fixed:ticks=3"),
+])
+def test_a_latency_is_held_in_one_spelling(written, canonical):
+    assert WarConfig(latency=written).latency == canonical
+    assert WarConfig(latency=written) == WarConfig(latency=canonical)

@@ -126,6 +126,9 @@ def test_command_line_assignments_are_typed():
         "gamma": 0.95, "n_steps": 128, "pickup": "shuffled", "target_points": None}
     with pytest.raises(ValueError, match="expected key=value"):
         parse_assignments(["gamma"], "--set")
+    # numbers are ASCII digits: Python's int() also reads these, which would then be stored as written
+    assert parse_assignments(["a=\uff11\uff10,b=\u0661\u0660,c=1_0,d=1_0.5"]) == {
+        "a": "\uff11\uff10", "b": "\u0661\u0660", "c": "1_0", "d": "1_0.5"}
 
 
 def test_a_spec_value_takes_the_rest_of_its_item_commas_included():
@@ -324,6 +327,42 @@ def test_resume_appends_to_the_evaluation_log_and_the_model_card_keeps_every_ses
     assert card["evaluation_callback"]["timesteps"] == [128, 256, 384, 512]
     assert [(s["from_timesteps"], s["to_timesteps"]) for s in card["sessions"]] == [(0, 256), (256, 512)]
     assert card["sessions"][1]["resumed_from"].endswith("ckpt_256.zip")
+
+
+def test_resuming_an_earlier_checkpoint_evaluates_each_step_once(tmp_path, capsys):
+    """``war-train --resume RUN/checkpoints/ckpt_256.zip`` of a run that went to 512: the evaluations
+    after 256 belong to the part that is trained again; the log holds each step once, in order."""
+    first = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=512, n_envs=2, run_dir=tmp_path / "run",
+                 bench_rounds=0)
+    assert first.model_card["evaluation_callback"]["timesteps"] == [128, 256, 384, 512]
+    again = main(resume=first.run_dir / "checkpoints" / "ckpt_256.zip", timesteps=640, bench_rounds=0)
+    assert again.model_card["evaluation_callback"]["timesteps"] == [128, 256, 384, 512, 640]
+    assert "the evaluations at [384, 512] steps come after it and are dropped" in capsys.readouterr().err
+
+
+def test_a_run_killed_after_a_checkpoint_has_that_steps_evaluation(tmp_path):
+    """A checkpoint is written after the evaluation of its step: killed the moment a checkpoint appears,
+    the run's log already holds that evaluation, and the resumed run evaluates every step once."""
+    import signal
+    import time
+
+    config = json.loads(tiny_config(tmp_path, "ppo").read_text())
+    config["evaluation"]["rounds"] = 20  # an evaluation long enough to be killed in the middle of
+    (tmp_path / "slow_eval.json").write_text(json.dumps(config))
+    run = tmp_path / "run"
+    command = [sys.executable, "-m", "war_env.scripts.train", "--algo", "ppo", "--config", str(tmp_path / "slow_eval.json"),
+               "--timesteps", "512", "--n-envs", "1", "--run-dir", str(run), "--bench-rounds", "0"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 120
+        while not (run / "checkpoints" / "ckpt_256.zip").exists() and time.monotonic() < deadline:
+            time.sleep(0.005)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    assert (run / "checkpoints" / "ckpt_256.zip").exists()
+    resumed = main(resume=run, timesteps=512, bench_rounds=0)
+    assert resumed.model_card["evaluation_callback"]["timesteps"] == [128, 256, 384, 512]
 
 
 def test_resume_falls_back_from_a_cut_checkpoint_says_so_and_ignores_other_files(tmp_path, capsys):

@@ -87,6 +87,7 @@ def test_the_cli_reports_a_bad_space_as_a_usage_error(tmp_path, capsys):
     (["--opponent", "humann"], "unknown opponent 'humann'.*did you mean 'human'"),
     (["--n-envs", "1000"], r"n_envs must be an integer in \[1, 64\]"),
     (["--address", "nonsense"], "address must be 'auto', 'HOST:PORT'"),
+    (["--max-concurrent", "0"], "max_concurrent must be a whole number >= 1, got 0"),
 ])
 def test_a_bad_opponent_or_setting_is_a_usage_error_before_ray_starts(tmp_path, capsys, argv, message):
     with pytest.raises(SystemExit) as exit_status:

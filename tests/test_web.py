@@ -81,10 +81,19 @@ def is_error(message) -> bool:
     return message["type"] == "error"
 
 
+TABLE = "ws://localhost/ws"
+"""The table's URL as a page served from this machine opens it (TestClient would say Host: testserver)."""
+
+
+def local_client(app) -> TestClient:
+    """A client of a server on this machine: its requests say ``Host: localhost``."""
+    return TestClient(app, base_url="http://localhost")
+
+
 @pytest.fixture
 def client():
     app = create_app(TableSettings(opponent="instant", seed=WAR_SOON, rules=QUICK))
-    with TestClient(app) as client:
+    with local_client(app) as client:
         yield client
 
 
@@ -149,7 +158,7 @@ def test_commands_are_parsed_strictly():
 
 
 def test_a_whole_round_is_played_by_messages(client):
-    with client.websocket_connect("/ws") as socket:
+    with client.websocket_connect(TABLE) as socket:
         tab = Tab(socket)
         assert tab.hello["type"] == "hello" and tab.hello["rules"]["target_points"] == 3
         assert tab.hello["opponent"] == "instant"
@@ -176,7 +185,7 @@ def test_a_whole_round_is_played_by_messages(client):
 
 def test_a_press_outside_your_turn_is_answered_as_a_false_start():
     app = create_app(TableSettings(opponent="fixed:ticks=10", seed=WAR_SOON))
-    with TestClient(app) as client, client.websocket_connect("/ws") as socket:
+    with local_client(app) as client, client.websocket_connect(TABLE) as socket:
         tab = Tab(socket)
         tab.press(TURN)  # start: you draw first
         tab.press(TURN)  # lay your card
@@ -188,7 +197,7 @@ def test_a_press_outside_your_turn_is_answered_as_a_false_start():
 
 
 def test_bad_messages_get_an_error_and_the_table_plays_on(client):
-    with client.websocket_connect("/ws") as socket:
+    with client.websocket_connect(TABLE) as socket:
         tab = Tab(socket)
         for bad in ("not json", "[]", '{"type": "command", "command": "cheat"}', "x" * 10_000):
             socket.send_text(bad)
@@ -201,7 +210,7 @@ def test_bad_messages_get_an_error_and_the_table_plays_on(client):
 
 def test_each_tab_has_its_own_table_and_a_closed_tab_ends_its_session(client):
     sessions = client.app.state.sessions
-    with client.websocket_connect("/ws") as first, client.websocket_connect("/ws") as second:
+    with client.websocket_connect(TABLE) as first, client.websocket_connect(TABLE) as second:
         one, two = Tab(first), Tab(second)
         assert len(sessions) == 2 and len({id(session) for session in sessions.values()}) == 2
         one.press(AUTOPLAY)
@@ -218,9 +227,9 @@ def test_each_tab_has_its_own_table_and_a_closed_tab_ends_its_session(client):
 
 def test_a_tab_beyond_the_limit_is_told_and_closed():
     app = create_app(TableSettings(opponent="instant"), Limits(max_sessions=1))
-    with TestClient(app) as client, client.websocket_connect("/ws") as first:
+    with local_client(app) as client, client.websocket_connect(TABLE) as first:
         Tab(first)
-        with client.websocket_connect("/ws") as second:
+        with client.websocket_connect(TABLE) as second:
             message = second.receive_json()
             assert message["type"] == "error" and "1 tables open" in message["message"]
             with pytest.raises(WebSocketDisconnect) as closed:
@@ -232,7 +241,7 @@ def test_a_tab_beyond_the_limit_is_told_and_closed():
 def test_a_flood_of_messages_is_refused_then_the_connection_closed():
     limits = Limits(messages_per_second=0.1, burst=3, dropped_before_close=5)
     app = create_app(TableSettings(opponent="instant"), limits)
-    with TestClient(app) as client, client.websocket_connect("/ws") as socket:
+    with local_client(app) as client, client.websocket_connect(TABLE) as socket:
         tab = Tab(socket)
         replies = []
         with pytest.raises(WebSocketDisconnect) as closed:
@@ -247,7 +256,7 @@ def test_a_flood_of_messages_is_refused_then_the_connection_closed():
 
 def test_a_silent_tab_is_closed_after_the_idle_limit():
     app = create_app(TableSettings(opponent="instant"), Limits(idle_seconds=0.3))
-    with TestClient(app) as client, client.websocket_connect("/ws") as socket:
+    with local_client(app) as client, client.websocket_connect(TABLE) as socket:
         Tab(socket)
         message = socket.receive_json()
         assert message["type"] == "error" and "reload to play again" in message["message"]
@@ -258,10 +267,10 @@ def test_a_silent_tab_is_closed_after_the_idle_limit():
 
 def test_another_sites_page_may_not_open_a_table(client):
     with pytest.raises(WebSocketDisconnect) as refused:
-        with client.websocket_connect("/ws", headers={"origin": "http://elsewhere.example"}):
+        with client.websocket_connect(TABLE, headers={"origin": "http://elsewhere.example"}):
             pass
     assert refused.value.code == 1008
-    with client.websocket_connect("/ws", headers={"origin": "http://testserver"}) as socket:
+    with client.websocket_connect(TABLE, headers={"origin": "http://localhost"}) as socket:
         assert Tab(socket).hello["type"] == "hello"
 
 
@@ -270,6 +279,19 @@ def test_bad_settings_fail_before_the_server_starts():
         create_app(TableSettings(opponent="nobody"))
     with pytest.raises(ValueError, match="max_sessions must be positive"):
         Limits(max_sessions=0)
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "80000"])
+def test_a_port_that_does_not_exist_is_one_line_from_war_play(port):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    war_play = Path(sys.executable).parent / "war-play"
+    done = subprocess.run([str(war_play), "--web", "--port", port], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"war-play: error: port must be a whole number from 0 (any free port) to 65535, got {port}")
 
 
 def test_the_token_bucket_allows_a_burst_then_the_rate():
@@ -290,7 +312,7 @@ def test_a_trained_model_can_be_the_opponent(tmp_path):
     model = build_model("ppo", gym.make("War-v0"), architecture, {"n_steps": 16, "batch_size": 16}, seed=0)
     save_model(model, tmp_path / "ppo.zip", "ppo", architecture)
     app = create_app(TableSettings(opponent=f"ppo:{tmp_path / 'ppo.zip'}", seed=WAR_SOON, rules=QUICK))
-    with TestClient(app) as client, client.websocket_connect("/ws") as socket:
+    with local_client(app) as client, client.websocket_connect(TABLE) as socket:
         tab = Tab(socket)
         (session,) = app.state.sessions.values()
         assert session.env.opponent_bot is None and type(session.env.opponent_policy).__name__ != "Bot"

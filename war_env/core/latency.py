@@ -5,6 +5,9 @@
 | ``fixed:ticks=3`` | always 3 ticks (``fixed:ticks=0``, the default, is War-v0's game: a press acts at once) |
 | ``uniform:low=1,high=4`` | 1, 2, 3 or 4 ticks, each with probability 1/4 |
 
+A rule holds a spec in its canonical spelling (``canonical_latency``: ``"Fixed: ticks = 02"`` is
+``"fixed:ticks=2"``), so one latency has one spelling in every run folder and configuration hash.
+
 A press sent in tick t acts in tick t + d exactly as an undelayed press acts today (``war_env.core.clock``).
 The delay of a seat's k-th press of a round is ``sample_delay(cdf, hash_uniform(round_key,
 STREAM_LATENCY[seat], k))`` (``war_env.core.randomness``), so it never depends on anything but the round key
@@ -15,7 +18,7 @@ opens must be able to land within it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 
 from war_env.core.randomness import cumulative, sample_tick
@@ -28,9 +31,9 @@ NO_LATENCY = "fixed:ticks=0"
 
 @dataclass(frozen=True)
 class FixedLatency:
-    """Every press lands ``ticks`` ticks after it was sent."""
+    """Every press lands ``ticks`` ticks after it was sent (no default: ``fixed`` alone says nothing)."""
 
-    ticks: int = 0
+    ticks: int
 
     def __post_init__(self):
         _check_ticks("fixed", "ticks", self.ticks)
@@ -61,11 +64,22 @@ LATENCIES = {"fixed": FixedLatency, "uniform": UniformLatency}
 
 
 @lru_cache(maxsize=64)
-def latency_probabilities(spec: str) -> tuple[float, ...]:
-    """``"uniform:low=1,high=2"`` -> ``(0.0, 0.5, 0.5)``: P(delay = d) for d = 0 .. the largest delay."""
+def _latency(spec: str) -> FixedLatency | UniformLatency:
     if not isinstance(spec, str):
         raise ValueError(f"latency must be a spec string like 'fixed:ticks=2' or 'uniform:low=1,high=4', got {spec!r}")
-    return build_from_spec(spec, LATENCIES, "latency").probabilities()
+    return build_from_spec(spec, LATENCIES, "latency")
+
+
+def latency_probabilities(spec: str) -> tuple[float, ...]:
+    """``"uniform:low=1,high=2"`` -> ``(0.0, 0.5, 0.5)``: P(delay = d) for d = 0 .. the largest delay."""
+    return _latency(spec).probabilities()
+
+
+def canonical_latency(spec: str) -> str:
+    """``"Uniform: high=4, low=1"`` -> ``"uniform:low=1,high=4"``: the name and every parameter, in order."""
+    latency = _latency(spec)
+    name = next(name for name, kind in LATENCIES.items() if isinstance(latency, kind))
+    return f"{name}:" + ",".join(f"{field.name}={getattr(latency, field.name)}" for field in fields(latency))
 
 
 @lru_cache(maxsize=64)

@@ -15,7 +15,7 @@ from functools import cached_property
 from numbers import Integral, Real
 
 from war_env.core.cards import DECK_SIZE
-from war_env.core.latency import NO_LATENCY, latency_probabilities
+from war_env.core.latency import NO_LATENCY, canonical_latency, latency_probabilities
 
 PICKUP_ORDERS = ("in_order", "shuffled")
 MAX_ROUND_LENGTH = 100_000
@@ -126,6 +126,7 @@ class WarConfig:
         if not isinstance(self.latency, str):
             raise ValueError(f"latency must be a spec string like 'fixed:ticks=2' or 'uniform:low=1,high=4', "
                              f"got {self.latency!r}")
+        object.__setattr__(self, "latency", canonical_latency(self.latency))  # one spelling per latency
         if self.max_delay >= self.turn_ticks:  # parses the spec (a bad one, or one above 16 ticks, raises there)
             raise ValueError(f"latency {self.latency!r} can delay a press by {self.max_delay} ticks, but a turn has "
                              f"{self.turn_ticks}: a press sent as the turn opens must be able to land in it")

@@ -64,11 +64,16 @@ def _is_spec_with_parameters(value: str) -> bool:
 
 
 def parse_value(text: str) -> object:
+    """``None``, a bool, an int, a float, or the text itself. Numbers are written in ASCII without
+    underscores: Python's ``int`` and ``float`` also take ``"１"``, ``"١"`` and ``"1_0"``, which then stay
+    text here and are refused by whatever wanted a number, instead of being stored as written."""
     lowered = text.lower()
     if lowered in ("none", "null"):
         return None
     if lowered in ("true", "false"):
         return lowered == "true"
+    if not text.isascii() or "_" in text:
+        return text
     for convert in (int, float):
         try:
             return convert(text)

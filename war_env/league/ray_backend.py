@@ -126,10 +126,19 @@ SHARD_PLAYER: Callable[[Shard], list[RoundRecord]] = play_shard
 
 
 def run_on_ray(shards: Sequence[Shard], workers: int, sink: Callable[[RoundRecord], None], run_dir: Path | None,
-               address: str | None = None) -> None:
-    """The benchmark's hook (``scripts.benchmark._play``): connect only if there is something to play."""
-    if shards:
-        run_shards_on_ray(shards, connect(address, workers), sink, run_dir, player=SHARD_PLAYER)
+               address: str | None = None, on_cap: Callable[[tuple[int, str | None]], int] = lambda cap: cap[0]) -> int:
+    """The benchmark's hook (``war_env.league.run._play``): connect only if there is something to play.
+    Tasks in flight are capped by the shards and the cluster's CPUs (``on_cap`` says so); returns them."""
+    if not shards:
+        return workers
+    import ray
+
+    from war_env.league.workers import worker_cap
+
+    workers = connect(address, workers)
+    workers = on_cap(worker_cap(workers, shards, cpus=max(1, int(ray.cluster_resources().get("CPU", 1)))))
+    run_shards_on_ray(shards, workers, sink, run_dir, player=SHARD_PLAYER)
+    return workers
 
 
 def _play_in_task(player: Callable[[Shard], list[RoundRecord]], shard: Shard) -> list[RoundRecord]:

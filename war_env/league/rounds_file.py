@@ -102,7 +102,9 @@ def _numbered_records(path: Path, repair: bool) -> list[tuple[int, RoundRecord]]
     for number, line in enumerate(lines, start=1):
         try:
             records.append((number, RoundRecord.from_json(line.decode("utf-8"))))
-        except (UnicodeDecodeError, ValueError) as error:  # JSONDecodeError is a ValueError
+        except (UnicodeDecodeError, ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError
+            if isinstance(error, RecursionError):
+                error = "JSON nested deeper than Python parses"
             if number < len(lines) or not _looks_cut(line):
                 raise ValueError(f"{path}:{number} is not a round record: {error}") from None
             cut = line  # the crash's cut line, with a newline after it

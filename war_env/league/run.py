@@ -36,7 +36,7 @@ from war_env.league.plots import make_plots
 from war_env.league.report import render_report
 from war_env.league.results import summarise, validate_results
 from war_env.league.rounds_file import ROUNDS_FILE, RoundsWriter, load_rounds, read_rounds
-from war_env.league.workers import run_shards
+from war_env.league.workers import WorkerDied, run_shards, worker_cap
 from war_env.support.atomic import write_atomic
 from war_env.support.provenance import provenance
 from war_env.support.run_folder import locked_run_folder
@@ -148,7 +148,7 @@ def _run(league: League, run_dir: Path, workers: int, shard_rounds: int, progres
     todo = sum(len(shard.rounds) for shard in shards)
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     started = time.perf_counter()
-    _play(shards, todo, workers, rounds_path, run_dir, progress, backend, address)
+    workers = _play(shards, todo, workers, rounds_path, run_dir, progress, backend, address)
     seconds = time.perf_counter() - started
 
     indexed = load_rounds(rounds_path, league)
@@ -174,11 +174,15 @@ def _run(league: League, run_dir: Path, workers: int, shard_rounds: int, progres
 
 
 def _play(shards: list[Shard], todo: int, workers: int, rounds_path: Path, run_dir: Path, progress: bool,
-          backend: str = "local", address: str | None = None) -> None:
+          backend: str = "local", address: str | None = None) -> int:
+    """Play the shards into the rounds file; returns the workers that played them (capped by the work
+    and the machine, or the Ray cluster, and said so on stderr when fewer than asked)."""
     from tqdm import tqdm
 
     if not shards:
-        return
+        return workers
+    if backend == "local":
+        workers = _capped(worker_cap(workers, shards))
     with RoundsWriter(rounds_path) as log, \
             tqdm(total=todo, unit="round", disable=not progress, desc="league", smoothing=0.05) as bar:
 
@@ -190,7 +194,7 @@ def _play(shards: list[Shard], todo: int, workers: int, rounds_path: Path, run_d
             if backend == "ray":  # Ray is imported by war_env.league.ray_backend only
                 from war_env.league.ray_backend import run_on_ray
 
-                run_on_ray(shards, workers, record_round, run_dir, address)
+                workers = run_on_ray(shards, workers, record_round, run_dir, address, on_cap=_capped)
             else:
                 run_shards(shards, workers, record_round)
         except KeyboardInterrupt:
@@ -198,3 +202,14 @@ def _play(shards: list[Shard], todo: int, workers: int, rounds_path: Path, run_d
             print(f"\ninterrupted: every finished round is in {rounds_path}; continue with: "
                   f"war-bench --resume {run_dir}", file=sys.stderr)
             raise
+        except WorkerDied as error:
+            bar.close()
+            raise WorkerDied(f"{error} in {rounds_path}; continue with: war-bench --resume {run_dir}") from None
+    return workers
+
+
+def _capped(cap: tuple[int, str | None]) -> int:
+    workers, note = cap
+    if note is not None:
+        print(f"war-bench: {note}", file=sys.stderr)
+    return workers

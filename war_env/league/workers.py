@@ -1,82 +1,256 @@
-"""Playing shards in this process or in worker processes, each finished round streamed to the parent.
+"""Playing shards in this process or in supervised worker processes, each finished round streamed to the parent.
 
 Workers are *spawned*, never forked: a fork of a parent that has started OpenMP (torch does, when a
 model agent is built to check its spec) hangs in OpenMP's barrier. Each worker limits its numeric
 libraries to one thread before it imports any of them (``war_env.support.threads``), whatever the user's
 shell sets.
+
+Supervision. Each worker has a pipe of its own to the parent: the parent sends it a shard, the worker
+sends back each round as it finishes, then ``done``. The parent waits on every pipe and on every
+worker's process sentinel at once, so a worker that dies (the out-of-memory killer, ``kill -9``, a crash
+in a native library) is noticed the moment it exits. Its shard's rounds that did not arrive are played
+again on a new worker: they are seeded, so the records, and the results, are the ones the dead worker
+would have sent. A shard whose worker died ``MAX_ATTEMPTS`` times is not tried again: ``WorkerDied``
+says which rounds and how the worker ended, and every finished round is already with the sink.
+
+Why not ``concurrent.futures.ProcessPoolExecutor``: one dead worker breaks the whole pool
+(``BrokenProcessPool``) and fails every running task, so every worker would be restarted (each import
+of torch and numba costs seconds) and every running shard replayed; the pool does not say which task
+the dead worker held, so a shard that kills its worker every time cannot be told from a neighbour
+killed by the out-of-memory killer; and streaming rounds needs a channel shared by all workers, which a
+worker killed in the middle of a write leaves locked or cut. One pipe per worker has none of these.
+
+An exception raised in a worker (a bad spec, a model that does not load) is not a death: it is raised
+in the parent as it is, and the other workers are stopped.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import sys
+import threading
 import time
+import traceback
+from collections import deque
 from collections.abc import Callable, Sequence
-from queue import Empty
+from dataclasses import dataclass, field, replace
+from multiprocessing.connection import wait
 
 from war_env.evaluation.records import RoundRecord
 from war_env.league.league import Shard, play_shard
 from war_env.support.threads import limit_process_threads, one_thread_environment
 
-_worker_queue = None
+MAX_ATTEMPTS = 3
+"""Workers that may die on one shard before the league gives up on it."""
 
 
-def _init_worker(queue, parent: int) -> None:
-    global _worker_queue
-    import signal
-    import threading
+class WorkerDied(RuntimeError):
+    """A shard's worker died ``MAX_ATTEMPTS`` times; every round that finished reached the sink."""
 
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity, which containers and ``taskset`` narrow)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def worker_cap(workers: int, shards: Sequence[Shard], cpus: int | None = None) -> tuple[int, str | None]:
+    """The workers worth starting for ``shards``: no more than the shards to play and ``cpus`` (this
+    machine's usable CPUs unless given; Ray passes the cluster's). The second value says why fewer than
+    ``workers`` (``None`` when not)."""
+    cpus = usable_cpus() if cpus is None else cpus
+    capped = max(1, min(workers, len(shards), cpus))
+    if capped == workers:
+        return workers, None
+    return capped, f"--workers {workers} capped at {capped}: {len(shards)} shard(s) to play on {cpus} CPU(s)"
+
+
+# --- the worker process -----------------------------------------------------------------------------
+def _serve(connection, parent: int, player: Callable) -> None:
+    """A worker: play each shard the parent sends, sending every round as it finishes, until ``None``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the workers itself
     limit_process_threads()  # already set at spawn; again for libraries that read it late
-    _worker_queue = queue
     threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+    while (shard := connection.recv()) is not None:
+        try:
+            player(shard, on_round=lambda record: connection.send(("round", record)))
+        except Exception as error:  # the parent raises it: a bad spec is not a reason to retry
+            connection.send(("error", _picklable(error)))
+            return
+        connection.send(("done", None))
+
+
+def _picklable(error: Exception) -> Exception:
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:
+        return RuntimeError("".join(traceback.format_exception(error)).strip())
 
 
 def _exit_when_orphaned(parent: int) -> None:
     """A killed parent reads no more rounds: stop within half a second, even in the middle of a long
-    shard (building an oracle, loading the compiled engine), not only after the next finished round.
-    ``os._exit`` skips the queue's exit handler, which would wait forever for the queue's lock if another
-    worker died holding it."""
+    shard (building an oracle, loading the compiled engine), not only at the next send."""
     while os.getppid() == parent:
         time.sleep(0.5)
     os._exit(1)
 
 
-def _send_round(record: RoundRecord) -> None:
-    _worker_queue.put(record)
+# --- the parent -------------------------------------------------------------------------------------
+@dataclass
+class _Task:
+    """A shard and how often a worker died on it."""
+
+    shard: Shard
+    attempts: int = 0
 
 
-def _play_shard_in_worker(shard: Shard) -> int:
-    """Stream each finished round to the parent at once, so a killed run loses none."""
-    return len(play_shard(shard, on_round=_send_round))
+@dataclass
+class _Worker:
+    process: object
+    connection: object
+    task: _Task | None = None
+    received: set = field(default_factory=set)
+    """Round indices of ``task`` already handed to the sink."""
 
 
-def run_shards(shards: Sequence[Shard], workers: int, sink: Callable[[RoundRecord], None]) -> None:
-    """Play every shard, calling ``sink`` once per finished round (in the parent process)."""
+class _Supervisor:
+    """Keeps up to ``size`` workers busy with ``tasks``; see the module."""
+
+    def __init__(self, size: int, sink: Callable[[RoundRecord], None], player: Callable):
+        import multiprocessing
+
+        self.context = multiprocessing.get_context("spawn")
+        self.size, self.sink, self.player = size, sink, player
+        self.workers: list[_Worker] = []
+        self.waiting: deque[_Task] = deque()
+
+    def run(self, shards: Sequence[Shard]) -> None:
+        self.waiting.extend(_Task(shard) for shard in shards)
+        while self.waiting or self._busy():
+            self._hand_out()
+            ready = set(wait([w.connection for w in self._busy()] + [w.process.sentinel for w in self.workers]))
+            for worker in list(self.workers):
+                if worker.connection in ready:
+                    self._read(worker)
+                if worker.process.sentinel in ready:
+                    self._bury(worker)
+
+    def _busy(self) -> list[_Worker]:
+        return [worker for worker in self.workers if worker.task is not None]
+
+    def _hand_out(self) -> None:
+        """Give every idle worker a shard, starting workers (up to ``size``) while shards wait."""
+        for worker in self.workers:
+            if worker.task is None and self.waiting:
+                self._give(worker, self.waiting.popleft())
+        while self.waiting and len(self.workers) < self.size:
+            self._give(self._start(), self.waiting.popleft())
+
+    def _start(self) -> _Worker:
+        ours, theirs = self.context.Pipe()
+        with one_thread_environment():
+            process = self.context.Process(target=_serve, args=(theirs, os.getpid(), self.player),
+                                           daemon=True)
+            process.start()
+        theirs.close()  # only the worker holds its end: its death is an end of file here
+        worker = _Worker(process, ours)
+        self.workers.append(worker)
+        return worker
+
+    def _give(self, worker: _Worker, task: _Task) -> None:
+        worker.task, worker.received = task, set()
+        _send(worker.connection, task.shard)  # to a dead worker: its sentinel says so next, the task goes back
+
+    def _read(self, worker: _Worker) -> None:
+        """Every message the worker's pipe holds; a cut one (the worker died writing it) is ignored."""
+        while (message := _receive(worker.connection)) is not None:
+            kind, payload = message
+            if kind == "error":
+                raise payload
+            if kind == "done":
+                worker.task = None
+            else:
+                self.sink(payload)
+                worker.received.add(payload.round)
+
+    def _bury(self, worker: _Worker) -> None:
+        """A worker exited: keep what it sent, and put the rounds it did not send back in line."""
+        self._read(worker)
+        worker.process.join()
+        worker.connection.close()
+        self.workers.remove(worker)
+        task = worker.task
+        if task is None:
+            return
+        left = tuple(pair for pair in task.shard.rounds if pair[0] not in worker.received)
+        if not left:
+            return
+        attempts = task.attempts + 1
+        if attempts >= MAX_ATTEMPTS:
+            raise WorkerDied(f"a worker died {attempts} times playing {task.shard.agent} vs {task.shard.opponent}, "
+                             f"rounds {left[0][0]}..{left[-1][0]} (the last {_how_it_ended(worker.process)}); "
+                             "every round that finished was kept")
+        print(f"war-env: a worker {_how_it_ended(worker.process)}; its {len(left)} unfinished round(s) are played "
+              "again on a new worker", file=sys.stderr)
+        self.waiting.appendleft(_Task(replace(task.shard, rounds=left), attempts))
+
+    def stop(self, finished: bool) -> None:
+        """Finished, the workers are idle and leave when told; otherwise (an error, Ctrl-C) they are
+        terminated in the middle of their rounds."""
+        for worker in self.workers:
+            if finished:
+                _send(worker.connection, None)
+                worker.process.join(timeout=5)
+            if worker.process.is_alive():
+                worker.process.terminate()
+                worker.process.join()
+            worker.connection.close()
+        self.workers.clear()
+
+
+def _receive(connection) -> tuple | None:
+    """The next message waiting in the pipe, or ``None``: nothing waits, the pipe is closed, or the
+    message was cut (its worker died writing it)."""
+    try:
+        return connection.recv() if connection.poll() else None
+    except (EOFError, OSError):
+        return None
+
+
+def _send(connection, message) -> None:
+    try:
+        connection.send(message)
+    except OSError:  # the worker is dead: its sentinel tells the supervisor
+        pass
+
+
+def _how_it_ended(process) -> str:
+    code = process.exitcode
+    if code is not None and code < 0:
+        return f"was killed by {signal.Signals(-code).name}"
+    return f"exited with status {code}"
+
+
+def run_shards(shards: Sequence[Shard], workers: int, sink: Callable[[RoundRecord], None],
+               player: Callable = play_shard) -> None:
+    """Play every shard, calling ``sink`` once per finished round (in the parent process).
+
+    ``player(shard, on_round=...)`` plays one shard (``play_shard``; tests pass one whose worker dies on
+    purpose); with more than one worker it must be importable in a spawned process."""
     if workers == 1:
         for shard in shards:
-            play_shard(shard, on_round=sink)
+            player(shard, on_round=sink)
         return
-    import multiprocessing
-
-    context = multiprocessing.get_context("spawn")
-    queue = context.Queue()
-    expected = sum(len(shard.rounds) for shard in shards)
-    with one_thread_environment():
-        pool = context.Pool(workers, initializer=_init_worker, initargs=(queue, os.getpid()))
+    supervisor = _Supervisor(workers, sink, player)
+    finished = False
     try:
-        result = pool.map_async(_play_shard_in_worker, shards, chunksize=1)
-        received = 0
-        while received < expected:
-            try:
-                record = queue.get(timeout=0.2)
-            except Empty:
-                if result.ready() and not result.successful():
-                    result.get()  # raises the worker's exception here
-                continue
-            sink(record)
-            received += 1
-        result.get()
-        pool.close()
+        supervisor.run(shards)
+        finished = True
     finally:
-        pool.terminate()  # on success the workers are idle; on an error or Ctrl-C they stop mid-round
-        pool.join()
+        supervisor.stop(finished)

@@ -26,9 +26,13 @@ def checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
     return sorted(found, reverse=True)
 
 
-def make_callbacks(model_meta: dict, run_dir: Path, config: TrainConfig, eval_env, n_envs: int, best_so_far: float):
-    """Round statistics for TensorBoard, atomic checkpoints, and the evaluation on held-out deals that
-    saves ``best.zip``."""
+def make_callbacks(model_meta: dict, run_dir: Path, config: TrainConfig, eval_env, n_envs: int, best_so_far: float,
+                   resumed_at: int = 0):
+    """Round statistics for TensorBoard, the evaluation on held-out deals that saves ``best.zip``, and
+    atomic checkpoints, in that order: at a step that has both, the checkpoint is written after the
+    evaluation is in the log, so a run killed in between resumes from the previous checkpoint and
+    evaluates that step again instead of losing it. ``resumed_at``: the checkpoint's step count (0 for a
+    new run); the evaluation log keeps what came before it, and the schedule goes on from it."""
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
 
     if config.algorithm == "maskable_ppo":  # evaluates with the env's action_masks(), as it trains
@@ -79,8 +83,6 @@ def make_callbacks(model_meta: dict, run_dir: Path, config: TrainConfig, eval_en
             return super()._on_step()
 
     callbacks = [RoundInfoLogger()]
-    if config.checkpoint_every_timesteps:
-        callbacks.append(SaveAtomically(every=config.checkpoint_every_timesteps))
     if config.evaluation["every_timesteps"]:
         evaluation = HeldOutEval(
             eval_env,
@@ -93,15 +95,20 @@ def make_callbacks(model_meta: dict, run_dir: Path, config: TrainConfig, eval_en
             verbose=0,
         )
         evaluation.best_mean_reward = best_so_far
-        _continue_history(evaluation, run_dir / EVALUATIONS)
+        _continue_history(evaluation, run_dir / EVALUATIONS, resumed_at)
+        evaluation.n_calls = resumed_at // n_envs  # evaluations fall on the same steps as without the resume
         callbacks.append(evaluation)
+    if config.checkpoint_every_timesteps:
+        callbacks.append(SaveAtomically(every=config.checkpoint_every_timesteps))
     return CallbackList(callbacks)
 
 
-def _continue_history(evaluation, log: Path) -> None:
+def _continue_history(evaluation, log: Path, resumed_at: int) -> None:
     """A resumed run appends to the evaluation log: SB3's callback rewrites the whole file from its own
-    lists at every evaluation, so they start from what the file holds. A file a crash left unreadable is
-    kept aside (``evaluations.unreadable.npz``), not overwritten."""
+    lists at every evaluation, so they start from what the file holds up to the checkpoint's step count
+    (what came after it, from a resume of an earlier checkpoint, is trained and evaluated again, and
+    dropped, said on stderr). A file a crash left unreadable is kept aside (``evaluations.unreadable.npz``),
+    not overwritten."""
     if not log.exists():
         return
     try:
@@ -113,6 +120,10 @@ def _continue_history(evaluation, log: Path) -> None:
         print(f"war-train: cannot read {log} ({error}); kept as {kept}, the evaluation log starts again",
               file=sys.stderr)
         return
-    evaluation.evaluations_timesteps = timesteps
-    evaluation.evaluations_results = results
-    evaluation.evaluations_length = lengths
+    earlier = sum(step <= resumed_at for step in timesteps)  # the log is in step order
+    if earlier < len(timesteps):
+        print(f"war-train: resuming at {resumed_at} steps: the evaluations at {timesteps[earlier:]} steps come after "
+              "it and are dropped from the log (those steps are trained and evaluated again)", file=sys.stderr)
+    evaluation.evaluations_timesteps = timesteps[:earlier]
+    evaluation.evaluations_results = results[:earlier]
+    evaluation.evaluations_length = lengths[:earlier]

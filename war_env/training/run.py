@@ -228,7 +228,7 @@ def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, 
     model = _model_for(plan, env, verbose, model)
     model_meta = {"algo": algo, "policy_kwargs": config.policy_kwargs, "observation": list(fields),
                   "opponent": settings["opponent"], "env_args": settings["env_args"], "seed": settings["seed"]}
-    callbacks = make_callbacks(model_meta, run_dir, config, eval_env, settings["n_envs"], _best_so_far(run_dir))
+    callbacks = make_callbacks(model_meta, run_dir, config, eval_env, settings["n_envs"], _best_so_far(run_dir), done)
     started_at = int(model.num_timesteps)
     started = time.perf_counter()
     if target > model.num_timesteps:

@@ -147,7 +147,9 @@ def tune_sweep(
     if load_config(config_path).algorithm != algo:
         raise ValueError(f"config file {str(config_path)!r} is not for {algo!r}")
     make_opponent(opponent, config=WarConfig.from_kwargs(env_args or {}))
-    for name, value in (("samples", samples), ("timesteps", timesteps), ("bench_rounds", bench_rounds)):
+    counts = (("samples", samples), ("timesteps", timesteps), ("bench_rounds", bench_rounds),
+              ("max_concurrent", 1 if max_concurrent is None else max_concurrent))
+    for name, value in counts:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
     if n_envs is not None:

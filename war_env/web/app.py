@@ -10,7 +10,10 @@ Bounds per connection and per server (``Limits``): a message longer than ``max_m
 refused (uvicorn closes the socket on a frame that large; the app answers a shorter over-long one
 with an error), at most ``messages_per_second`` (with bursts of ``burst``) are read and the rest
 answered with an error until ``dropped_before_close`` have been dropped, then the socket is closed;
-at most ``max_sessions`` tabs play at once (the next one is told so and closed).
+at most ``max_sessions`` tabs play at once, at most ``tables_per_client`` of them from one address (the
+next one is told so and closed). In front of the app (``war_env.web.guards``): a request's head must be
+complete within ``head_seconds`` (slowloris), and a request whose ``Host`` is not this server's is
+refused (DNS rebinding).
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ import itertools
 import json
 import socket
 import sys
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from urllib.parse import urlsplit
 
@@ -32,6 +36,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from war_env.play.loop import WallClock
 from war_env.play.session import PlaySession
+from war_env.web.guards import KnownHosts, SlowHeads
 from war_env.web.protocol import (
     MAX_MESSAGE_BYTES,
     ProtocolError,
@@ -73,6 +78,8 @@ class Limits:
     """What one server and one connection may use."""
 
     max_sessions: int = 16
+    tables_per_client: int = 4
+    """Tables one client address may hold at once: a quarter of the default ``max_sessions``."""
     max_message_bytes: int = MAX_MESSAGE_BYTES
     messages_per_second: float = 20.0
     burst: int = 40
@@ -81,6 +88,11 @@ class Limits:
     """A tab that sends nothing for this long is closed (its session ends)."""
     frame_seconds: float = 0.04
     """How often a session's due ticks are played and a changed table is sent."""
+    head_seconds: float = 10.0
+    """A request's head (its line and headers) must be complete this long after its first byte."""
+    heads_per_client: int = 64
+    heads_in_total: int = 512
+    """Requests whose head is still coming, from one address and in all: more are refused at once."""
 
     def __post_init__(self):
         for name, value in asdict(self).items():
@@ -104,12 +116,15 @@ class TokenBucket:
         return False
 
 
-def create_app(settings: TableSettings = TableSettings(), limits: Limits = Limits(), clock=None) -> Starlette:
+def create_app(settings: TableSettings = TableSettings(), limits: Limits = Limits(), clock=None,
+               hosts: Iterable[str] = ()) -> Starlette:
     """The app. A bad setting (an unknown opponent, a model file that cannot be loaded) raises here,
-    before any tab connects. ``app.state.sessions`` maps each open connection to its session."""
+    before any tab connects. ``app.state.sessions`` maps each open connection to its session.
+    ``hosts``: the names (besides ``localhost`` and IP addresses) a request's ``Host`` may give."""
     settings.new_session()  # fail now, not in every tab
     clock = clock if clock is not None else WallClock()
     numbers = itertools.count(1)
+    tables = Counter()  # client address -> tables it holds
 
     async def table(websocket: WebSocket) -> None:
         sessions = app.state.sessions
@@ -117,24 +132,37 @@ def create_app(settings: TableSettings = TableSettings(), limits: Limits = Limit
             await websocket.close(code=CLOSE_POLICY)  # another site's page may not play here
             return
         await websocket.accept()
-        if len(sessions) >= limits.max_sessions:
-            await websocket.send_json(error_message(
-                f"this server already has {limits.max_sessions} tables open: close a tab or try again later"))
+        client = websocket.client.host if websocket.client else "unknown"
+        full = _full(len(sessions), tables[client], limits)
+        if full:
+            await websocket.send_json(error_message(full))
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
         number = next(numbers)
         sessions[number] = None  # the place is taken while the session is made
+        tables[client] += 1
         try:
             sessions[number] = session = await anyio.to_thread.run_sync(settings.new_session)
             await Connection(websocket, session, settings, limits, clock).run()
         finally:
             del sessions[number]
+            tables[client] -= 1
 
     static = StaticFiles(packages=[("war_env.web", "static")], html=True)
     app = Starlette(routes=[WebSocketRoute("/ws", table), Mount("/", app=static)],
-                    middleware=[Middleware(SecurityHeaders)])
+                    middleware=[Middleware(SecurityHeaders), Middleware(KnownHosts, names=hosts)])
     app.state.sessions = {}
     return app
+
+
+def _full(open_tables: int, client_tables: int, limits: Limits) -> str | None:
+    """Why a new tab may not play (``None``: it may)."""
+    if open_tables >= limits.max_sessions:
+        return f"this server already has {limits.max_sessions} tables open: close a tab or try again later"
+    if client_tables >= limits.tables_per_client:
+        return (f"you already have {limits.tables_per_client} tables open here, the most one address may hold: "
+                "close a tab to open another")
+    return None
 
 
 class Connection:
@@ -293,7 +321,9 @@ def make_server(settings: TableSettings, limits: Limits = Limits(), host: str = 
     known and a port in use is an error before anything runs."""
     import uvicorn
 
-    app = create_app(settings, limits)
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"port must be a whole number from 0 (any free port) to 65535, got {port!r}")
+    app = create_app(settings, limits, hosts=_names_of(host))
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -303,10 +333,21 @@ def make_server(settings: TableSettings, limits: Limits = Limits(), host: str = 
         sock.close()
         raise OSError(f"cannot serve on {host}:{port}: {error.strerror}") from error
     bound_port = sock.getsockname()[1]
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    heads = SlowHeads(limits.head_seconds, limits.heads_per_client, limits.heads_in_total)
+    # no limit_concurrency: uvicorn would answer 503 to everyone while slow clients hold connections
     config = uvicorn.Config(app, log_level="warning", lifespan="off", ws_max_size=limits.max_message_bytes,
-                            limit_concurrency=limits.max_sessions + 32)
+                            http=heads.protocol(AutoHTTPProtocol))
     shown_host = f"[{host}]" if ":" in host else host
     return Server(uvicorn.Server(config), sock, f"http://{shown_host}:{bound_port}/")
+
+
+def _names_of(host: str) -> list[str]:
+    """The host names a request to a server bound to ``host`` may give (IP addresses and ``localhost``
+    always may): the name it was started with, if one, and this machine's own names."""
+    machine = socket.gethostname().lower()
+    return [name for name in (host.lower(), machine, f"{machine}.local") if name]
 
 
 def serve(settings: TableSettings, limits: Limits = Limits(), host: str = "127.0.0.1", port: int = 8000,

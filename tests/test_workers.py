@@ -1,0 +1,131 @@
+"""Worker processes: a worker that dies is noticed, its unfinished rounds are played again on a new one
+with the same records, a shard that kills every worker fails in one line, and --workers is capped by the
+work and the machine."""
+
+import contextlib
+import functools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from war_env.league import ROUNDS_FILE, Shard, play_shard, read_rounds, run_league
+from war_env.league.workers import MAX_ATTEMPTS, WorkerDied, run_shards, usable_cpus, worker_cap
+
+SHARDS = [Shard("random:p=0.2", "human", (), tuple((i, 50 + i) for i in range(start, start + 6)))
+          for start in (0, 6, 12)]
+
+
+def _key(record):
+    return record.agent, record.opponent, record.round
+
+
+def _played_here(shards):
+    return sorted((record for shard in shards for record in play_shard(shard)), key=_key)
+
+
+def _dies_once(marks: Path, at_round: int, shard, on_round):
+    """Plays like ``play_shard``, but the first worker to send ``at_round`` is killed right after it."""
+
+    def send(record):
+        on_round(record)
+        if record.round == at_round and not (marks / "died").exists():
+            (marks / "died").touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return play_shard(shard, on_round=send)
+
+
+def _always_dies(at_round: int, shard, on_round):
+    """A shard holding ``at_round`` kills its worker every time (a model that crashes its process)."""
+    if any(index == at_round for index, _ in shard.rounds):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return play_shard(shard, on_round=on_round)
+
+
+def test_a_worker_killed_in_the_middle_of_a_shard_is_replaced_and_its_rounds_replayed(tmp_path, capsys):
+    received = []
+    run_shards(SHARDS, workers=2, sink=received.append, player=functools.partial(_dies_once, tmp_path, 8))
+    assert (tmp_path / "died").exists()
+    assert sorted(received, key=_key) == _played_here(SHARDS)  # every round once, the same records
+    assert "unfinished round(s) are played again on a new worker" in capsys.readouterr().err
+
+
+def test_a_shard_that_kills_every_worker_fails_in_one_line_and_the_other_rounds_arrive():
+    received = []
+    with pytest.raises(WorkerDied) as failure:
+        run_shards(SHARDS, workers=2, sink=received.append, player=functools.partial(_always_dies, 13))
+    message = str(failure.value)
+    assert "\n" not in message
+    assert f"died {MAX_ATTEMPTS} times playing random:p=0.2 vs human, rounds 12..17" in message
+    assert "SIGKILL" in message
+    assert {record.round for record in received} == set(range(12))
+
+
+def test_an_error_in_a_worker_is_raised_as_it_is_not_retried():
+    bad = Shard("prompt", "nobody", (), ((0, 1),))
+    with pytest.raises(ValueError, match="unknown opponent 'nobody'"):
+        run_shards([*SHARDS, bad], workers=2, sink=lambda record: None)
+
+
+def _workers_of(pid: int) -> list[int]:
+    found = subprocess.run(["pgrep", "-P", str(pid), "-f", "spawn_main"], capture_output=True, text=True).stdout
+    return [int(child) for child in found.split()]
+
+
+def test_war_bench_survives_a_worker_killed_with_sigkill_and_reports_the_same_results(tmp_path):
+    """What a user sees when the out-of-memory killer takes a worker: the run goes on and its report is
+    byte for byte the one of a run nobody disturbed."""
+    league = ["--agents", "random:p=0.2", "--opponents", "human", "--rounds", "400", "--seed", "5"]
+    killed = tmp_path / "killed"
+    command = [sys.executable, "-m", "war_env.scripts.benchmark", *league, "--out", str(killed), "--quiet",
+               "--shard-rounds", "100", "--workers", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               start_new_session=True)
+    try:
+        log, victim, deadline = killed / ROUNDS_FILE, None, time.monotonic() + 120
+        while victim is None and process.poll() is None and time.monotonic() < deadline:
+            workers = _workers_of(process.pid)
+            if len(workers) == 2 and log.exists() and \
+                    sum(r.agent == "random:p=0.2" for r in read_rounds(log)) >= 20:  # both workers mid-shard
+                victim = workers[0]
+                os.kill(victim, signal.SIGKILL)
+            time.sleep(0.02)
+        out, err = process.communicate(timeout=60)  # on main before the fix: waited forever
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert victim is not None, "the run ended before a worker could be killed"
+    assert process.returncode == 0, err[-2000:]
+    assert "was killed by SIGKILL" in err and "played again on a new worker" in err
+    whole = run_league(agents=["random:p=0.2"], opponents=["human"], rounds=400, seed=5, out=tmp_path / "whole",
+                       progress=False)
+    assert (killed / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
+    assert len(read_rounds(log)) == 800  # the oracle plays too; no round twice
+
+
+# --- how many workers --------------------------------------------------------------------------------
+def test_workers_are_capped_by_the_shards_and_the_cpus_and_the_cap_is_said():
+    one_shard = SHARDS[:1]
+    assert worker_cap(100_000, one_shard) == (1, f"--workers 100000 capped at 1: 1 shard(s) to play on "
+                                                  f"{usable_cpus()} CPU(s)")
+    many = SHARDS * 100
+    assert worker_cap(100_000, many)[0] == usable_cpus()
+    assert worker_cap(1, many) == (1, None)
+
+
+def test_war_bench_with_a_hundred_thousand_workers_for_one_round_starts_one(tmp_path):
+    command = [sys.executable, "-m", "war_env.scripts.benchmark", "--agents", "prompt", "--opponents", "human",
+               "--rounds", "1", "--workers", "100000", "--quiet", "--out", str(tmp_path / "run")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    workers = min(2, usable_cpus())  # the oracle plays too: two shards of one round
+    assert f"war-bench: --workers 100000 capped at {workers}: 2 shard(s) to play on {usable_cpus()} CPU(s)" \
+        in done.stderr.splitlines()
+    session = json.loads((tmp_path / "run" / "run.json").read_text())["sessions"][-1]
+    assert session["workers"] == workers

@@ -172,6 +172,12 @@ class WarVectorEnv(VectorEnv):
         pass
 
     # --- extras --------------------------------------------------------------------------
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        """``metadata["autoreset_mode"]`` as an attribute, where Gymnasium's own vector envs keep it too
+        (``SyncVectorEnv.autoreset_mode``) and where TorchRL's ``GymWrapper`` reads it."""
+        return self.metadata["autoreset_mode"]
+
     def action_masks(self) -> np.ndarray:
         """``[True, draw would be in turn]`` per sub-env, shape ``(num_envs, 2)``."""
         return self._engine.masks.copy()

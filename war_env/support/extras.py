@@ -17,6 +17,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "distributed": ("ray", "grpc"),
     "fast": ("numba",),
     "zoo": ("rl_zoo3",),
+    "torchrl": ("torchrl", "tensordict", "torch"),
     "web": ("starlette", "uvicorn", "websockets"),
 }
 """Extra name -> the modules it installs that the code imports (pyproject.toml lists the packages)."""

@@ -115,22 +115,24 @@ def test_the_core_install_makes_war_v0_from_anywhere(core, elsewhere):
     assert done.stdout.strip() in ("all_cards", "points", "battle_limit", "war_shortage")
 
 
-@pytest.mark.parametrize("command, extra", [
-    (["war-bench", "--rounds", "2", "--out", "bench-run"], "bench"),
-    (["war-train", "--run-dir", "train-run"], "train"),
-    (["war-selfplay", "--run-dir", "selfplay-run"], "train"),
-    (["war-tune", "--out", "tune-run"], "train"),
-    (["war-curves", "--run-dir", "curves-run"], "train"),
-    (["war-play", "--window"], "render"),
-    (["war-play", "--web"], "web"),
-    (["war-perf"], "bench"),
+@pytest.mark.parametrize("command, extras", [
+    (["war-bench", "--rounds", "2", "--out", "bench-run"], ["bench"]),
+    (["war-train", "--run-dir", "train-run"], ["train"]),
+    (["war-selfplay", "--run-dir", "selfplay-run"], ["train"]),
+    (["war-tune", "--out", "tune-run"], ["train", "distributed"]),
+    (["war-curves", "--run-dir", "curves-run"], ["train", "bench"]),
+    (["war-play", "--window"], ["render"]),
+    (["war-play", "--web"], ["web"]),
+    (["war-perf"], ["bench"]),
 ])
-def test_a_command_without_its_extra_names_the_extra_in_one_line_and_writes_nothing(core, tmp_path, command, extra):
+def test_a_command_without_its_extras_names_all_of_them_in_one_line_and_writes_nothing(core, tmp_path, command,
+                                                                                       extras):
     done = run([core / command[0], *command[1:]], cwd=tmp_path)
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
-    assert f'needs the "{extra}" extra' in lines[0] and f'pip install "war-env[{extra}]"' in lines[0]
+    names = " and ".join(f'"{extra}"' for extra in extras)
+    assert f"needs the {names} extra" in lines[0] and f'pip install "war-env[{",".join(extras)}]"' in lines[0]
     assert list(tmp_path.iterdir()) == []
 
 

@@ -308,6 +308,13 @@ def opponent_takeover_lines(results: dict) -> list[str]:
     return ["Opponents taken over, as a share of rounds:", ""] + _pairing_table(results, lambda p: fmt(p["opponent_takeover"]))
 
 
+def first_screen(results: dict) -> list[str]:
+    """The answer without headings: the headline, the ranked table with its note, the win rates (what the
+    README quotes from a shipped run, rendered by this function, never copied by hand)."""
+    config = WarConfig(**results["rules"])
+    return headline(results) + [""] + regret_table(results, config) + [""] + outcome_line(results)
+
+
 def render_report(results: dict, run: dict, plots: dict[str, str]) -> str:
     config = WarConfig(**results["rules"])
     reference = results["reference_agent"]

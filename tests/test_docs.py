@@ -203,3 +203,22 @@ def test_the_shipped_run_is_the_default_league_and_benchmark_md_quotes_its_figur
                    f"6 agents and the `oracle` x {len(league['opponents'])} opponents x {league['rounds']}\nrounds, "
                    f"{total:,} rounds", f"league's\n{total:,} records"):
         assert figure in page, figure
+
+
+@pytest.mark.slow
+def test_the_latency_figures_in_the_readme_and_latency_md_are_what_the_league_gives(tmp_path):
+    """The 500 paired rounds at latency fixed:ticks=2 against human that docs/latency.md's table reports and
+    the README rounds, played again (tick by tick: about half a minute)."""
+    from war_env.league.report import fmt
+    from war_env.league.run import run_league
+
+    run = run_league(agents=["prompt", "anticipate"], opponents=["human"], rounds=500, seed=0, out=tmp_path / "run",
+                     env_kwargs={"latency": "fixed:ticks=2"}, progress=False, workers=2)
+    regret = {entry["agent"]: entry["regret"] for entry in run.results["agents"] if entry["regret"]}
+    latency_page = (ROOT / "docs" / "latency.md").read_text()
+    for agent in ("prompt", "anticipate"):
+        assert f"| `fixed:ticks=2` | `human` | `{agent}` | {fmt(regret[agent])} |" in latency_page, agent
+        assert f"| `{agent}` | {fmt(regret[agent])} |" in latency_page, agent
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert (f"`prompt` loses {regret['prompt']['value']:.1f} per round to the oracle (false starts), the "
+            f"`anticipate` heuristic {regret['anticipate']['value']:.2f}") in readme

@@ -1,5 +1,7 @@
 """war-perf runs end to end on a tiny budget (speed itself is measured by the command, not here)."""
 
+import warnings
+
 import pytest
 
 from war_env import batched
@@ -40,8 +42,12 @@ def test_every_section_scales_its_work_with_the_budget(monkeypatch, compiled):
     elif not batched.available():
         pytest.skip("the fast extra")
     budget = 0.001
-    result = measure_all(repeats=1, budget=budget, fast_rounds=64, league_rounds=1000, training=False,
-                         print_table=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = measure_all(repeats=1, budget=budget, fast_rounds=64, league_rounds=1000, training=False,
+                             print_table=False)
+    fallbacks = [w for w in caught if "numba is not installed" in str(w.message)]
+    assert bool(fallbacks) != compiled  # without numba the env and the league say that they fall back
     share = 1.0 if compiled else REFERENCE_SHARE
     memory = result.memory
     assert memory["backend"] == ("numba" if compiled else "reference")

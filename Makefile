@@ -5,7 +5,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-EXTRAS := train,bench,render,multiagent,distributed,dev,fast,zoo,web
+EXTRAS := train,bench,render,multiagent,distributed,dev,fast,zoo,web,torchrl
 STAMP := $(VENV)/.installed
 
 export SDL_VIDEODRIVER := dummy

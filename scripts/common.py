@@ -58,8 +58,8 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 def run_command(parser: argparse.ArgumentParser, call: Callable[[], int], extras: Sequence[str] = ()) -> int:
     """Check ``extras`` (before any file is written), then run ``call`` and return its exit status."""
     try:
-        for extra in extras:
-            require(extra, parser.prog)
+        if extras:
+            require(extras, parser.prog)
         return call()
     except MissingExtra as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)

@@ -18,10 +18,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "example:\n  war-perf --repeats 3 --budget 0.5     # a quicker, noisier table")
     parser.add_argument("--repeats", type=int, metavar="N", default=5, help="repetitions per figure; the median is shown")
     parser.add_argument("--budget", type=float, metavar="X", default=1.0,
-                        help="work per measurement, 1.0 being about a second")
+                        help="work per measurement, 1.0 being about a second; every section scales with it (without "
+                             "numba the engine's sections do a twentieth of their work)")
     parser.add_argument("--fast-rounds", type=int, metavar="N", default=32768, help="rounds per fast-path batch")
     parser.add_argument("--league-rounds", type=int, metavar="N", default=100,
-                        help="rounds per pairing of the benchmark league it times")
+                        help="rounds per pairing of the benchmark league it times, at --budget 1")
     parser.add_argument("--no-league", action="store_true", help="skip the benchmark league")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory figures")
     parser.add_argument("--no-training", action="store_true", help="skip the PPO training figures")

@@ -20,7 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "example:\n  war-selfplay --timesteps 300000 --refresh-every 30000 --run-dir runs/selfplay/mine")
     parser.add_argument("--timesteps", type=int, metavar="N", default=200_000, help="learner steps in total")
     parser.add_argument("--refresh-every", type=int, metavar="N", default=20_000,
-                        help="learner steps between opponent refreshes")
+                        help="learner steps between opponent refreshes, rounded up to the algorithm's rollout "
+                             "(n_steps x n_envs): the policy changes only between rollouts")
     parser.add_argument("--algo", default="ppo", choices=SELF_PLAY_ALGORITHMS, help="an on-policy algorithm")
     parser.add_argument("--config", metavar="FILE", default=None,
                         help="a war-train configuration file (default: the one shipped for ALGO)")

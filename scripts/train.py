@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="held-out rounds of the final comparison with prompt (0: skip it)")
     parser.add_argument("--bench-seed", type=seed, metavar="S", default=2_000_000,
                         help="round k of the comparison uses seed S + k")
+    parser.add_argument("--require-bar", action="store_true",
+                        help="exit with status 1 when the best or the final model misses the bar (for scripts and CI; "
+                             "the run folder is kept either way)")
     parser.add_argument("--no-progress-bar", action="store_true", help="no progress bar")
     parser.add_argument("--trust-model-file", action="store_true",
                         help="let SB3 unpickle an opponent's model file in full, which runs code from it "
@@ -69,6 +72,8 @@ def cli(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     def call() -> int:
+        if args.require_bar and args.bench_rounds == 0:
+            raise ValueError("--require-bar needs the held-out comparison that judges the bar (--bench-rounds > 0)")
         result = train(
             args.algo,
             config_path=args.config,
@@ -88,7 +93,11 @@ def cli(argv: list[str] | None = None) -> int:
             trust_model_file=args.trust_model_file,
             verbose=args.verbose,
         )
-        print_summary(result)
+        passed = print_summary(result)
+        if args.require_bar and not passed:
+            print(f"{parser.prog}: error: the bar was not reached (--require-bar); the run is in {result.run_dir}",
+                  file=sys.stderr)
+            return 1
         return 0
 
     return run_command(parser, call, extras=("train",))
@@ -98,13 +107,14 @@ def _ticks(value) -> str:
     return "-" if value is None else f"{value:.2f} ticks"
 
 
-def print_summary(result: TrainResult) -> None:
+def print_summary(result: TrainResult) -> bool | None:
+    """Print the run's summary; return whether both models met the bar (``None``: no comparison was run)."""
     card = result.model_card
-    print(f"run folder: {result.run_dir}  ({result.timesteps} timesteps, {card['train_wall_seconds']} s training)")
+    print(f"run folder: {result.run_dir}  ({result.timesteps} timesteps, {card['train_wall_seconds']:.1f} s training)")
     print(f"best model: {result.best_model}   (load it as {card['model']['load']})")
     bench, final = card.get("benchmark"), card.get("benchmark_final")
     if not bench:
-        return
+        return None
     print(f"held-out comparison, {bench['rounds']} rounds vs {bench['opponent']} (seed {bench['seed']}):")
     rows = [(f"best  {bench['model']['agent']}", bench["model"]), ("final.zip", final["model"]),
             ("prompt", bench["baseline"])]
@@ -114,13 +124,15 @@ def print_summary(result: TrainResult) -> None:
               f"  mean reaction {_ticks(stats['mean_reaction_ticks'])}")
     bar = bench["bar"]
     print(f"  difference to prompt: best {bench['mean_return_difference']:+.4f}"
-          f" (stderr {bench['mean_return_difference_stderr']}), final {final['mean_return_difference']:+.4f}")
+          f" (stderr {bench['mean_return_difference_stderr']:.4f}), final {final['mean_return_difference']:+.4f}")
     verdicts = {name: "PASSED" if comparison["bar"]["passed"] else "NOT reached"
                 for name, comparison in (("best", bench), ("final", final))}
-    verdict = "PASSED" if bench["bar"]["passed"] and final["bar"]["passed"] else "NOT reached"
+    passed = bench["bar"]["passed"] and final["bar"]["passed"]
+    verdict = "PASSED" if passed else "NOT reached"
     print(f"  bar ({bar['takeovers']} takeovers, < {bar['false_starts_per_100_rounds_below']} false start/100,"
           f" gap <= {bar['return_gap_at_most']}) for the best and the final model: {verdict}"
           f" (best {verdicts['best']}, final {verdicts['final']})")
+    return passed
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ Blocks without the marker (``make test``, a cluster's addresses, a window) are n
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -163,3 +165,60 @@ def test_every_module_name_and_source_path_a_page_gives_exists(page):
     missing = [name for name in sorted(set(DOTTED_NAME.findall(text))) if not resolves(name)]
     missing += [path for path in sorted(set(SOURCE_PATH.findall(text))) if not repository_path(path).exists()]
     assert not missing, f"{page.relative_to(ROOT)} names what does not exist: {missing}"
+
+
+# --- numbers the docs quote from a run ------------------------------------------------------------------
+SHIPPED_RUN = ROOT / "docs" / "runs" / "bench-default"
+
+
+def shipped_quote():
+    spec = importlib.util.spec_from_file_location("quote", SHIPPED_RUN.parent / "quote.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_readme_quotes_the_report_that_the_shipped_run_renders_to():
+    quote = shipped_quote()
+    readme = (ROOT / "README.md").read_text()
+    quoted = readme.split(quote.BEGIN + "\n", 1)[1].split("\n" + quote.END, 1)[0]
+    assert quoted == quote.quote(), "README.md is stale: run .venv/bin/python docs/runs/quote.py"
+
+
+def test_the_shipped_run_is_the_default_league_and_benchmark_md_quotes_its_figures():
+    from war_env.agents import BASELINES
+    from war_env.league.league import DEFAULT_OPPONENTS, DEFAULT_ROUNDS
+
+    results = json.loads((SHIPPED_RUN / "results.json").read_text())
+    (session,) = json.loads((SHIPPED_RUN / "run.json").read_text())["sessions"]
+    league = results["config"]
+    assert (league["rounds"], tuple(league["opponents"])) == (DEFAULT_ROUNDS, tuple(DEFAULT_OPPONENTS))
+    assert set(league["agents"]) == {"oracle", *BASELINES}  # what make run plays
+    total = league["rounds"] * len(results["pairings"])
+    assert session["rounds_played"] == total
+    page = (ROOT / "docs" / "benchmark.md").read_text()
+    for figure in (f"played its {total:,} rounds in {session['seconds']:.0f} s with {session['workers']} workers",
+                   f"({session['rounds_per_second']:.0f} rounds/s)",
+                   f"the widest win-rate interval was {results['widest_win_rate_interval']:.3f}",
+                   f"6 agents and the `oracle` x {len(league['opponents'])} opponents x {league['rounds']}\nrounds, "
+                   f"{total:,} rounds", f"league's\n{total:,} records"):
+        assert figure in page, figure
+
+
+@pytest.mark.slow
+def test_the_latency_figures_in_the_readme_and_latency_md_are_what_the_league_gives(tmp_path):
+    """The 500 paired rounds at latency fixed:ticks=2 against human that docs/latency.md's table reports and
+    the README rounds, played again (tick by tick: about half a minute)."""
+    from war_env.league.report import fmt
+    from war_env.league.run import run_league
+
+    run = run_league(agents=["prompt", "anticipate"], opponents=["human"], rounds=500, seed=0, out=tmp_path / "run",
+                     env_kwargs={"latency": "fixed:ticks=2"}, progress=False, workers=2)
+    regret = {entry["agent"]: entry["regret"] for entry in run.results["agents"] if entry["regret"]}
+    latency_page = (ROOT / "docs" / "latency.md").read_text()
+    for agent in ("prompt", "anticipate"):
+        assert f"| `fixed:ticks=2` | `human` | `{agent}` | {fmt(regret[agent])} |" in latency_page, agent
+        assert f"| `{agent}` | {fmt(regret[agent])} |" in latency_page, agent
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert (f"`prompt` loses {regret['prompt']['value']:.1f} per round to the oracle (false starts), the "
+            f"`anticipate` heuristic {regret['anticipate']['value']:.2f}") in readme

@@ -7,7 +7,7 @@ an unrelated folder, with no thread or display variables from the Makefile.
   that needs an extra says which one in one line, writing nothing;
 * ``war-env[bench,train,web]`` runs a league with its report, trains a model that ``war-bench`` then loads,
   self-play, and ``war-perf``'s quick mode;
-* the stated dependency floors (the oldest gymnasium, numpy, scipy, matplotlib, tqdm, jsonschema and filelock that
+* the stated dependency floors (the oldest gymnasium, numpy, scipy, matplotlib, tqdm, jsonschema, filelock and numba that
   pyproject.toml allows, on the oldest Python it allows when this machine has it) play the same league
   to the same numbers.
 
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
 CONSTRAINTS = ROOT / "constraints.txt"
 FLOORS = {"gymnasium": "1.1.0", "numpy": "1.26.0", "scipy": "1.15.0", "matplotlib": "3.8.0", "tqdm": "4.66.0",
-          "jsonschema": "4.20.0", "filelock": "3.12.0"}
+          "jsonschema": "4.20.0", "filelock": "3.12.0", "numba": "0.68.0"}
 """The lower bounds of pyproject.toml for the core and the bench extra, installed exactly."""
 LEAGUE = ["--agents", "prompt", "random:p=0.2", "--opponents", "human", "--rounds", "30", "--seed", "5", "--quiet",
           "--workers", "2"]
@@ -67,12 +67,25 @@ def pip_install(bin_dir: Path, *requirements, constraints: Path | None = None) -
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
+def built(tmp_path_factory) -> tuple[Path, str]:
+    """The wheel, built as a packager builds it (``python -m build``), and everything the build printed."""
     out = tmp_path_factory.mktemp("wheel")
-    done = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", out, ROOT], cwd=out)
+    source = out / "source"  # a clean copy: setuptools' build/ folder in the checkout would skip steps and their warnings
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "runs", "*.egg-info",
+                                                               "__pycache__", ".pytest_cache", ".hypothesis"))
+    # This machine sets PYTHONDONTWRITEBYTECODE, which makes setuptools warn that it skips byte-compiling;
+    # a user's shell has no such variable.
+    environment = {name: value for name, value in plain_environment().items() if name != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(source)], cwd=out,
+                          env=environment, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     (found,) = out.glob("war_env-*.whl")
-    return found
+    return found, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def wheel(built) -> Path:
+    return built[0]
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +95,12 @@ def elsewhere(tmp_path_factory) -> Path:
 
 
 # --- the wheel ------------------------------------------------------------------------------------------
+def test_building_the_wheel_prints_no_warning(built):
+    _, output = built
+    warnings = [line for line in output.splitlines() if "warn" in line.lower()]
+    assert "Successfully built war_env" in output and warnings == [], warnings
+
+
 def test_the_wheel_holds_one_top_level_package_with_its_data(wheel):
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
@@ -115,22 +134,24 @@ def test_the_core_install_makes_war_v0_from_anywhere(core, elsewhere):
     assert done.stdout.strip() in ("all_cards", "points", "battle_limit", "war_shortage")
 
 
-@pytest.mark.parametrize("command, extra", [
-    (["war-bench", "--rounds", "2", "--out", "bench-run"], "bench"),
-    (["war-train", "--run-dir", "train-run"], "train"),
-    (["war-selfplay", "--run-dir", "selfplay-run"], "train"),
-    (["war-tune", "--out", "tune-run"], "train"),
-    (["war-curves", "--run-dir", "curves-run"], "train"),
-    (["war-play", "--window"], "render"),
-    (["war-play", "--web"], "web"),
-    (["war-perf"], "bench"),
+@pytest.mark.parametrize("command, extras", [
+    (["war-bench", "--rounds", "2", "--out", "bench-run"], ["bench"]),
+    (["war-train", "--run-dir", "train-run"], ["train"]),
+    (["war-selfplay", "--run-dir", "selfplay-run"], ["train"]),
+    (["war-tune", "--out", "tune-run"], ["train", "distributed"]),
+    (["war-curves", "--run-dir", "curves-run"], ["train", "bench"]),
+    (["war-play", "--window"], ["render"]),
+    (["war-play", "--web"], ["web"]),
+    (["war-perf"], ["bench"]),
 ])
-def test_a_command_without_its_extra_names_the_extra_in_one_line_and_writes_nothing(core, tmp_path, command, extra):
+def test_a_command_without_its_extras_names_all_of_them_in_one_line_and_writes_nothing(core, tmp_path, command,
+                                                                                       extras):
     done = run([core / command[0], *command[1:]], cwd=tmp_path)
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
-    assert f'needs the "{extra}" extra' in lines[0] and f'pip install "war-env[{extra}]"' in lines[0]
+    names = " and ".join(f'"{extra}"' for extra in extras)
+    assert f"needs the {names} extra" in lines[0] and f'pip install "war-env[{",".join(extras)}]"' in lines[0]
     assert list(tmp_path.iterdir()) == []
 
 
@@ -167,6 +188,11 @@ def full_league(full, elsewhere) -> dict:
     assert done.returncode == 0, done.stderr[-3000:]
     assert (elsewhere / "league" / "report.md").is_file()
     return json.loads((elsewhere / "league" / "results.json").read_text())
+
+
+def test_the_bench_and_train_extras_bring_the_compiled_engine(full, elsewhere):
+    done = run([full / "python", "-c", "import war_env.batched as b; print(b.available())"], cwd=elsewhere)
+    assert done.stdout.strip() == "True", done.stderr
 
 
 def test_war_bench_writes_its_report_from_an_installed_package(full_league):

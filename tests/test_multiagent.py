@@ -354,7 +354,7 @@ def test_bad_input_is_refused_with_a_clear_error():
         WarParallelEnv(max_cycles=0)
     with pytest.raises(ValueError, match="render_mode"):
         WarParallelEnv(render_mode="pixels")
-    with pytest.raises(ValueError, match="unknown War-v0 argument"):
+    with pytest.raises(ValueError, match="War-v0 got an unexpected keyword argument"):
         WarParallelEnv(turn_secs=3)
     par = WarParallelEnv()
     with pytest.raises(RuntimeError, match="reset"):

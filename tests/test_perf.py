@@ -1,9 +1,12 @@
 """war-perf runs end to end on a tiny budget (speed itself is measured by the command, not here)."""
 
+import warnings
+
 import pytest
 
+from war_env import batched
 from war_env.core.rules import WarConfig
-from war_env.perf import WORKLOADS, measure_all, reference_cards_run, vector_row_name
+from war_env.perf import MEMORY_ENV_STEPS, REFERENCE_SHARE, WORKLOADS, measure_all, reference_cards_run, vector_row_name
 
 
 def test_the_table_has_every_measurement_and_its_peer():
@@ -28,3 +31,27 @@ def test_the_reference_card_game_plays_whole_rounds():
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="repeats"):
         measure_all(repeats=0)
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["with numba", "without numba"])
+def test_every_section_scales_its_work_with_the_budget(monkeypatch, compiled):
+    # Without numba the memory figures once ran ten million env steps on the scalar reference whatever the
+    # budget (minutes of silence); now the league, memory and vector sections all shrink with it.
+    if not compiled:
+        monkeypatch.setattr(batched, "available", lambda: False)
+    elif not batched.available():
+        pytest.skip("the fast extra")
+    budget = 0.001
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = measure_all(repeats=1, budget=budget, fast_rounds=64, league_rounds=1000, training=False,
+                             print_table=False)
+    fallbacks = [w for w in caught if "numba is not installed" in str(w.message)]
+    assert bool(fallbacks) != compiled  # without numba the env and the league say that they fall back
+    share = 1.0 if compiled else REFERENCE_SHARE
+    memory = result.memory
+    assert memory["backend"] == ("numba" if compiled else "reference")
+    assert memory["env_steps"] <= max(memory["num_envs"], MEMORY_ENV_STEPS * budget * share)
+    (league,) = [row for row in result.rows if row.what.startswith("benchmark league")]
+    assert league.what.startswith(f"benchmark league end to end ({max(1, round(1000 * budget * share))} rounds x 28 ")
+    assert any(name.startswith("fast path") for name in (row.what for row in result.rows)) == compiled

@@ -65,7 +65,8 @@ def test_a_new_round_waits_for_you_and_your_first_press_starts_the_timers(view):
     session.new_round(clock.now(), options={"starter": 0})
     run(session, clock, view, 60)  # six seconds, twice the turn timer: nothing runs
     assert session.waiting and session.timed.tick_count == 0 and not session.timed.taken_over[0]
-    assert session.controls()[0].label == "Start round" and "Press Space" in session.notice()
+    assert session.controls()[0].label == "Start round"
+    assert session.notice() == "Press Space or Start round to begin: your timer starts then"
     key(pygame.K_SPACE)
     run(session, clock, view, 11)  # the press starts the round; one second of your turn goes by
     assert not session.waiting and session.timed.game.moves[0] == 0  # starting lays no card
@@ -231,11 +232,27 @@ def test_terminal_keys_map_to_the_same_commands():
 
 
 def test_the_terminal_game_ends_at_the_end_of_its_input():
-    """``war-play --terminal < /dev/null`` ran forever: with no keys to come, it quits."""
+    """``war-play --terminal`` quits when its input ends; keys piped in are played first."""
     done = subprocess.run([sys.executable, "-m", "war_env.scripts.play", "--terminal", "--seed", "1"],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+                          input="p", capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "Rounds won: You 0, Bot 0, draws 0"
+
+
+def test_the_terminal_game_with_no_input_at_all_says_so_and_fails():
+    """``war-play < /dev/null`` (no terminal, a CI job) once quit with status 0 and not a word."""
+    done = subprocess.run([sys.executable, "-m", "war_env.scripts.play", "--terminal", "--seed", "1"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "war-play: error: standard input ended before any key was pressed (it is not a terminal): play in a "
+        "terminal, or pipe keys into it, e.g. printf 'pq' | war-play --terminal"]
+
+
+def test_when_the_bot_starts_the_round_the_notice_says_it_draws_first():
+    session = PlaySession(opponent="fixed:ticks=2", seed=5)
+    session.new_round(0.0, options={"starter": 1})
+    assert session.notice() == "Press Space or Start round to begin: the bot draws first, then your timer starts"
 
 
 def test_a_window_without_a_display_is_refused_in_one_line(monkeypatch, capsys):

@@ -64,14 +64,39 @@ def test_legends_sit_outside_the_data(figures):
 def test_the_regret_plot_splits_losses_by_cause_and_names_the_reference(figures):
     shown = texts(figures["regret.png"])
     assert {"false starts", "idle ticks", "takeovers"} <= set(shown)
-    assert any(label.startswith("prompt\nreference") for label in shown)
+    assert shown.count("reference") == 2  # prompt's row, in both panels
 
 
-def test_the_reaction_plot_shows_never_taken_over_and_eager_false_starts(figures):
-    shown = texts(figures["reaction.png"])
-    assert "never\n40 turns\ntimer ran out: 100.0%" in shown  # 20 rounds x 2 opponents, one turn each
-    assert shown.count("no false starts against any opponent") == 3  # prompt, never, last_moment
-    assert any(label.startswith("vs human") for label in shown)  # eager's bars, one per opponent
+def test_an_agent_that_ties_the_reference_is_said_to_tie_it():
+    for drawn in figures_for(League(("oracle", "prompt", "never"), ("instant",), 4, 0)):
+        assert texts(drawn["regret.png"]).count("0: ties the reference") == 2  # prompt plays as the oracle
+
+
+def test_the_regret_plot_reads_small_regrets_beside_large_ones_on_a_log_axis(figures):
+    # never (1.03) beside eager (tens): on a linear axis never's bar was a sliver
+    amount = figures["regret.png"].axes[0]
+    assert amount.get_xscale() == "log"
+    low, high = amount.get_xlim()
+    bars = {round(bar.get_y() + bar.get_height() / 2): bar for bar in amount.patches}
+    never, eager = (bars[row] for row in (1, 3))  # rows: prompt (the reference), never, last_moment, eager
+    assert low < never.get_x() + never.get_width() and eager.get_x() + eager.get_width() < high
+
+
+def test_the_reaction_plot_states_takeovers_per_round_and_draws_one_false_start_panel(figures):
+    figure = figures["reaction.png"]
+    shown = texts(figure)
+    assert "never\n0 draws\ntaken over in\n100% of rounds" in shown  # a takeover ends the seat's round
+    assert "never drew in its own turn" in shown
+    assert not any("no false starts" in text for text in shown)  # no panel that only says so
+    (panel,) = [axis for axis in figure.axes if axis.get_title().startswith("False starts")]
+    assert [label.get_text() for label in panel.get_yticklabels()] == ["eager"]  # the only agent that made any
+    assert {"vs instant", "vs human"} <= set(shown)  # one bar per opponent
+
+
+def test_a_league_without_false_starts_has_no_false_start_panel():
+    for drawn in figures_for(League(("prompt", "never"), ("instant",), 4, 0)):
+        figure = drawn["reaction.png"]
+        assert not any(axis.get_title().startswith("False starts") for axis in figure.axes)
 
 
 def test_identical_round_lengths_are_said_not_hidden(figures):

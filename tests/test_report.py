@@ -36,8 +36,41 @@ def test_the_first_screen_names_the_best_agent_and_ranks_the_others_by_regret(ru
     assert "| reference |" in rows[0]
     for agent, cause in (("eager", "false starts"), ("never", "takeovers")):
         row = rows[order.index(agent)]
-        assert row.endswith(f"| {cause} |"), row  # the "mostly" column names why it loses
+        assert cells(row)[MOSTLY] == cause, row  # the "mostly" column names why it loses
         assert f"`{agent}` by {cause}" in top  # and so does the headline
+
+
+def cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip("|").split("|")]
+
+
+HEADER = ["rank", "agent", "mean return", "regret per round", "lost to false starts", "lost to idle ticks",
+          "lost to takeovers", "mostly", "false starts / round", "idle ticks / round", "rounds taken over"]
+MOSTLY = HEADER.index("mostly")
+
+
+def test_agents_with_the_same_regret_share_a_rank(run):
+    top = first_screen((run.run_dir / "report.md").read_text())
+    ranks = {cells(line)[1].strip("`"): cells(line)[0] for line in top.splitlines() if re.match(r"\| \d \| `", line)}
+    assert ranks["oracle"] == ranks["prompt"] == "1"  # prompt plays as the oracle: the same regret, 0
+    assert sorted(ranks.values()) == ["1", "1", "3", "4", "5"]  # competition ranking: the next agent is third
+
+
+def test_the_headline_says_a_tie_instead_of_losing_nothing(run):
+    top = first_screen((run.run_dir / "report.md").read_text())
+    assert "`prompt` ties it, round for round" in top
+    assert "lose 0.000" not in top and "between 0.000" not in top
+
+
+def test_the_lost_return_columns_share_one_unit_and_the_counts_stand_apart(run):
+    top = first_screen((run.run_dir / "report.md").read_text())
+    (header,) = [line for line in top.splitlines() if line.startswith("| rank |")]
+    assert cells(header) == HEADER
+    (never,) = [line for line in top.splitlines() if re.match(r"\| \d \| `never`", line)]
+    row = dict(zip(HEADER, cells(never)))
+    # -1 for the takeover, 30 idle ticks of -0.001 before it: each cause in return, each count in its own unit
+    assert (row["lost to takeovers"], row["lost to idle ticks"], row["lost to false starts"]) == ("1.000", "0.030", "0.000")
+    assert (row["rounds taken over"], row["idle ticks / round"], row["false starts / round"]) == ("100%", "30.0", "0.0")
 
 
 def test_win_rates_are_said_once_for_every_pairing(run):

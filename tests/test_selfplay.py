@@ -19,15 +19,24 @@ from war_env.training import selfplay  # noqa: E402
 TINY = {"n_steps": 64, "batch_size": 64}
 
 
+def weights(path: str) -> dict:
+    return {key: value.numpy() for key, value in load_sb3_agent("ppo", path).model.policy.state_dict().items()}
+
+
+def same_weights(first: dict, second: dict) -> bool:
+    return all(np.array_equal(first[key], second[key]) for key in first)
+
+
 def test_a_tiny_self_play_run_refreshes_the_opponent_every_n_steps_and_keeps_each_copy(tmp_path):
-    result = selfplay.self_play(timesteps=256, refresh_every=128, n_envs=2, run_dir=tmp_path, eval_deals=1,
-                           hyperparameters=TINY, seed=3)
-    assert result.timesteps == 256 and result.refreshes == 2
-    # the untrained learner, then a copy at 128 and at 256 learner steps
+    # two envs x 64 steps: a rollout of 128 learner steps, then an update
+    result = selfplay.self_play(timesteps=384, refresh_every=128, n_envs=2, run_dir=tmp_path, eval_deals=1,
+                                hyperparameters=TINY, seed=3)
+    assert result.timesteps == 384 and result.refreshes == 2
+    # the untrained learner, then a copy after the update at 128 and at 256 learner steps
     assert [read_metadata(path)["num_timesteps"] for path in result.snapshots] == [0, 128, 256]
     assert result.opponent_ticks > 0  # the frozen copies really played seat 1
-    first, last = (load_sb3_agent("ppo", path).model.policy.state_dict() for path in (result.snapshots[0], result.snapshots[-1]))
-    assert any(not np.array_equal(first[key].numpy(), last[key].numpy()) for key in first)  # it learned between copies
+    copies = [weights(path) for path in result.snapshots]
+    assert not any(same_weights(a, b) for a, b in zip(copies, copies[1:]))  # it learned between copies
     final = load_sb3_agent("ppo", result.model_path)
     assert final.act(np.zeros(16, np.float32)) in (0, 1)
     saved = json.loads((tmp_path / "selfplay.json").read_text())
@@ -36,6 +45,22 @@ def test_a_tiny_self_play_run_refreshes_the_opponent_every_n_steps_and_keeps_eac
         (a, b) = match["agents"].values()
         assert a["rounds"] == b["rounds"] == 1  # one deal, each agent in seat 0
         assert a["wins"] == b["wins"] and a["losses"] == b["losses"]  # paired: the cards decide
+
+
+def test_a_refresh_interval_shorter_than_a_rollout_never_saves_the_same_weights_twice(tmp_path):
+    # --refresh-every 1000 with rollouts of 2048 steps once saved a copy every 1000 steps, half of them
+    # identical to the one before, and the evaluation then compared them
+    result = selfplay.self_play(timesteps=384, refresh_every=32, n_envs=2, run_dir=tmp_path, eval_deals=1,
+                                hyperparameters=TINY, seed=3)
+    assert [read_metadata(path)["num_timesteps"] for path in result.snapshots] == [0, 128, 256]
+    copies = [weights(path) for path in result.snapshots]
+    assert not any(same_weights(a, b) for a, b in zip(copies, copies[1:]))
+
+
+def test_a_run_that_never_refreshed_is_not_compared_with_its_only_copy_twice(tmp_path):
+    result = selfplay.self_play(timesteps=128, refresh_every=1000, n_envs=2, run_dir=tmp_path, eval_deals=1,
+                                hyperparameters=TINY, seed=3)
+    assert result.refreshes == 0 and set(result.evaluation) == {"first opponent (untrained)", "prompt"}
 
 
 def test_a_match_plays_every_deal_with_each_agent_in_seat_0():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -139,7 +140,7 @@ def test_a_spec_value_takes_the_rest_of_its_item_commas_included():
 
 
 def test_bad_env_arguments_fail_before_a_run_folder_is_made(tmp_path):
-    with pytest.raises(ValueError, match=r"unknown War-v0 argument\(s\) \['turn_second'\]"):
+    with pytest.raises(ValueError, match=r"War-v0 got an unexpected keyword argument 'turn_second'"):
         main("ppo", env_args={"turn_second": 2}, run_dir=tmp_path / "run")
     with pytest.raises(ValueError, match="turn_seconds"):
         main("ppo", env_args={"turn_seconds": 0.05}, run_dir=tmp_path / "run")
@@ -251,6 +252,25 @@ def test_the_command_line_trains_and_prints_the_comparison(tmp_path, capsys):
     assert "held-out comparison, 2 rounds vs human" in printed and "bar (0 takeovers" in printed
     card = json.loads((tmp_path / "run" / "model_card.json").read_text())
     assert card["hyperparameters"]["gamma"] == 0.8 and card["war_config"]["turn_seconds"] == 2
+    seconds = re.search(r"timesteps, (\S+) s training\)", printed).group(1)
+    stderr = re.search(r"\(stderr (\S+)\)", printed).group(1)
+    assert re.fullmatch(r"\d+\.\d", seconds) and re.fullmatch(r"\d+\.\d{4}", stderr)  # rounded for reading
+
+
+def test_require_bar_makes_a_missed_bar_a_failure_and_keeps_the_run(tmp_path, capsys):
+    from war_env.scripts.train import cli
+
+    argv = ["--algo", "ppo", "--config", str(tiny_config(tmp_path, "ppo")), "--timesteps", "64", "--n-envs", "1",
+            "--run-dir", str(tmp_path / "run"), "--bench-rounds", "2", "--no-progress-bar", "--require-bar"]
+    assert cli(argv) == 1  # 64 steps of PPO are far from the bar
+    captured = capsys.readouterr()
+    assert "bar (0 takeovers" in captured.out and "NOT reached" in captured.out
+    assert captured.err.strip().splitlines() == [f"war-train: error: the bar was not reached (--require-bar); "
+                                                 f"the run is in {tmp_path / 'run'}"]
+    assert (tmp_path / "run" / "final.zip").is_file()
+    with pytest.raises(SystemExit) as usage:
+        cli([*argv[:-1], "--bench-rounds", "0", "--require-bar"])
+    assert usage.value.code == 2 and "--require-bar needs the held-out comparison" in capsys.readouterr().err
 
 
 def test_a_scripted_opponent_gets_the_rules_of_the_run(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 
 from war_env.data import training_config_file
 from war_env.scripts.tune import cli
-from war_env.training.tune import check_space
+from war_env.training.tune import check_space, trial_folder
 from war_env.training.tune import tune_sweep as main
 
 ray = pytest.importorskip("ray")
@@ -53,6 +53,7 @@ def test_a_tiny_sweep_trains_every_trial_with_its_own_hyperparameters(ray_instan
         assert card["seed"] == 4 and card["timesteps"] >= 64
         assert (Path(trial["run_dir"]) / "best.zip").is_file()
         assert Path(trial["run_dir"]).parent == tmp_path / "sweep" / "trials"
+    assert sorted(Path(trial["run_dir"]).name for trial in run.trials) == ["trial_000", "trial_001"]
     assert run.trials[0]["config"] != run.trials[1]["config"]
     summary = json.loads((tmp_path / "sweep" / "tune.json").read_text())
     assert summary["trials"] == json.loads(json.dumps(run.trials)) and summary["space"] == space
@@ -61,6 +62,12 @@ def test_a_tiny_sweep_trains_every_trial_with_its_own_hyperparameters(ray_instan
 
     best = load_sb3_agent("ppo", str(Path(run.best["run_dir"]) / "best.zip"))
     assert best.act(__import__("numpy").zeros(16, dtype="float32")) in (0, 1)
+
+
+def test_a_trial_folder_is_named_by_the_trials_place_in_the_sweep():
+    assert trial_folder("ab039_00000") == "trial_000" and trial_folder("ab039_00012") == "trial_012"
+    with pytest.raises(ValueError, match="ends in the trial's index"):
+        trial_folder("_trial")
 
 
 @pytest.mark.parametrize("space, message", [

@@ -284,7 +284,7 @@ def test_bad_construction_and_use_are_named_in_the_error(backend):
         WarVectorEnv(0, backend=backend)
     with pytest.raises(ValueError, match="max_episode_steps"):
         WarVectorEnv(2, max_episode_steps=0, backend=backend)
-    with pytest.raises(ValueError, match="unknown War-v0 argument"):
+    with pytest.raises(ValueError, match="War-v0 got an unexpected keyword argument"):
         WarVectorEnv(2, turn_secs=3, backend=backend)
     vector = WarVectorEnv(2, backend=backend)
     with pytest.raises(RuntimeError, match="reset"):

@@ -145,9 +145,9 @@ class WarConfig:
         """The config of keyword arguments (``gym.make("War-v0", turn_seconds=2)``, ``--env ...``), given as
         a mapping or as (name, value) pairs; a name that is not a field is an ``UnknownArgument``."""
         rules = dict(rules)
-        unknown = set(rules) - cls.field_names()
+        unknown = sorted(set(rules) - cls.field_names())
         if unknown:
-            raise UnknownArgument(f"unknown War-v0 argument(s) {sorted(unknown)}; known: {sorted(cls.field_names())}")
+            raise UnknownArgument(f"War-v0 got {_unexpected(unknown)}; known: {sorted(cls.field_names())}")
         return cls(**rules)
 
     def replace(self, **changes) -> WarConfig:
@@ -158,6 +158,14 @@ class UnknownArgument(TypeError, ValueError):
     """A keyword argument the env does not take. A ``TypeError``, as Python raises for any call with an
     unexpected keyword (TorchRL and other wrappers catch it to drop arguments they pass to every env), and a
     ``ValueError``, the project's bad-input error that the commands turn into one line."""
+
+
+def _unexpected(names: list[str]) -> str:
+    """Python's own wording for a call's unknown keywords, which wrappers match on (TorchRL's GymEnv passes
+    ``frameskip`` to every env and drops it when the error says "unexpected keyword argument 'frameskip'")."""
+    if len(names) == 1:
+        return f"an unexpected keyword argument {names[0]!r}"
+    return "unexpected keyword arguments " + ", ".join(repr(name) for name in names)
 
 
 def make_config(config: WarConfig | None, rules: Mapping[str, object]) -> WarConfig:

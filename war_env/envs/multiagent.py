@@ -35,6 +35,7 @@ from war_env.core.rewards import outcome_reward
 from war_env.core.rules import WarConfig, make_config
 from war_env.core.scoreboard import Scoreboard
 from war_env.envs.war import RESET_OPTIONS, parse_action
+from war_env.views.render.display import require_display, window_modes_here
 
 AGENTS = ("player_0", "player_1")
 SEATS = {agent: seat for seat, agent in enumerate(AGENTS)}
@@ -142,6 +143,9 @@ class WarParallelEnv(ParallelEnv):
             self.metadata = {**self.metadata, "name": "war_latency_v0"}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if render_mode == "human":
+            require_display("WarParallelEnv(render_mode='human')")
+        self.metadata = {**self.metadata, "render_modes": window_modes_here(self.metadata["render_modes"])}
         if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, Integral) or max_cycles < 1):
             raise ValueError(f"max_cycles must be a whole number >= 1 or None, got {max_cycles!r}")
         self.render_mode = render_mode

@@ -132,6 +132,8 @@ class WarVectorEnv(VectorEnv):
             raise ValueError(f"War-v0's vector env has no action latency, got latency={config.latency!r}: use "
                              f"gym.make_vec('WarLatency-v0', ..., vectorization_mode='vector_entry_point')")
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        """Also in ``metadata``; an attribute where Gymnasium's own vector envs keep it too
+        (``SyncVectorEnv.autoreset_mode``) and where TorchRL's ``GymWrapper`` reads it."""
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.opponent_bot = make_bot(opponent)
         self.num_envs = int(num_envs)

@@ -16,6 +16,7 @@ from war_env.core.randomness import Stream, derive_seed
 from war_env.core.rewards import outcome_reward
 from war_env.core.rules import WarConfig, make_config
 from war_env.core.scoreboard import Scoreboard
+from war_env.views.render.display import require_display, window_modes_here
 
 RESET_OPTIONS = frozenset({"piles", "starter", "new_match"})
 
@@ -150,6 +151,10 @@ class WarEnv(gym.Env):
                              f"use gym.make('WarLatency-v0', latency=...)")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if render_mode == "human":
+            require_display(f"{type(self).__name__}(render_mode='human')")
+        # What this instance can render here: no window without a display (check_env tries every mode listed).
+        self.metadata = {**type(self).metadata, "render_modes": window_modes_here(type(self).metadata["render_modes"])}
         self.render_mode = render_mode
         self.opponent_bot, self.opponent_policy = _resolve_opponent(opponent)
         self.action_space = spaces.Discrete(2)

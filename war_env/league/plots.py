@@ -61,8 +61,11 @@ def _label_width(agents: list[str]) -> float:
 
 
 def _regret(plt, league, indexed, results, agents):
-    """Left, how much: the regret over all opponents as bars split by cause, with the interval of the total,
-    and each opponent's regret as a marker. Right, where: each cause's share of the agent's losses."""
+    """Left, how much: each agent's regret over all opponents on a log axis (a 0.9 stays readable beside a
+    35.7), with its interval and each opponent's regret as a marker. Right, where: each cause's share of the
+    agent's losses, on a linear axis (shares stack; amounts on a log axis would not)."""
+    import matplotlib.ticker
+
     reference = results["reference_agent"]
     overall = {e["agent"]: e for e in results["agents"]}
     pairings = {(p["agent"], p["opponent"]): p for p in results["pairings"]}
@@ -73,38 +76,41 @@ def _regret(plt, league, indexed, results, agents):
     # a marker per opponent; with one opponent the bar is its regret
     markers = [OPPONENT_MARKERS[i % len(OPPONENT_MARKERS)] for i in range(len(league.opponents))] if len(league.opponents) > 1 else []
     offsets = np.linspace(-0.22, 0.22, len(league.opponents)) if len(league.opponents) > 1 else [0.0]
-    largest = max([_highest(overall[a]) for a in agents] + [_highest(p) for p in pairings.values()] + [0.0]) or 1.0
+    floor, ceiling = _log_range([_positive_values(overall[a], pairings, a, league.opponents) for a in agents
+                                 if a != reference])
+    amount.set_xscale("log")
+    amount.set_xlim(floor, ceiling)
     for row, agent in enumerate(agents):
         entry = overall[agent]
-        if agent == reference:
+        note = _regret_note(entry, reference)
+        if note is not None:  # the reference, a tie, better than the reference, or not finite: said, not drawn
             for axis in (amount, share):
-                axis.text(0.01, row, "reference", transform=axis.get_yaxis_transform(), va="center",
-                          fontsize="small", color="dimgrey")
+                axis.text(0.01, row, note, transform=axis.get_yaxis_transform(), va="center", fontsize="small",
+                          color="darkred" if note == NOT_FINITE else "dimgrey")
             continue
         by_cause, total = entry["regret_by_cause"], entry["regret"]
-        if total["value"] is None or any(by_cause[c] is None for c in causes):
-            for axis in (amount, share):
-                axis.text(0.01, row, NOT_FINITE, transform=axis.get_yaxis_transform(), va="center", color="darkred")
-            continue
-        _stacked_bar(amount, row, [by_cause[c] for c in causes], causes)
+        amount.barh(row, total["value"] - floor, left=floor, height=0.6, color="dimgrey")
         if total["low"] is not None:
-            amount.errorbar(total["value"], row, xerr=[[total["value"] - total["low"]], [total["high"] - total["value"]]],
+            low = max(total["low"], floor)
+            amount.errorbar(total["value"], row, xerr=[[total["value"] - low], [total["high"] - total["value"]]],
                             fmt="none", ecolor="black", capsize=4, linewidth=1.2)
+        amount.text(total["high"] if total["high"] is not None else total["value"], row, f"  {total['value']:.3g}",
+                    va="center", fontsize="small")
         for offset, marker, opponent in zip(offsets, markers, league.opponents):
             value = pairings[(agent, opponent)]["regret"]["value"]
-            if value is not None:
-                amount.plot([value], [row + offset], marker, color="black", markerfacecolor="white", markersize=4.5)
+            if value is not None:  # a regret at or below the axis' floor sits on its left edge
+                amount.plot([max(value, floor)], [row + offset], marker, color="black", markerfacecolor="white",
+                            markersize=4.5)
         losses = {c: max(by_cause[c], 0.0) for c in causes}
         lost = sum(losses.values())
         if lost > 0:
             _stacked_bar(share, row, [losses[c] / lost for c in causes], causes)
-    amount.axvline(0, color="grey", linewidth=0.6)
-    amount.set_xlim(min(0.0, amount.get_xlim()[0]), 1.05 * largest)
-    label = f"return lost per round to {reference}"
+    amount.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(_plain_log_ticks(floor, ceiling)))
+    amount.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+    amount.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    label = f"return lost per round to {reference} (log scale)"
     if markers:
-        label += " (over all opponents: bars; per opponent: markers)"
-    if amount.get_xlim()[0] < 0:
-        label += "\nleft of 0: a cause where the agent does better than the reference"
+        label += "\nover all opponents: bars; per opponent: markers"
     amount.set_xlabel(label)
     amount.set_title("How much each agent loses", fontsize="medium")
     share.set_xlim(0, 1)
@@ -113,7 +119,7 @@ def _regret(plt, league, indexed, results, agents):
     share.set_title("Where it loses it", fontsize="medium")
     for axis in (amount, share):
         axis.grid(axis="x", alpha=0.3)
-    amount.set_yticks(range(len(agents)), [f"{agent}\n{_regret_label(overall[agent], reference)}" for agent in agents])
+    amount.set_yticks(range(len(agents)), agents)
     amount.set_ylim(len(agents) - 0.5, -0.5)  # the best agent on top, as in the report's table
     handles = [plt.Rectangle((0, 0), 1, 1, color=CAUSE_COLOURS[c]) for c in causes]
     labels = [CAUSE_NAMES[c] for c in causes]
@@ -124,95 +130,122 @@ def _regret(plt, league, indexed, results, agents):
         labels.append(f"vs {opponent}")
     figure.legend(handles, labels, loc="outside lower center", ncols=min(len(handles), 8), fontsize="small", frameon=False)
     figure.suptitle(f"Regret to {reference} on the same deals, by cause", fontsize="medium")
-    return figure, (f"regret to `{reference}` per round: how much (bars over all opponents, split by cause, with the "
-                    f"{CONFIDENCE:.0%} interval; markers per opponent) and where (each cause's share of the losses)")
+    return figure, (f"regret to `{reference}` per round: how much (log scale; bars over all opponents with the "
+                    f"{CONFIDENCE:.0%} interval, markers per opponent) and where (each cause's share of the losses)")
 
 
-def _regret_label(entry: dict, reference: str) -> str:
-    """The total under the agent's name: the number the bar stands for."""
+def _regret_note(entry: dict, reference: str) -> str | None:
+    """What stands in a row instead of a bar: the reference, a tie, a negative or a non-finite regret."""
     total = entry["regret"]
     if entry["agent"] == reference:
         return "reference"
-    if total["value"] is None:
+    if total["value"] is None or any(value is None for value in entry["regret_by_cause"].values()):
         return NOT_FINITE
-    return f"{total['value']:.3g}" + (" (exact)" if total.get("exact") else " per round")
+    if total["value"] == 0:
+        return "0: ties the reference"
+    if total["value"] < 0:
+        return f"{-total['value']:.3g} better than the reference (the luck of these deals)"
+    return None
+
+
+def _positive_values(entry: dict, pairings: dict, agent: str, opponents) -> list[float]:
+    """The positive numbers an agent's row draws: its regret, interval and per-opponent regrets."""
+    total = entry["regret"]
+    values = [total["value"], total["low"], total["high"]] + [pairings[(agent, o)]["regret"]["value"] for o in opponents]
+    return [value for value in values if value is not None and value > 0 and np.isfinite(value)]
+
+
+def _log_range(rows: list[list[float]]) -> tuple[float, float]:
+    """A log axis' limits that hold every row's regret and interval, with room for the printed value."""
+    regrets = [min(row) for row in rows if row] or [0.1]
+    highs = [max(row) for row in rows if row] or [1.0]
+    return min(regrets) / 2, max(highs) * 3
 
 
 def _stacked_bar(axis, row, values, causes) -> None:
-    """Positive parts stack to the right of 0, negative ones (a cause where the agent does better) to the left."""
-    right = left = 0.0
+    """The parts of a bar, left to right in the order of the causes."""
+    start = 0.0
     for value, cause in zip(values, causes):
-        start = right if value >= 0 else left
         axis.barh(row, value, left=start, height=0.6, color=CAUSE_COLOURS[cause])
-        right, left = (right + value, left) if value >= 0 else (right, left + value)
-
-
-def _highest(entry) -> float:
-    """The right end of an entry's bar and interval."""
-    total = entry.get("regret")
-    if total is None or total["value"] is None:
-        return 0.0
-    parts = [v for v in (entry.get("regret_by_cause") or {}).values() if v is not None and v > 0]
-    return max(total["high"] if total["high"] is not None else total["value"], sum(parts), 0.0)
+        start += value
 
 
 def _reaction(plt, league, indexed, results, agents):
-    """Per agent: when its turns ended (own draw at tick k, or the timer ran out), and its false starts."""
+    """Left, per agent: on which tick of its open turn it drew (share of its draws), and how often its timer
+    ran out (share of rounds: a takeover ends the seat's play for the round). Right, one panel: false starts
+    per round against each opponent, for the agents that made any."""
     turn_ticks = league.config.turn_ticks
     stats = {(p["agent"], p["opponent"]): p for p in results["pairings"]}
-    figure, axes = plt.subplots(len(agents), 2, layout="constrained", squeeze=False, sharex="col",
-                                figsize=(10.5, 0.9 + 0.95 * len(agents)), gridspec_kw={"width_ratios": [3, 2]})
-    ran_out_at = turn_ticks + 1
-    largest_false = max([p["false_starts_per_round"]["high"] or p["false_starts_per_round"]["value"] or 0.0
-                         for p in results["pairings"] if p["false_starts_per_round"]["value"] is not None] + [1.0])
-    for (turns, false_starts), agent in zip(axes, agents):
+    starters = [a for a in agents if any(stats[(a, o)]["false_starts_per_round"]["value"] != 0
+                                         for o in league.opponents)]
+    figure = plt.figure(layout="constrained", figsize=(10.5 if starters else 7.5, 0.9 + 0.95 * len(agents)))
+    grid = figure.add_gridspec(len(agents), 2 if starters else 1, width_ratios=[3, 2] if starters else [1])
+    histograms = [figure.add_subplot(grid[row, 0]) for row in range(len(agents))]
+    for axis in histograms[1:]:
+        axis.sharex(histograms[0])
+    for turns, agent in zip(histograms, agents):
         reactions = np.zeros(turn_ticks)
-        ran_out = 0
+        taken_over = 0
         for opponent in league.opponents:
             for i in range(league.rounds):
                 record = indexed[(agent, opponent, i)]
                 reactions += np.bincount(np.asarray(record.reaction_ticks[0], dtype=int), minlength=turn_ticks)[:turn_ticks]
-                ran_out += bool(record.takeover[0])
-        total = reactions.sum() + ran_out
-        turns.bar(np.arange(turn_ticks), reactions / total, width=0.9, color="tab:blue")
-        turns.bar([ran_out_at], [ran_out / total], width=1.6, color="tab:orange")
+                taken_over += bool(record.takeover[0])
+        draws = reactions.sum()
+        rounds = league.rounds * len(league.opponents)
+        if draws:
+            turns.bar(np.arange(turn_ticks), reactions / draws, width=0.9, color="tab:blue")
+        else:
+            turns.text(0.5, 0.5, "never drew in its own turn", transform=turns.transAxes, ha="center", va="center",
+                       fontsize="small", color="dimgrey")
         turns.set_ylim(0, 1.05)
         turns.set_yticks([0, 0.5, 1], ["0", "50%", "100%"], fontsize="x-small")
-        note = f"{int(total)} turns\ntimer ran out: {ran_out / total:.1%}" if total else "no turns"
+        note = f"{int(draws)} draws\ntaken over in\n{taken_over / rounds:.0%} of rounds"
         turns.set_ylabel(f"{agent}\n{note}", rotation=0, ha="right", va="center", fontsize="small")
         turns.grid(axis="y", alpha=0.3)
+        if turns is not histograms[-1]:
+            turns.tick_params(labelbottom=False)
+    histograms[-1].set_xticks(range(0, turn_ticks, 5), [str(t) for t in range(0, turn_ticks, 5)], fontsize="x-small")
+    histograms[-1].set_xlim(-1, turn_ticks)
+    histograms[-1].set_xlabel(f"tick of the turn on which the agent drew (ticks of {league.config.tick_seconds} s); "
+                              f"share of its draws")
+    histograms[0].set_title("When each agent drew once its turn was open", fontsize="medium")
+    caption = ("when each agent drew in its open turns (share of its draws; beside it, the share of rounds in which "
+               "its timer ran out and the bot took over)")
+    if starters:
+        _false_starts(plt, figure.add_subplot(grid[:, 1]), league, stats, starters)
+        caption += ", and the false starts per round of the agents that made any, against each opponent"
+    else:
+        caption += "; no agent made a false start"
+    return figure, caption
 
-        rows = np.arange(len(league.opponents))
-        false_starts.set_xlim(0, 1.2 * largest_false)
-        false_starts.grid(axis="x", alpha=0.3)
-        entries = [stats[(agent, o)]["false_starts_per_round"] for o in league.opponents]
-        if all(e.get("exact") and e["value"] == 0 for e in entries):
-            false_starts.text(0.5, 0.5, "no false starts against any opponent", transform=false_starts.transAxes,
-                              ha="center", va="center", fontsize="small", color="dimgrey")
-            false_starts.set_yticks([])
-            continue
-        for row, opponent in zip(rows, league.opponents):
+
+def _false_starts(plt, axis, league, stats, agents) -> None:
+    """False starts per round, one group of bars per agent, one bar per opponent, with intervals."""
+    opponents = league.opponents
+    height = 0.8 / len(opponents)
+    for (index, opponent), colour in zip(enumerate(opponents), _colours(len(opponents))):
+        for row, agent in enumerate(agents):
             entry = stats[(agent, opponent)]["false_starts_per_round"]
+            y = row - 0.4 + height * (index + 0.5)
             if entry["value"] is None:
-                false_starts.text(0, row, f" {NOT_FINITE}", va="center", fontsize="x-small", color="darkred")
+                axis.text(0, y, f" {NOT_FINITE}", va="center", fontsize="x-small", color="darkred")
                 continue
-            false_starts.barh(row, entry["value"], height=0.7, color="tab:red")
+            axis.barh(y, entry["value"], height=height * 0.9, color=colour,
+                      label=f"vs {opponent}" if row == 0 else None)
             if entry["low"] is not None and not entry.get("exact"):
-                false_starts.errorbar(entry["value"], row, xerr=[[entry["value"] - entry["low"]], [entry["high"] - entry["value"]]],
-                                      fmt="none", ecolor="black", capsize=2, linewidth=0.8)
-            false_starts.text(max(entry["high"] or 0, entry["value"]) + 0.01 * largest_false, row,
-                              f" {entry['value']:.3g}", va="center", fontsize="x-small")
-        false_starts.set_yticks(rows, [f"vs {o}" for o in league.opponents], fontsize="x-small")
-        false_starts.set_ylim(len(rows) - 0.5, -0.5)
-    axes[-1][0].set_xticks(list(range(0, turn_ticks, 5)) + [ran_out_at],
-                           [str(t) for t in range(0, turn_ticks, 5)] + ["ran\nout"], fontsize="x-small")
-    axes[-1][0].set_xlabel(f"tick of the turn on which the agent drew (ticks of {league.config.tick_seconds} s); "
-                           f"share of its turns")
-    axes[-1][1].set_xlabel(f"false starts per round, {CONFIDENCE:.0%} interval")
-    axes[0][0].set_title("When each agent drew once its turn was open", fontsize="medium")
-    axes[0][1].set_title("False starts (draws pressed out of turn)", fontsize="medium")
-    return figure, ("when each agent drew in its open turns (share of its turns, the takeover's 'timer ran out' "
-                    "in orange), and its false starts per round against each opponent")
+                axis.errorbar(entry["value"], y, xerr=[[entry["value"] - entry["low"]], [entry["high"] - entry["value"]]],
+                              fmt="none", ecolor="black", capsize=2, linewidth=0.8)
+    axis.set_yticks(range(len(agents)), agents, fontsize="small")
+    axis.set_ylim(len(agents) - 0.5, -0.5)
+    axis.margins(x=0.1)
+    axis.grid(axis="x", alpha=0.3)
+    axis.set_xlabel(f"false starts per round, {CONFIDENCE:.0%} interval")
+    axis.set_title("False starts (draws pressed out of turn)", fontsize="medium")
+    if len(opponents) > 1:
+        handles, labels = axis.get_legend_handles_labels()
+        axis.figure.legend(handles, labels, loc="outside lower right", ncols=min(len(labels), 4), fontsize="x-small",
+                           frameon=False)
 
 
 def _round_length(plt, league, indexed, results, agents):

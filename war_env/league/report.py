@@ -56,14 +56,27 @@ def _agent_list(agents) -> str:
 
 
 # --- the first screen ------------------------------------------------------------------------------------------
-def _cause_counts(entry: dict) -> dict[str, str]:
-    """What the agent did, per cause, in its own numbers."""
-    return {
-        "outcome": "",
-        "false_starts": f"{entry['false_starts_per_round']:.1f} / round",
-        "idle_ticks": f"{entry['idle_ticks_per_round']:.1f} / round",
-        "takeover": f"{entry['takeover_share']:.0%} of rounds",
-    }
+COUNT_COLUMNS = (("false starts / round", lambda e: f"{e['false_starts_per_round']:.1f}"),
+                 ("idle ticks / round", lambda e: f"{e['idle_ticks_per_round']:.1f}"),
+                 ("rounds taken over", lambda e: f"{e['takeover_share']:.0%}"))
+"""What each agent did, in its own units, beside the regret columns (which are all return per round).
+A takeover ends the seat's play for the round, so takeovers are counted per round everywhere."""
+
+
+def _regret_value(entry: dict, reference: str) -> float:
+    """The number agents are ranked by: 0 for the reference, infinity for a regret that is not finite."""
+    if entry["agent"] == reference:
+        return 0.0
+    value = entry["regret"]["value"]
+    return math.inf if value is None else value
+
+
+def ranks(results: dict) -> list[tuple[int, dict]]:
+    """(rank, entry) best first; agents with the same regret share a rank (1, 1, 3: competition ranking)."""
+    reference = results["reference_agent"]
+    order = ranked(results)
+    values = [_regret_value(entry, reference) for entry in order]
+    return [(values.index(value) + 1, entry) for value, entry in zip(values, order)]
 
 
 def _main_causes(by_cause: dict) -> str:
@@ -85,7 +98,9 @@ def headline(results: dict) -> list[str]:
     reference = results["reference_agent"]
     order = ranked(results)
     best = order[0]
-    others = [entry for entry in order[1:] if is_finite(entry["regret"])]
+    finite = [entry for entry in order[1:] if is_finite(entry["regret"])]
+    tied = [entry for entry in finite if entry["regret"]["value"] == 0]
+    losing = [entry for entry in finite if entry["regret"]["value"] != 0]
     league = results["config"]
     opponents = len(league["opponents"])
     role = ("is the exact optimum" if reference == ORACLE else "is the best agent" if _reference_is_best(results)
@@ -93,16 +108,20 @@ def headline(results: dict) -> list[str]:
     text = (f"**`{reference}` {role}** of this league: mean return {fmt(best['return'])} per round over "
             f"{league['rounds']} deals" + (f" x {opponents} opponents" if opponents > 1 else "")
             + ", the reference for every regret below.")
-    if others:
-        causes = "; ".join(f"`{e['agent']}` by {_main_causes(e['regret_by_cause'])}" if e["regret"]["value"] > 0
-                           else f"`{e['agent']}` loses nothing" for e in others)
-        low, high = others[0], others[-1]
-        span = (f"{number(low['regret']['value'])} (`{low['agent']}`)" if len(others) == 1 else
+    if tied:
+        text += (f" On the same deals {_agent_list(e['agent'] for e in tied)} "
+                 + ("ties it, round for round." if len(tied) == 1 else "tie it, round for round."))
+    if losing:
+        low, high = losing[0], losing[-1]
+        span = (f"{number(low['regret']['value'])} per round" if len(losing) == 1 else
                 f"between {number(low['regret']['value'])} (`{low['agent']}`) and "
-                f"{number(high['regret']['value'])} (`{high['agent']}`)")
-        text += (f" On the same deals the other agents lose {span} per round to it"
-                 + (f", all of it through timing: {causes}." if _reference_is_best(results) or reference == ORACLE
-                    else f": {causes}."))
+                f"{number(high['regret']['value'])} (`{high['agent']}`) per round")
+        who = f"`{low['agent']}` loses" if len(losing) == 1 else ("The others lose" if tied else
+                                                                 "On the same deals the other agents lose")
+        causes = "; ".join(f"`{e['agent']}` by {_main_causes(e['regret_by_cause'])}" if e["regret"]["value"] > 0
+                           else f"`{e['agent']}` does better than it on these deals" for e in losing)
+        through_timing = _reference_is_best(results) or reference == ORACLE
+        text += f" {who} {span} to it" + (f", all of it through timing: {causes}." if through_timing else f": {causes}.")
     unfinished = [entry["agent"] for entry in order[1:] if not is_finite(entry["regret"])]
     if unfinished:
         text += f" The regret of {_agent_list(unfinished)} is not a finite number (it overflowed float64)."
@@ -113,26 +132,29 @@ def regret_table(results: dict, config: WarConfig) -> list[str]:
     reference = results["reference_agent"]
     causes = [cause for cause in CAUSES if cause != "outcome" or any(
         e["regret_by_cause"] and e["regret_by_cause"]["outcome"] for e in results["agents"])]
-    lines = ["| rank | agent | mean return | regret per round | " + " | ".join(CAUSE_NAMES[c] for c in causes)
-             + " | mostly |", "|---|---|---|---|" + "---|" * len(causes) + "---|"]
-    for rank, entry in enumerate(ranked(results), start=1):
-        counts = _cause_counts(entry)
+    lines = ["| rank | agent | mean return | regret per round | " + " | ".join(f"lost to {CAUSE_NAMES[c]}" for c in causes)
+             + " | mostly | " + " | ".join(name for name, _ in COUNT_COLUMNS) + " |",
+             "|---|---|---|---|" + "---|" * (len(causes) + 1 + len(COUNT_COLUMNS))]
+    for rank, entry in ranks(results):
+        counts = [count(entry) for _, count in COUNT_COLUMNS]
         if entry["agent"] == reference:
-            regret, parts, why = "reference", [counts[c] or "–" for c in causes], ""
+            regret, parts, why = "reference", ["–"] * len(causes), ""
         else:
             by_cause = entry["regret_by_cause"]
-            parts = [("not finite" if by_cause[c] is None else number(by_cause[c]))
-                     + (f" ({counts[c]})" if counts[c] else "") for c in causes]
+            parts = ["not finite" if by_cause[c] is None else number(by_cause[c]) for c in causes]
             regret, why = fmt(entry["regret"]), _main_causes(by_cause)
         lines.append(f"| {rank} | `{entry['agent']}` | {fmt(entry['return'])} | {regret} | " + " | ".join(parts)
-                     + f" | {why} |")
+                     + f" | {why} | " + " | ".join(counts) + " |")
     rules = results["rules"]
     lines += ["", f"Regret: the mean over the same deals of (`{reference}`'s return - the agent's), with its "
-              f"{results['confidence_level']:.0%} paired bootstrap interval; larger is worse. The cause columns split "
-              f"it with the rules' reward weights (false start {rules['reward_false_start']:g}, idle tick "
+              f"{results['confidence_level']:.0%} paired bootstrap interval; larger is worse, and agents with the same "
+              f"regret share a rank. The \"lost to\" columns split it, in the same unit (return per round), with the "
+              f"rules' reward weights (false start {rules['reward_false_start']:g}, idle tick "
               f"{rules['reward_idle_tick']:g} per tick of an open turn without a draw, takeover "
-              f"{rules['reward_takeover']:g}, once, after {config.turn_ticks} idle ticks) and add up to it; in brackets "
-              "what the agent did. " + _reference_note(results)]
+              f"{rules['reward_takeover']:g}, once, after {config.turn_ticks} idle ticks) and add up to it. The last "
+              "columns count what the agent did: false starts and idle ticks per round, and the share of rounds in "
+              "which its timer ran out and the bot took its seat over (at most once a round). "
+              + _reference_note(results)]
     return lines
 
 
@@ -242,7 +264,7 @@ def timing_table(results: dict) -> list[str]:
     """One row per agent and opponent, or one row per agent when its figures are the same against all."""
     opponents = results["config"]["opponents"]
     stats = {(p["agent"], p["opponent"]): p for p in results["pairings"]}
-    lines = ["| agent | opponent | false starts / round | idle ticks / round | taken over | draws | "
+    lines = ["| agent | opponent | false starts / round | idle ticks / round | rounds taken over (share) | draws | "
              "mean reaction, ticks | p95 reaction, ticks |", "|---|---|---|---|---|---|---|---|"]
 
     def row(p, label):
@@ -281,9 +303,16 @@ def opponent_takeover_lines(results: dict) -> list[str]:
     opponents = results["config"]["opponents"]
     by_opponent = {o: [p["opponent_takeover"] for p in results["pairings"] if p["opponent"] == o] for o in opponents}
     if all(_same(entries) for entries in by_opponent.values()):
-        return ["Opponents taken over (the same against every agent: an opponent's timing is hashed from the round "
+        return ["Opponents taken over, as a share of rounds (the same against every agent: an opponent's timing is hashed from the round "
                 "key): " + "; ".join(f"`{o}` {fmt(entries[0])}" for o, entries in by_opponent.items()) + "."]
-    return ["Opponents taken over:", ""] + _pairing_table(results, lambda p: fmt(p["opponent_takeover"]))
+    return ["Opponents taken over, as a share of rounds:", ""] + _pairing_table(results, lambda p: fmt(p["opponent_takeover"]))
+
+
+def first_screen(results: dict) -> list[str]:
+    """The answer without headings: the headline, the ranked table with its note, the win rates (what the
+    README quotes from a shipped run, rendered by this function, never copied by hand)."""
+    config = WarConfig(**results["rules"])
+    return headline(results) + [""] + regret_table(results, config) + [""] + outcome_line(results)
 
 
 def render_report(results: dict, run: dict, plots: dict[str, str]) -> str:

@@ -7,13 +7,16 @@ told) and scripted play (the screenshots).
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from war_env.play.session import QUIT, PlaySession
+from war_env.views.render.display import NoDisplay, display_available, headless_on_purpose
+
+
+class NoKeys(OSError):
+    """The terminal game got no key at all: nobody was there to play (the command exits with status 1)."""
 
 
 class WallClock:
@@ -98,7 +101,7 @@ def play(
     clock = clock if clock is not None else WallClock()
     if mode == "auto":
         mode = "window" if display_available() else "terminal"
-    elif mode == "window" and not (_headless_on_purpose() or display_available()):
+    elif mode == "window" and not (headless_on_purpose() or display_available()):
         raise NoDisplay("a window needs a display, and none was found (DISPLAY and WAYLAND_DISPLAY unset, or not "
                         "usable): play in the terminal with --terminal")
     if mode == "window":
@@ -116,28 +119,8 @@ def play(
         view.close()
         if hasattr(events, "close"):
             events.close()
+    if getattr(events, "ended_without_keys", False):
+        raise NoKeys("standard input ended before any key was pressed (it is not a terminal): play in a terminal, "
+                     "or pipe keys into it, e.g. printf 'pq' | war-play --terminal")
     board = session.env.scoreboard
     return PlayResult(stopped, board.rounds, (board.rounds_won[0], board.rounds_won[1]), board.draws)
-
-
-class NoDisplay(OSError):
-    """``mode="window"`` where no window can be shown (the command exits with status 1, not invisibly on)."""
-
-
-def _headless_on_purpose() -> bool:
-    """SDL told to draw nowhere (tests, recordings): a window is then asked for knowingly."""
-    return os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen")
-
-
-def display_available() -> bool:
-    if _headless_on_purpose():
-        return False
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        return False
-    try:
-        import pygame
-
-        pygame.display.init()
-        return True
-    except Exception:  # pygame missing (the render extra) or no usable video driver
-        return False

@@ -111,7 +111,9 @@ class PlaySession:
         """One line telling the person what the table waits for, or what just went wrong; ``None``
         when the table speaks for itself."""
         if self.waiting:
-            return "Press Space or Start round to begin: your timer starts then"
+            if self.timed.game.starter == 0:
+                return "Press Space or Start round to begin: your timer starts then"
+            return "Press Space or Start round to begin: the bot draws first, then your timer starts"
         if self.over or self.timed.taken_over[0]:  # the popup, or the takeover note, says why
             return "New round (N) deals again"
         if self.autoplaying:

@@ -21,6 +21,8 @@ class TerminalKeys:
         self.fd = self.stream.fileno()
         self._saved = None
         self._eof = False
+        self.keys_read = 0
+        """Keys read that mean a command: none at the end of the input means nobody could play."""
         if os.isatty(self.fd):
             import termios
             import tty
@@ -39,7 +41,13 @@ class TerminalKeys:
             for char in data.decode(errors="ignore").lower():
                 if char in TERMINAL_KEYS:
                     commands.append(TERMINAL_KEYS[char])
+                    self.keys_read += 1
         return commands
+
+    @property
+    def ended_without_keys(self) -> bool:
+        """The input ended before a single key (``war-play < /dev/null``, a script with no terminal)."""
+        return self._eof and self.keys_read == 0
 
     def close(self) -> None:
         if self._saved is not None:

@@ -1,13 +1,14 @@
 """The optional parts of war-env (pip extras) and the one error that names a missing one.
 
 ``import war_env`` needs only gymnasium and numpy. Everything else is an extra; code that needs one
-calls ``require(extra, what)`` first, so a user without it reads one line that says what to install
+calls ``require(extras, what)`` first, so a user without it reads one line that says what to install
 instead of a ``ModuleNotFoundError`` from deep inside.
 """
 
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Sequence
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "bench": ("scipy", "matplotlib", "tqdm", "jsonschema", "filelock"),
@@ -17,18 +18,22 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "distributed": ("ray", "grpc"),
     "fast": ("numba",),
     "zoo": ("rl_zoo3",),
+    "torchrl": ("torchrl", "tensordict", "torch"),
     "web": ("starlette", "uvicorn", "websockets"),
 }
 """Extra name -> the modules it installs that the code imports (pyproject.toml lists the packages)."""
 
 
 class MissingExtra(ImportError):
-    """An extra that a command or module needs is not installed; the message says how to get it."""
+    """Extras that a command or module needs are not installed; the message names every one of them
+    and the one pip command that installs them all."""
 
-    def __init__(self, extra: str, what: str, missing: list[str]):
-        self.extra = extra
-        super().__init__(f'{what} needs the "{extra}" extra (missing: {", ".join(missing)}): '
-                         f'pip install "war-env[{extra}]"')
+    def __init__(self, extras: Sequence[str], what: str, missing: list[str]):
+        self.extras = tuple(extras)
+        names = " and ".join(f'"{extra}"' for extra in self.extras)
+        plural = "s" if len(self.extras) > 1 else ""
+        super().__init__(f'{what} needs the {names} extra{plural} (missing: {", ".join(missing)}): '
+                         f'pip install "war-env[{",".join(self.extras)}]"')
 
 
 def missing_modules(extra: str) -> list[str]:
@@ -41,9 +46,13 @@ def has_extra(extra: str) -> bool:
     return not missing_modules(extra)
 
 
-def require(extra: str, what: str) -> None:
-    """Raise ``MissingExtra`` unless every module of ``extra`` can be imported; ``what`` names the
-    command or module that needs it (``"war-bench"``, ``"war_env.envs.sb3_vec"``)."""
-    missing = missing_modules(extra)
-    if missing:
-        raise MissingExtra(extra, what, missing)
+def require(extras: str | Sequence[str], what: str) -> None:
+    """Raise ``MissingExtra`` unless every module of ``extras`` (one name or several) can be imported,
+    naming all the missing extras at once; ``what`` names the command or module that needs them
+    (``"war-bench"``, ``"war_env.envs.sb3_vec"``)."""
+    extras = (extras,) if isinstance(extras, str) else tuple(extras)
+    missing = {extra: missing_modules(extra) for extra in extras}
+    absent = [extra for extra in extras if missing[extra]]
+    if absent:
+        modules = list(dict.fromkeys(module for extra in absent for module in missing[extra]))
+        raise MissingExtra(absent, what, modules)

@@ -3,7 +3,8 @@
 How it works. Every seat sees the same 16-float observation from its own side (``war_env.core.observation``),
 so one network can play either seat. The learner plays seat 0 of War-v0; the opponent at seat 1 is a
 *frozen copy* of the learner (War-v0 takes any object with ``act(observation)`` as its opponent),
-replaced by a fresh copy every ``refresh_every`` steps. Each copy is a snapshot saved with
+replaced by a fresh copy every ``refresh_every`` steps, at the first rollout boundary after them (an
+on-policy model changes only between rollouts, so a shorter interval refreshes once per rollout). Each copy is a snapshot saved with
 ``agents.model_files.save_model`` and loaded back with ``load_sb3_agent`` (weights only), so the run
 folder keeps, in order, every opponent the learner met: ``opponent_000.zip`` (the untrained
 learner), ``opponent_001.zip``, ... and the final ``model.zip``.
@@ -199,16 +200,21 @@ def self_play(
     opponent.swap(snapshot(model))
 
     class RefreshOpponent(BaseCallback):
-        """Every ``refresh_every`` learner steps, the opponent becomes a fresh frozen copy."""
+        """Once ``refresh_every`` learner steps have passed, the opponent becomes a fresh frozen copy. Checked as
+        a rollout starts, the only moment an on-policy model has new weights: a copy taken inside a rollout
+        would save the previous copy's weights again (``--refresh-every`` below a rollout did exactly that)."""
 
         def __init__(self):
             super().__init__()
             self.next_refresh = refresh_every
 
-        def _on_step(self) -> bool:
+        def _on_rollout_start(self) -> None:
             if self.num_timesteps >= self.next_refresh:
                 opponent.swap(snapshot(self.model))
-                self.next_refresh += refresh_every
+                while self.next_refresh <= self.num_timesteps:
+                    self.next_refresh += refresh_every
+
+        def _on_step(self) -> bool:
             return True
 
     model.learn(total_timesteps=timesteps, callback=RefreshOpponent())
@@ -217,6 +223,8 @@ def self_play(
 
     evaluation = {}
     opponents = {"first opponent (untrained)": snapshots[0], "last opponent": snapshots[-1], "prompt": "prompt"}
+    if len(snapshots) == 1:  # never refreshed: the last opponent is the first
+        del opponents["last opponent"]
     for label, spec in opponents.items():
         other = make_agent(spec, config=config) if spec == "prompt" else load_sb3_agent(algo, spec)
         learner = load_sb3_agent(algo, str(model_path))

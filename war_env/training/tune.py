@@ -100,11 +100,20 @@ def read_space(text_or_path: str) -> dict:
 
 
 # --- one trial -------------------------------------------------------------------------------------
+def trial_folder(trial_id: str) -> str:
+    """``trial_000`` for Tune's trial id ``ab039_00000`` (its sweep's random prefix, then the trial's index):
+    the folder of a trial's war-train run, named by its place in the sweep, not by the trainable's name."""
+    index = trial_id.rsplit("_", 1)[-1]
+    if not index.isdigit():
+        raise ValueError(f"a Tune trial id ends in the trial's index, got {trial_id!r}")
+    return f"trial_{int(index):03d}"
+
+
 def _trial(config: dict, settings: dict) -> None:
     """A Tune function trainable: one war-train run with ``config`` as hyperparameter overrides."""
     from ray import tune
 
-    run_dir = Path(settings["out"]) / "trials" / tune.get_context().get_trial_name()
+    run_dir = Path(settings["out"]) / "trials" / trial_folder(tune.get_context().get_trial_id())
     result = train(settings["algo"], config_path=settings["config_path"], overrides=dict(config),
                    timesteps=settings["timesteps"], n_envs=settings["n_envs"], seed=settings["seed"],
                    opponent=settings["opponent"], env_args=dict(settings["env_args"]), run_dir=run_dir,

@@ -14,6 +14,7 @@ reaction model, read off the solved table, so a league plays it as fast as ``pro
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 
 import numpy as np
@@ -47,8 +48,35 @@ def timing_problem(config: WarConfig, opponent: Bot) -> TimingProblem:
 
 @lru_cache(maxsize=64)
 def solved(problem: TimingProblem) -> TimingPolicy:
-    """``optimum.solve`` once per problem: a league builds the oracle for every shard of a pairing."""
-    return solve(problem)
+    """``optimum.solve`` once per problem (a league builds the oracle for every shard of a pairing); a solve
+    that takes longer than a second says so on stderr, iteration by iteration."""
+    reporter = _SlowSolveReporter(problem)
+    try:
+        return solve(problem, progress=reporter)
+    finally:
+        reporter.close()
+
+
+class _SlowSolveReporter:
+    """Prints one updating line on stderr once a solve has taken a second: what it solves, the stage, the
+    iteration, the time so far and the time it was estimated to take."""
+
+    def __init__(self, problem: TimingProblem):
+        self.problem, self.shown = problem, False
+
+    def __call__(self, stage: str, iteration: int, seconds: float) -> None:
+        if seconds < 1.0:
+            return
+        self.shown = True
+        problem = self.problem
+        sys.stderr.write(f"\roracle: solving the timing of a {problem.turn_ticks}-tick turn with latency up to "
+                         f"{problem.max_delay}: {stage}, iteration {iteration}, {seconds:.0f} s "
+                         f"(estimated {problem.seconds:.0f} s in all)   ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
 
 
 class BuiltForOpponent(Agent):
@@ -85,8 +113,7 @@ class Oracle(BuiltForOpponent):
 
     def presses_exactly_when_its_turn_is_open(self) -> bool:
         """Whether the solved policy is ``prompt``'s (nothing is ever in flight without latency)."""
-        table = self.policy.table()[..., 0]
-        return not self.config.has_latency and bool(table[OURS].all()) and not table[THEIRS].any()
+        return not self.config.has_latency and self.policy.presses_exactly_when_its_turn_is_open()
 
     def reaction_model(self, config):
         if config != self.config or not self.presses_exactly_when_its_turn_is_open():

@@ -319,6 +319,16 @@ class _ClassPolicy:
                 and all(np.array_equal(row, other.theirs[e]) for e, row in self.theirs.items()))
 
 
+def _rule_choice(choice) -> np.ndarray:
+    """An outside rule's answer: press or not (bools), or the probability of pressing (floats in [0, 1])."""
+    choice = np.asarray(choice)
+    if choice.dtype == bool or np.issubdtype(choice.dtype, np.integer):
+        return choice.astype(bool)
+    if np.any((choice < 0) | (choice > 1)):
+        raise ValueError("a policy rule gives press probabilities in [0, 1]")
+    return choice.astype(float)
+
+
 class _Chooser:
     """Picks the action in each tabled state of a class: the greedy one (``fixed=None``), a stored policy's,
     or an outside policy's (``rule(phase, elapsed, in_flight_masks) -> press``, evaluated on full tables)."""
@@ -333,7 +343,7 @@ class _Chooser:
         if self.fixed is not None:
             choice = self.fixed.ours[row]
         elif self.rule is not None:
-            choice = np.asarray(self.rule(OURS, elapsed, self.masks), dtype=bool)
+            choice = _rule_choice(self.rule(OURS, elapsed, self.masks))
         else:
             choice = press < wait - _EPSILON
         self.made.ours[row] = choice
@@ -351,11 +361,18 @@ class _Chooser:
         if self.fixed is not None:
             choice = self.fixed.theirs[elapsed]
         elif self.rule is not None:
-            choice = np.asarray(self.rule(THEIRS, elapsed, self.masks), dtype=bool)
+            choice = _rule_choice(self.rule(THEIRS, elapsed, self.masks))
         else:
             choice = press < wait - _EPSILON
         self.made.theirs[elapsed] = choice
         return choice
+
+
+def _played(choice: np.ndarray, wait: np.ndarray, press: np.ndarray) -> np.ndarray:
+    """The value of the actions chosen: a press (``True``) or a wait, or a press with a probability."""
+    if choice.dtype == bool:
+        return np.where(choice, press, wait)
+    return wait + choice * (press - wait)
 
 
 def _ours_turn(problem: TimingProblem, masks: InFlight, shape: _Shape, after_draw: np.ndarray, restart: float,
@@ -374,8 +391,7 @@ def _ours_turn(problem: TimingProblem, masks: InFlight, shape: _Shape, after_dra
             kept = masks.kept(press)
             drew = fs * (landings - 1.0 + none) + masks.expect(after_draw, press) - none * after_draw[kept]
             q.append(drew + none * (idle + go_on[kept]))
-        choice = chooser.ours(elapsed, elapsed - shape.ours_from, q[0], q[1])
-        later = np.where(choice, q[1], q[0])
+        later = _played(chooser.ours(elapsed, elapsed - shape.ours_from, q[0], q[1]), q[0], q[1])
     if shape.ours_from == 0:
         return later
     # before ours_from: a set in flight is the state at ours_from; with nothing in flight, press or idle
@@ -410,7 +426,7 @@ def _theirs_turn(problem: TimingProblem, masks: InFlight, shape: _Shape, hazard:
             later = wait
         else:
             press = fs * (masks.expected_landings + masks.now) + masks.expect(following, True)
-            later = np.where(chooser.theirs(elapsed, wait, press), press, wait)
+            later = _played(chooser.theirs(elapsed, wait, press), wait, press)
             tables[elapsed] = later
     return later
 
@@ -550,8 +566,8 @@ def _gain(problem, masks, shape, fixed, rule, tolerance, max_iterations, progres
 
 
 PolicyRule = Callable[[int, int, np.ndarray], np.ndarray]
-"""``rule(phase, elapsed, in_flight_masks) -> press`` (bool per mask): a stationary policy of the opponent
-playing by itself, for ``evaluate``."""
+"""``rule(phase, elapsed, in_flight_masks) -> press`` per mask (bools, or press probabilities in [0, 1]): a
+stationary policy while the opponent plays by itself, for ``evaluate``."""
 
 
 def evaluate(problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10,
@@ -583,3 +599,86 @@ def expected_cost(problem: TimingProblem, moves: int, state: State) -> float:
         choosers = [_Chooser(s, masks.size, problem.turn_ticks) for s in (shape, taken_shape)]
         openings = _one_move(problem, masks, shape, openings[:, THEIRS], choosers, True).openings
     return float(openings[int(state.opponent_taken_over), state.phase, state.in_flight])
+
+
+# --- opponents that vary: a pool drawn per round, a bot that reads the table ------------------------------
+def nothing_carries_over(problem: TimingProblem) -> bool:
+    """Whether every press still in flight as the opponent's turn opens surely lands before the opponent can
+    draw (its earliest reaction is at least ``max_delay - 1`` ticks and it always reacts): such a press is a
+    pure false start, so the optimal value of a turn opening with presses in flight is their false starts plus
+    the value with none (``opening_value``), the same shape whatever the opponent does later."""
+    reaction = np.asarray(problem.reaction)
+    earliest = int(np.argmax(reaction > 0)) if reaction.sum() > 0 else problem.turn_ticks
+    return reaction.sum() >= 1 - 1e-12 and earliest >= problem.max_delay - 1
+
+
+class PoolPolicy:
+    """The Bayes-optimal policy against a bot drawn per round from a pool whose members' reaction windows do
+    not overlap: until the member's first own draw tells which it is, the policy of the first turns
+    (``solve_pool``); from then on the identified member's optimal policy (``members``)."""
+
+    def __init__(self, members: tuple[TimingPolicy, ...], prior: tuple[float, ...], mixture: TimingProblem,
+                 first: _ClassPolicy, first_openings: np.ndarray, identify: np.ndarray):
+        self.members = members
+        self.prior = prior
+        self.mixture = mixture
+        """The pool's reactions over the draw of the member: the problem of the turns before the identification."""
+        self._first = first
+        self.first_openings = first_openings
+        """``[phase, m]``: the value of the first turns from the opening of a turn, relative like the members'."""
+        self._identify = identify
+
+    def member_reacting_at(self, tick: int) -> int:
+        """The member whose reaction window holds ``tick`` (the only one that can draw then)."""
+        return int(self._identify[tick])
+
+    def press(self, state: State, member: int | None) -> bool:
+        """The action in ``state``, ``member`` being the identified member (``None``: not yet)."""
+        if member is not None:
+            return self.members[member].press(state)
+        if state.opponent_taken_over:
+            return self.members[0].press(state)  # a taken-over opponent is the takeover bot, whoever it was
+        return self._first.press(self.mixture.shape, state.phase, state.elapsed, state.in_flight)
+
+    def price_of_not_knowing(self, phase: int) -> float:
+        """The expected extra timing cost of a round, against the clairvoyant that knows the member from the
+        start, when the round opens with ``phase`` (``OURS``: the seat starts; ``THEIRS``: the pool bot does)."""
+        known = sum(share * member.opening_value(phase) for share, member in zip(self.prior, self.members))
+        return float(self.first_openings[phase, 0] - known)
+
+
+def solve_pool(members: Sequence[TimingProblem], prior: Sequence[float], progress: Progress | None = None) -> PoolPolicy:
+    """The Bayes-optimal timing against a pool: each member's problem solved, then the turns before the
+    identification by one backward pass over the pool's mixture of reactions, where the opponent's draw in tick
+    e opens the seat's turn in the problem of the member that reacts in tick e. Exact under the solver's
+    modelling choices: the members' windows must not overlap (the first draw identifies the member), and the
+    decisions of the first turns only move costs within the members' relative values, whose constants weigh
+    in with the prior whatever the seat does."""
+    members = tuple(members)
+    if len(members) != len(prior) or not members or abs(sum(prior) - 1) > 1e-9 or min(prior) <= 0:
+        raise ValueError(f"a pool needs one prior probability > 0 per member, summing to 1, got {list(prior)}")
+    first = members[0]
+    same = {(m.turn_ticks, m.latency, m.false_start_cost, m.idle_cost, m.takeover_cost) for m in members}
+    if len(same) > 1:
+        raise ValueError("the members of a pool must share the turn, the latency and the costs; only reactions differ")
+    reactions = np.array([m.reaction for m in members])
+    if np.any((reactions > 0).sum(axis=0) > 1):
+        raise ValueError("the members' reaction windows overlap: one draw does not tell them apart, and the "
+                         "Bayes-optimal policy of such a pool is not solved")
+    policies = tuple(solve(m, progress=progress) for m in members)
+    weighted = np.asarray(prior)[:, None] * reactions
+    mixture = TimingProblem(first.turn_ticks, first.latency, tuple(weighted.sum(axis=0)), first.false_start_cost,
+                            first.idle_cost, first.takeover_cost)
+    identify = np.argmax(weighted, axis=0)
+    masks, shape = InFlight(mixture), mixture.shape
+    chooser = _Chooser(shape, masks.size, mixture.turn_ticks)
+    taken = policies[0].openings[TAKEN, OURS]
+    becomes_taken, last = mixture.taken_over_on_last_tick, mixture.turn_ticks - 1
+
+    def opens_ours(elapsed: int) -> np.ndarray:
+        identified = policies[int(identify[elapsed])].openings[LIVE, OURS]
+        return (1 - becomes_taken) * identified + becomes_taken * taken if elapsed == last else identified
+
+    theirs = _theirs_turn(mixture, masks, shape, mixture.opponent_hazard, opens_ours, chooser)
+    ours = _ours_turn(mixture, masks, shape, theirs, theirs[0], chooser)
+    return PoolPolicy(policies, tuple(prior), mixture, chooser.made, np.array([ours, theirs]), identify)

@@ -514,18 +514,31 @@ def _one_move(problem: TimingProblem, masks: InFlight, shape: _Shape, next_move:
 def _iterate(problem, masks, shape, fixed, rule, opponent_takeover, tolerance, max_iterations, stable_iterations,
              progress, stage):
     """Relative value iteration over the moves left (each class relative to its opponent's turn opening
-    with nothing in flight) until the values settle and the policy holds for ``stable_iterations``."""
+    with nothing in flight) until the values settle and the policy holds for ``stable_iterations``. A policy
+    whose moves cycle through sets in flight (a periodic chain, even in states it never reaches) makes the
+    iteration oscillate: if it has not settled after ``DAMPED_AFTER`` iterations, each new iterate is
+    averaged with the last (the aperiodicity transformation, Puterman 1994, section 8.5.4), which has the
+    same fixed point and gain. With a policy given (``fixed`` or ``rule``) it stops when the gain has held to
+    ``tolerance`` for five iterations: a policy may cycle in states it never reaches, at another gain."""
     next_move = np.zeros((2, masks.size))
     previous_policy, unchanged, started = None, 0, time.monotonic()
+    calm, last_gain = 0, np.inf
     taken_shape = _taken_shape(problem, shape)
     for iteration in range(1, max_iterations + 1):
         choosers = [_Chooser(s, masks.size, problem.turn_ticks, fixed[c] if fixed else None, rule)
                     for c, s in ((LIVE, shape), (TAKEN, taken_shape))]
         step = _one_move(problem, masks, shape, next_move, choosers, opponent_takeover)
         values = step.openings[:, THEIRS] - step.openings[:, THEIRS, :1]
+        if iteration > DAMPED_AFTER:
+            values = 0.5 * (values + next_move)
         same = previous_policy is not None and all(a.same(b) for a, b in zip(step.policies, previous_policy))
         unchanged = unchanged + 1 if same else 0
-        settled = float(np.abs(values - next_move).max()) <= tolerance
+        if fixed is None and rule is None:
+            settled = float(np.abs(values - next_move).max()) <= tolerance
+        else:  # a fixed policy: only its gain from the opponent's opening (states it never reaches may diverge)
+            gain = step.openings[LIVE, THEIRS, 0]
+            calm = calm + 1 if abs(gain - last_gain) <= tolerance else 0
+            settled, last_gain = calm >= 5, gain
         if progress is not None:
             progress(stage, iteration, time.monotonic() - started)
         next_move, previous_policy = values, step.policies
@@ -533,6 +546,9 @@ def _iterate(problem, masks, shape, fixed, rule, opponent_takeover, tolerance, m
             return step, next_move, iteration
     raise RuntimeError(f"the timing problem did not converge in {max_iterations} iterations")
 
+
+DAMPED_AFTER = 200
+"""Iterations of plain relative value iteration before it is damped (``_iterate``)."""
 
 Progress = Callable[[str, int, float], None]
 """``progress(stage, iteration, seconds)``: called after every iteration of a solve."""

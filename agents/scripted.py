@@ -99,7 +99,9 @@ class PressOnce(Agent):
         return None if config.has_latency else Prompt().reaction_model(config)
 
     def batch_policy(self):
-        return lambda observations: ((observations[:, CAN_DRAW] > 0.5) & (observations[:, TIMER_LEFT] >= 1.0)).astype(int)
+        def policy(observations):
+            return ((observations[:, CAN_DRAW] > 0.5) & (observations[:, TIMER_LEFT] >= 1.0)).astype(int)
+        return policy
 
 
 class Eager(Agent):

@@ -53,7 +53,8 @@ def test_a_bad_spec_is_refused_naming_the_problem(spec, complaint):
 
 
 @pytest.mark.parametrize("spec, complaint", [
-    ("humann", r"unknown opponent 'humann'.*bots: absent, fixed, human, instant, leader, pool, uniform.*did you mean 'human'\?"),
+    ("humann", r"unknown opponent 'humann'.*bots: absent, fixed, human, instant, leader, pool, uniform"
+               r".*did you mean 'human'\?"),
     ("promt", r"unknown opponent 'promt'.*agents \(playing seat 1\): prompt.*did you mean 'prompt'\?"),
     ("ppoo:x.zip", r"unknown opponent 'ppoo'.*did you mean 'ppo:PATH'\?"),
     ("fixed:tick=3", "bot 'fixed' has no parameter 'tick'.*it takes ticks; did you mean 'ticks'"),
@@ -235,7 +236,8 @@ def test_press_once_is_prompt_without_latency_and_with_latency_waits_out_its_one
 
     for bot in OPPONENTS:
         once = play_rounds("press_once", bot, WarConfig(), range(4))
-        assert [r.reaction_ticks for r in once] == [r.reaction_ticks for r in play_rounds("prompt", bot, WarConfig(), range(4))]
+        prompt = play_rounds("prompt", bot, WarConfig(), range(4))
+        assert [r.reaction_ticks for r in once] == [r.reaction_ticks for r in prompt]
     delayed = play_rounds("press_once", "human", WarConfig(latency="fixed:ticks=3"), range(4))
     assert all(r.false_starts[0] == 0 and set(r.reaction_ticks) == {3} for r in delayed)
 
@@ -251,8 +253,8 @@ def test_the_best_lead_lands_its_press_as_the_turn_opens_against_a_predictable_o
     assert make_agent("lead:ticks=2", config=config, opponent="human").ticks == 2
 
 
-@pytest.mark.parametrize("spec, complaint", [("lead:ticks=30", "from 0 to 29"), ("lead:ticks=-1", "from 0 to 29"),
-                                             ("lead:tick=3", "no parameter 'tick'")])
+@pytest.mark.parametrize("spec, complaint", [
+    ("lead:ticks=30", "from 0 to 29"), ("lead:ticks=-1", "from 0 to 29"), ("lead:tick=3", "no parameter 'tick'")])
 def test_a_bad_lead_is_refused(spec, complaint):
     with pytest.raises(ValueError, match=complaint):
         make_agent(spec, config=WarConfig(latency="fixed:ticks=2"), opponent="human")

@@ -209,8 +209,8 @@ def test_every_latency_the_env_accepts_is_solved():
 
 def test_a_problem_too_large_to_solve_in_seconds_is_refused_up_front_in_one_line():
     config = WarConfig(tick_seconds=0.01, turn_seconds=100.0)  # 10,000 ticks; `human` may react for ~3,400 of them
-    p = TimingProblem(config.turn_ticks, (0.0,) * 10 + (1 / 7,) * 7, tuple(make_bot("human").reaction_probabilities(config)),
-                      FS, IDLE, TAKEOVER)
+    reaction = tuple(make_bot("human").reaction_probabilities(config))
+    p = TimingProblem(config.turn_ticks, (0.0,) * 10 + (1 / 7,) * 7, reaction, FS, IDLE, TAKEOVER)
     with pytest.raises(ValueError, match="refuses this problem: 3") as refused:
         solve(p)
     assert "\n" not in str(refused.value) and "s, above its bound of 30 s" in str(refused.value)

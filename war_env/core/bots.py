@@ -202,7 +202,8 @@ class Pool(_Varies):
     def __post_init__(self):
         self._check_windows(fast=self.fast, slow=self.slow)
         if not (_is_number(self.share_fast) and 0 < self.share_fast < 1):
-            raise ValueError(f"pool bot share_fast must be a probability strictly between 0 and 1, got {self.share_fast!r}")
+            raise ValueError(f"pool bot share_fast must be a probability strictly between 0 and 1, "
+                             f"got {self.share_fast!r}")
 
     def windows(self) -> tuple[Uniform, ...]:
         """The members, in the order of ``prior``."""

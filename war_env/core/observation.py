@@ -148,7 +148,7 @@ def observe_latency(timed: TimedRound, seat: int) -> np.ndarray:
 
 # --- the inference probe's observation (WarInference-v0): the latency observation and the opponent's last reaction ---
 INFERENCE_EXTRA_FIELDS = (
-    "opponent_reaction",  # (ticks from the opening of the opponent's turn to its last own draw + 1) / turn ticks; 0 before it
+    "opponent_reaction",  # (ticks from its turn's opening to the opponent's last own draw + 1) / turn ticks; 0 before
 )
 
 

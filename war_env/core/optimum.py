@@ -152,10 +152,10 @@ class TimingProblem:
         """Refuse, in one line, a problem whose tables would take too long (``SECONDS_BOUND``)."""
         if self.seconds > SECONDS_BOUND:
             raise ValueError(
-                f"the exact timing solver refuses this problem: {self.shape.theirs_tables} ticks of the opponent's turn "
-                f"(of {self.turn_ticks}) where it may draw, times 2**{self.max_delay} sets of presses in flight, would "
-                f"take about {self.seconds:.0f} s, above its bound of {SECONDS_BOUND:.0f} s; use a shorter turn_seconds, "
-                f"a longer tick_seconds, a smaller latency or an opponent that reacts sooner")
+                f"the exact timing solver refuses this problem: {self.shape.theirs_tables} ticks of the opponent's "
+                f"turn (of {self.turn_ticks}) where it may draw, times 2**{self.max_delay} sets of presses in flight, "
+                f"would take about {self.seconds:.0f} s, above its bound of {SECONDS_BOUND:.0f} s; use a shorter "
+                f"turn_seconds, a longer tick_seconds, a smaller latency or an opponent that reacts sooner")
 
 
 TYPICAL_ITERATIONS = 25
@@ -340,32 +340,27 @@ class _Chooser:
                                  np.zeros(shape.ours_from, dtype=bool), {})
 
     def ours(self, elapsed: int, row: int, wait: np.ndarray, press: np.ndarray) -> np.ndarray:
-        if self.fixed is not None:
-            choice = self.fixed.ours[row]
-        elif self.rule is not None:
-            choice = _rule_choice(self.rule(OURS, elapsed, self.masks))
-        else:
-            choice = press < wait - _EPSILON
-        self.made.ours[row] = choice
+        stored = None if self.fixed is None else self.fixed.ours[row]
+        self.made.ours[row] = choice = self._choice(OURS, elapsed, stored, wait, press)
         return choice
 
     def ours_idle(self, elapsed: int, wait: float, press: float) -> bool:
-        if self.fixed is not None:
-            choice = bool(self.fixed.ours_idle[elapsed])
-        else:  # an outside rule is evaluated on full tables, which have no such ticks
-            choice = press < wait - _EPSILON
-        self.made.ours_idle[elapsed] = choice
+        # an outside rule is evaluated on full tables, which have no such ticks
+        stored = None if self.fixed is None else bool(self.fixed.ours_idle[elapsed])
+        self.made.ours_idle[elapsed] = choice = stored if stored is not None else press < wait - _EPSILON
         return choice
 
     def theirs(self, elapsed: int, wait: np.ndarray, press: np.ndarray) -> np.ndarray:
-        if self.fixed is not None:
-            choice = self.fixed.theirs[elapsed]
-        elif self.rule is not None:
-            choice = _rule_choice(self.rule(THEIRS, elapsed, self.masks))
-        else:
-            choice = press < wait - _EPSILON
-        self.made.theirs[elapsed] = choice
+        stored = None if self.fixed is None else self.fixed.theirs[elapsed]
+        self.made.theirs[elapsed] = choice = self._choice(THEIRS, elapsed, stored, wait, press)
         return choice
+
+    def _choice(self, phase: int, elapsed: int, stored, wait: np.ndarray, press: np.ndarray) -> np.ndarray:
+        if stored is not None:
+            return stored
+        if self.rule is not None:
+            return _rule_choice(self.rule(phase, elapsed, self.masks))
+        return press < wait - _EPSILON
 
 
 def _played(choice: np.ndarray, wait: np.ndarray, press: np.ndarray) -> np.ndarray:
@@ -663,7 +658,8 @@ class PoolPolicy:
         return float(self.first_openings[phase, 0] - known)
 
 
-def solve_pool(members: Sequence[TimingProblem], prior: Sequence[float], progress: Progress | None = None) -> PoolPolicy:
+def solve_pool(members: Sequence[TimingProblem], prior: Sequence[float],
+               progress: Progress | None = None) -> PoolPolicy:
     """The Bayes-optimal timing against a pool: each member's problem solved, then the turns before the
     identification by one backward pass over the pool's mixture of reactions, where the opponent's draw in tick
     e opens the seat's turn in the problem of the member that reacts in tick e. Exact under the solver's

@@ -57,7 +57,8 @@ def measure(config: str, bot: str) -> dict:
 
 
 def line(config: str, bot: str, row: dict) -> str:
-    head = f"{config:62s} {bot:8s} {row['turn_ticks']:6d} ticks, {row['tables']:5d} tables, estimate {row['estimate']:6.1f} s:"
+    head = (f"{config:62s} {bot:8s} {row['turn_ticks']:6d} ticks, {row['tables']:5d} tables, "
+            f"estimate {row['estimate']:6.1f} s:")
     if "refused" in row:
         return f"{head} refused ({row['peak_mb']:.0f} MB): {row['refused']}"
     return (f"{head} {row['seconds']:6.2f} s, {row['peak_mb']:5.0f} MB peak, {row['iterations']} iterations, "

@@ -225,3 +225,13 @@ def test_bad_problems_are_refused():
         expected_cost(problem("human", (1.0,)), -1, State(THEIRS, 0))
     with pytest.raises(ValueError, match="below 17"):
         problem("human", (0.0,) * 17 + (1.0,))
+
+
+def test_a_solve_reports_every_iteration_to_its_progress_callback():
+    seen = []
+    policy = solve(problem("human", (0.0, 0.0, 1.0)),
+                   progress=lambda stage, iteration, seconds: seen.append((stage, iteration)))
+    stages = [stage for stage, _ in seen]
+    order = ["optimum", "cost per move"]  # the optimum first, then its cost per move
+    assert stages == sorted(stages, key=order.index) and set(stages) == set(order)
+    assert len(seen) == policy.iterations and seen[0] == ("optimum", 1)

@@ -28,3 +28,14 @@ def test_the_reference_card_game_plays_whole_rounds():
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="repeats"):
         measure_all(repeats=0)
+
+
+def test_the_solver_benchmark_prints_one_line_per_config_with_its_time_or_its_refusal(capsys):
+    from war_env.perf.solver import CONFIGS, line, main, measure
+
+    rows = main(["--quick"])
+    assert len(rows) == 3 and all(row["seconds"] > 0 and row["cost_per_move"] >= 0 for row in rows)
+    assert len(capsys.readouterr().out.strip().splitlines()) == 3
+    config, bot = CONFIGS[-1]  # estimated above the bound: refused up front, in one line
+    refused = measure(config, bot)
+    assert "refuses this problem" in line(config, bot, refused) and "seconds" not in refused

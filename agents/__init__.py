@@ -6,7 +6,10 @@ Spec grammar (the project's ``war_env.core.specs`` plus two rules for text that 
 * ``name`` or ``name:key=value,key=value`` for the scripted agents: ``prompt``, ``eager``,
   ``random:p=0.2``, ``last_moment``, ``never``, ``human``, ``human:median=0.8``, and ``oracle`` (the exact
   optimum against the pairing's opponent bot, ``war_env.agents.oracle``) and ``anticipate`` (a simple
-  heuristic for latency, ``war_env.agents.anticipate``); these two are built per opponent bot.
+  heuristic for latency, ``war_env.agents.anticipate``); these two are built per opponent bot, as are the
+  probes' yardsticks ``lead`` (the best fixed lead, ``war_env.agents.lead``), ``blind`` (the optimum that
+  ignores a pool's members or a leader's contexts) and ``counting`` (the oracle from War-v0's fields, by
+  counting: ``war_env.agents.counting``). ``press_once`` (press as the turn opens, once) needs neither.
 * ``bot:SPEC``: everything after the first ``:`` is a bot spec, taken verbatim
   (``bot:fixed:ticks=5``, ``bot:uniform:low=1,high=10``).
 * ``ppo:PATH``, ``a2c:PATH``, ``dqn:PATH``, ``maskable_ppo:PATH``: the text after the first ``:`` is
@@ -24,8 +27,10 @@ from functools import partial
 
 from war_env.agents.anticipate import Anticipate
 from war_env.agents.base import Agent
-from war_env.agents.oracle import Oracle
-from war_env.agents.scripted import BotAgent, Eager, HumanAgent, LastMoment, Never, Prompt, RandomPress
+from war_env.agents.counting import Counting
+from war_env.agents.lead import Lead
+from war_env.agents.oracle import Blind, Oracle
+from war_env.agents.scripted import BotAgent, Eager, HumanAgent, LastMoment, Never, Prompt, PressOnce, RandomPress
 from war_env.core.bots import BOTS, Bot, make_bot
 from war_env.core.rules import WarConfig
 from war_env.core.specs import build_from_spec, did_you_mean, split_spec, unknown_name
@@ -39,6 +44,10 @@ SCRIPTED = {
     "human": HumanAgent,
     "oracle": Oracle,
     "anticipate": Anticipate,
+    "press_once": PressOnce,
+    "lead": Lead,
+    "blind": Blind,
+    "counting": Counting,
 }
 MODEL_ALGOS = ("ppo", "a2c", "dqn", "maskable_ppo")
 AGENT_NAMES = tuple(SCRIPTED) + ("bot:SPEC",) + tuple(f"{algo}:PATH" for algo in MODEL_ALGOS)

@@ -18,6 +18,7 @@ for the next turn. Built like the ``oracle``, for a config and the pairing's opp
 from __future__ import annotations
 
 from war_env.agents.base import Agent
+from war_env.agents.informed import marginal_reactions
 from war_env.agents.oracle import BuiltForOpponent
 from war_env.core.bots import Bot
 from war_env.core.optimum import OURS
@@ -47,7 +48,7 @@ class Anticipate(BuiltForOpponent):
         self.lead = quantile_tick(config.latency_probabilities, 0.5, config.max_delay)
         false_start, idle = -config.reward_false_start, -config.reward_idle_tick
         self.level = min(1.0, max(0.0, 1 - self.lead * idle / false_start)) if false_start > 0 else 0.0
-        reactions = self.opponent.reaction_probabilities(config)
+        reactions = marginal_reactions(config, self.opponent)
         self.opponent_draw = quantile_tick(reactions, self.level, config.turn_ticks - 1)
         self._pressed_ahead = False
 

@@ -14,15 +14,17 @@ reaction model, read off the solved table, so a league plays it as fast as ``pro
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 
 import numpy as np
 
 from war_env.agents.base import Agent
+from war_env.agents.informed import Stationary, marginal_reactions, optimal_timing, problem_with
 from war_env.agents.scripted import Prompt
 from war_env.core.bots import Bot, make_bot
-from war_env.core.observation import INDEX, LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE, latency_fields
-from war_env.core.optimum import OURS, THEIRS, State, TimingPolicy, TimingProblem, solve
+from war_env.core.observation import INDEX, LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE, inference_fields, latency_fields
+from war_env.core.optimum import OURS, THEIRS, PoolPolicy, State, TimingPolicy, TimingProblem, solve
 from war_env.core.rules import WarConfig
 
 _CAN_DRAW, _TIMER_LEFT = INDEX["can_draw"], INDEX["timer_left"]
@@ -33,22 +35,42 @@ _IN_FLIGHT = OBSERVATION_SIZE + len(LATENCY_EXTRA_FIELDS)  # in_flight_0, in_fli
 
 
 def timing_problem(config: WarConfig, opponent: Bot) -> TimingProblem:
-    """The seat's timing problem in ``config`` against ``opponent``; the reward weights become costs."""
-    costs = {"reward_false_start": config.reward_false_start, "reward_idle_tick": config.reward_idle_tick,
-             "reward_takeover": config.reward_takeover}
-    paid = {name: value for name, value in costs.items() if value > 0}
-    if paid:
-        raise ValueError(f"the oracle optimises timing costs: it needs reward_false_start, reward_idle_tick and "
-                         f"reward_takeover <= 0, got {paid}")
-    return TimingProblem(config.turn_ticks, config.latency_probabilities,
-                         tuple(opponent.reaction_probabilities(config)), -config.reward_false_start,
-                         -config.reward_idle_tick, -config.reward_takeover)
+    """The seat's timing problem in ``config`` against ``opponent`` (its reactions over its members or contexts,
+    ``informed.marginal_reactions``); the reward weights become costs."""
+    return problem_with(config, marginal_reactions(config, opponent))
 
 
 @lru_cache(maxsize=64)
 def solved(problem: TimingProblem) -> TimingPolicy:
-    """``optimum.solve`` once per problem: a league builds the oracle for every shard of a pairing."""
-    return solve(problem)
+    """``optimum.solve`` once per problem (a league builds the oracle for every shard of a pairing); a solve
+    that takes longer than a second says so on stderr, iteration by iteration."""
+    reporter = _SlowSolveReporter(problem)
+    try:
+        return solve(problem, progress=reporter)
+    finally:
+        reporter.close()
+
+
+class _SlowSolveReporter:
+    """Prints one updating line on stderr once a solve has taken a second: what it solves, the stage, the
+    iteration, the time so far and the time it was estimated to take."""
+
+    def __init__(self, problem: TimingProblem):
+        self.problem, self.shown = problem, False
+
+    def __call__(self, stage: str, iteration: int, seconds: float) -> None:
+        if seconds < 1.0:
+            return
+        self.shown = True
+        problem = self.problem
+        sys.stderr.write(f"\roracle: solving the timing of a {problem.turn_ticks}-tick turn with latency up to "
+                         f"{problem.max_delay}: {stage}, iteration {iteration}, {seconds:.0f} s "
+                         f"(estimated {problem.seconds:.0f} s in all)   ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
 
 
 class BuiltForOpponent(Agent):
@@ -71,9 +93,45 @@ class BuiltForOpponent(Agent):
 
 
 class Oracle(BuiltForOpponent):
-    """Plays ``war_env.core.optimum``'s optimal stationary policy for ``config`` against the bot ``opponent``."""
+    """Plays the exact optimum for ``config`` against the bot ``opponent`` (``informed.optimal_timing``): the
+    solver's stationary policy, the Bayes-optimal one against a ``pool``, each context's against a ``leader``."""
 
     name = "oracle"
+
+    def __init__(self, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None):
+        super().__init__(config=config, opponent=opponent)
+        self.timing = optimal_timing(self.config, self.opponent, solved)
+
+    @property
+    def policy(self) -> TimingPolicy | PoolPolicy | None:
+        """The solved policy against a bot with one reaction distribution (a ``TimingPolicy``) or a pool
+        (a ``PoolPolicy``); ``None`` against a ``leader`` (one policy per context: ``timing.policies``)."""
+        return getattr(self.timing, "policy", None)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.timing.reset()
+
+    def act(self, observation) -> int:
+        state = self.state_of(observation)
+        return 0 if state is None else int(self.timing.press(state, observation))
+
+    def presses_exactly_when_its_turn_is_open(self) -> bool:
+        """Whether the solved policy is ``prompt``'s (nothing is ever in flight without latency)."""
+        return (not self.config.has_latency and isinstance(self.timing, Stationary)
+                and self.timing.policy.presses_exactly_when_its_turn_is_open())
+
+    def reaction_model(self, config):
+        if config != self.config or not self.presses_exactly_when_its_turn_is_open():
+            return None
+        return Prompt().reaction_model(config)
+
+
+class Blind(BuiltForOpponent):
+    """The exact optimum against the opponent's reactions taken over its members or contexts
+    (``informed.marginal_reactions``): the best an agent can do that times every turn alike, never telling a
+    ``pool`` bot's members or a ``leader`` bot's contexts apart. Against any other bot it is the ``oracle``."""
+
+    name = "blind"
 
     def __init__(self, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None):
         super().__init__(config=config, opponent=opponent)
@@ -83,22 +141,13 @@ class Oracle(BuiltForOpponent):
         state = self.state_of(observation)
         return 0 if state is None else int(self.policy.press(state))
 
-    def presses_exactly_when_its_turn_is_open(self) -> bool:
-        """Whether the solved policy is ``prompt``'s (nothing is ever in flight without latency)."""
-        table = self.policy.table()[..., 0]
-        return not self.config.has_latency and bool(table[OURS].all()) and not table[THEIRS].any()
-
-    def reaction_model(self, config):
-        if config != self.config or not self.presses_exactly_when_its_turn_is_open():
-            return None
-        return Prompt().reaction_model(config)
-
 
 def timing_state(observation, config: WarConfig, reader: str) -> State | None:
-    """The solver's state after the last tick, read from the latency observation in ``config``'s game
-    (``None`` when neither turn is open: the round is over). ``reader`` names the agent in errors."""
+    """The solver's state after the last tick, read from the latency observation in ``config``'s game, or the
+    inference probe's, which adds a field after it (``None`` when neither turn is open: the round is over).
+    ``reader`` names the agent in errors."""
     size = len(latency_fields(config))
-    if len(observation) != size:
+    if len(observation) not in (size, len(inference_fields(config))):
         raise ValueError(f"the {reader} agent reads the latency observation of WarLatency-v0 ({size} values for "
                          f"latency {config.latency!r}), got {len(observation)} values")
     if observation[_CAN_DRAW] > 0.5:
@@ -108,7 +157,7 @@ def timing_state(observation, config: WarConfig, reader: str) -> State | None:
     else:
         return None
     ticks = config.turn_ticks
-    in_flight = int(np.dot(observation[_IN_FLIGHT:] > 0.5, 1 << np.arange(size - _IN_FLIGHT)))
+    in_flight = int(np.dot(observation[_IN_FLIGHT:size] > 0.5, 1 << np.arange(size - _IN_FLIGHT)))
     return State(phase, ticks - round(float(left) * ticks), bool(observation[_OPPONENT_TAKEN_OVER] > 0.5), in_flight)
 
 

@@ -3,6 +3,7 @@
 | spec | what it does |
 |---|---|
 | ``prompt`` | draws on the first tick its turn is open: the optimum of the default reward |
+| ``press_once`` | presses once, as its turn opens: with latency, never while its press is in flight |
 | ``eager`` | presses draw on every tick, so it false-starts whenever its turn is not open |
 | ``random:p=0.1`` | presses draw with probability ``p`` on every tick (open turn or not) |
 | ``last_moment`` | draws on the last tick of its timer (the tick before it would be taken over) |
@@ -81,6 +82,26 @@ class Prompt(Agent):
 
     def reaction_model(self, config):
         return ReactionModel(Fixed(0).reaction_cdf(config), STREAM_REACTION[0])
+
+
+class PressOnce(Agent):
+    """Presses once, on the tick its turn opens, and not again in that turn. With latency that is "never press
+    while a press of yours is in flight" (its press surely lands within the turn), the first fix a reviewer
+    makes to ``prompt``, which presses on every open tick; without latency it is ``prompt``. It reads only its
+    own clock (War-v0's fields), so it plays from any observation, and it keeps no memory."""
+
+    name = "press_once"
+
+    def act(self, observation) -> int:
+        return int(observation[CAN_DRAW] > 0.5 and observation[TIMER_LEFT] >= 1.0)
+
+    def reaction_model(self, config):
+        return None if config.has_latency else Prompt().reaction_model(config)
+
+    def batch_policy(self):
+        def policy(observations):
+            return ((observations[:, CAN_DRAW] > 0.5) & (observations[:, TIMER_LEFT] >= 1.0)).astype(int)
+        return policy
 
 
 class Eager(Agent):

@@ -53,7 +53,8 @@ def test_a_bad_spec_is_refused_naming_the_problem(spec, complaint):
 
 
 @pytest.mark.parametrize("spec, complaint", [
-    ("humann", r"unknown opponent 'humann'.*bots: absent, fixed, human, instant, uniform.*did you mean 'human'\?"),
+    ("humann", r"unknown opponent 'humann'.*bots: absent, fixed, human, instant, leader, pool, uniform"
+               r".*did you mean 'human'\?"),
     ("promt", r"unknown opponent 'promt'.*agents \(playing seat 1\): prompt.*did you mean 'prompt'\?"),
     ("ppoo:x.zip", r"unknown opponent 'ppoo'.*did you mean 'ppo:PATH'\?"),
     ("fixed:tick=3", "bot 'fixed' has no parameter 'tick'.*it takes ticks; did you mean 'ticks'"),
@@ -227,3 +228,33 @@ def test_sb3_evaluate_policy_measures_a_scripted_agent_like_play_round(spec):
             total, steps = total + reward, steps + 1
         expected.append((total, steps))
     assert [(pytest.approx(r), n) for r, n in zip(returns, lengths)] == expected
+
+
+# --- press_once and lead: the simple baselines of the probes ---------------------------------------------
+def test_press_once_is_prompt_without_latency_and_with_latency_waits_out_its_one_press():
+    from war_env.evaluation import play_rounds
+
+    for bot in OPPONENTS:
+        once = play_rounds("press_once", bot, WarConfig(), range(4))
+        prompt = play_rounds("prompt", bot, WarConfig(), range(4))
+        assert [r.reaction_ticks for r in once] == [r.reaction_ticks for r in prompt]
+    delayed = play_rounds("press_once", "human", WarConfig(latency="fixed:ticks=3"), range(4))
+    assert all(r.false_starts[0] == 0 and set(r.reaction_ticks) == {3} for r in delayed)
+
+
+def test_the_best_lead_lands_its_press_as_the_turn_opens_against_a_predictable_opponent():
+    from war_env.evaluation import play_rounds
+
+    config = WarConfig(latency="fixed:ticks=3")
+    lead = make_agent("lead", config=config, opponent="fixed:ticks=6")
+    assert lead.ticks == 4 and lead.spec() == "lead"  # pressed 4 ticks in, it lands in tick 7: the opening
+    records = play_rounds("lead", "fixed:ticks=6", config, range(4))
+    assert all(r.false_starts[0] == 0 and set(r.reaction_ticks[1:]) == {0} for r in records)
+    assert make_agent("lead:ticks=2", config=config, opponent="human").ticks == 2
+
+
+@pytest.mark.parametrize("spec, complaint", [
+    ("lead:ticks=30", "from 0 to 29"), ("lead:ticks=-1", "from 0 to 29"), ("lead:tick=3", "no parameter 'tick'")])
+def test_a_bad_lead_is_refused(spec, complaint):
+    with pytest.raises(ValueError, match=complaint):
+        make_agent(spec, config=WarConfig(latency="fixed:ticks=2"), opponent="human")

@@ -57,3 +57,52 @@ def test_bots_are_built_from_spec_strings(spec, expected):
 def test_a_bad_bot_spec_gets_a_clear_error(spec, message):
     with pytest.raises(ValueError, match=message):
         make_bot(spec)
+
+
+# --- the bots that vary: a pool drawn per round, a leader that reads the score --------------------------------
+def test_a_pool_plays_each_round_as_one_member_drawn_by_the_round_key_with_its_prior():
+    pool = make_bot("pool:fast=4,slow=10,width=2,share_fast=0.25")
+    assert [member.spec() for member in pool.windows()] == ["uniform:low=4,high=5", "uniform:low=10,high=11"]
+    members = [pool.member_of(key, 1) for key in range(4000)]
+    assert members == [pool.member_of(key, 1) for key in range(4000)]  # a round key names its member
+    assert abs(members.count(0) / 4000 - 0.25) < 0.03
+
+
+def test_a_pool_reacts_within_its_member_window_and_its_average_reaction_is_the_mixture():
+    pool = make_bot("pool")
+    for key in range(50):
+        member = pool.windows()[pool.member_of(key, 1)]
+        cdf = pool.turn_cdf(CONFIG, key, 1, game=None)
+        assert cdf == member.reaction_cdf(CONFIG)
+    mixture = pool.reaction_probabilities(CONFIG)
+    assert mixture[3] == mixture[4] == mixture[9] == mixture[10] == 0.25 and sum(mixture) == 1
+
+
+class _Score:
+    def __init__(self, points):
+        self.points = points
+
+
+def test_a_leader_reacts_fast_when_it_is_ahead_on_points_and_slowly_when_it_is_not():
+    leader = make_bot("leader:ahead=4,behind=10,width=1")
+    assert sample_reaction(leader.turn_cdf(CONFIG, 0, 1, _Score([3, 5])), 0.5) == 4   # seat 1 leads 5-3
+    assert sample_reaction(leader.turn_cdf(CONFIG, 0, 1, _Score([5, 5])), 0.5) == 10  # level: not ahead
+    assert sample_reaction(leader.turn_cdf(CONFIG, 0, 0, _Score([6, 5])), 0.5) == 4   # as seat 0
+
+
+@pytest.mark.parametrize("spec", ["pool", "leader"])
+def test_a_bot_that_varies_is_refused_by_the_engines_that_sample_one_cdf_in_one_line(spec):
+    from war_env.core.bots import ReactionModel
+
+    with pytest.raises(ValueError, match="only the scalar reference plays it") as refused:
+        ReactionModel.of_bot(spec, CONFIG, seat=1)
+    assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("pool:fast=4,slow=5,width=2", "must not overlap"), ("pool:share_fast=1", "strictly between 0 and 1"),
+    ("pool:width=0", "width must be at least 1"), ("leader:ahead=-1", "ahead"),
+    ("leader:ahead=3,behind=3", "must not overlap")])
+def test_a_bad_pool_or_leader_is_refused(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_bot(spec)

@@ -191,3 +191,20 @@ def test_bots_have_no_latency():
     for _ in range(3):
         timed.tick(False, False)
     assert timed.game.moves == [0, 1] and timed.reaction_ticks[1] == [2]
+
+
+def test_against_a_pool_the_cards_never_depend_on_timing():
+    """The pool's member is drawn from the round key, not from anything timing changes: two very different
+    press schedules play the same card game against it."""
+    from war_env.core.bots import make_bot
+
+    config = WarConfig(latency="fixed:ticks=3")
+    outcomes = []
+    for press_every in (1, 7):
+        timed = TimedRound(config, ([0, 1, 2, 3, 4, 5], [6, 7, 8, 9, 10, 11]), 0, 99, (None, make_bot("pool")))
+        tick = 0
+        while not timed.over:
+            tick += 1
+            timed.tick(tick % press_every == 0, False)
+        outcomes.append(timed.game.result)
+    assert outcomes[0] == outcomes[1]

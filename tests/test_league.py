@@ -20,7 +20,7 @@ import pytest
 from war_env.agents import BASELINES
 from war_env.data import results_schema_file
 from war_env.evaluation.records import RoundRecord
-from war_env.league import DEFAULT_OPPONENTS, ROUNDS_FILE, League, Shard, play_shard, read_rounds, run_shards
+from war_env.league import DEFAULT_OPPONENTS, ROUNDS_FILE, League, Shard, play_shard, read_rounds
 from war_env.league import run_league as main
 from war_env.scripts.benchmark import cli
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from war_env.core.bots import make_bot
-from war_env.core.optimum import OURS, THEIRS, State, TimingProblem, expected_cost, solve
+from war_env.core.optimum import (MAX_DELAY, OURS, THEIRS, State, TimingProblem, InFlight, evaluate, expected_cost,
+                                  solve)
 from war_env.core.rules import WarConfig
 
 BOTS = ("instant", "fixed:ticks=5", "uniform:low=1,high=10", "human", "absent")
@@ -51,7 +52,7 @@ def one_move_cost_by_enumeration(p: TimingProblem, delay: int, presses: frozense
 
 
 @pytest.mark.parametrize("bot", ["human", "uniform:low=1,high=5", "fixed:ticks=3", "instant", "absent"])
-@pytest.mark.parametrize("delay", [0, 1, 2, 4])
+@pytest.mark.parametrize("delay", [0, 1, 2, 4, 7])
 def test_one_move_costs_what_the_best_press_schedule_costs(bot, delay):
     config = WarConfig(turn_seconds=0.8)  # 8 ticks: 256 schedules
     p = problem(bot, tuple(1.0 if d == delay else 0.0 for d in range(delay + 1)), config)
@@ -142,6 +143,79 @@ def test_against_a_predictable_opponent_a_fixed_latency_costs_nothing():
     assert policy.cost_per_move == 0
 
 
+# --- the shortcuts: independent landings, the clock far from the deadline, ticks the opponent cannot draw in ---
+def test_the_landings_of_the_presses_in_flight_are_every_outcome_weighed_by_its_probability():
+    """``expect`` sweeps age by age; listing every subset of presses that lands gives the same numbers."""
+    latency = (0.1, 0.0, 0.2, 0.3, 0.15, 0.25)  # ages 1..4 may land or not, and a new press may land at once
+    p = TimingProblem(8, latency, (1.0,) + (0.0,) * 7, FS, IDLE, TAKEOVER)
+    masks = InFlight(p)
+    f = np.random.default_rng(0).normal(size=masks.size)
+    for press in (False, True):
+        listed = np.zeros(masks.size)
+        for m in range(masks.size):
+            ages = [a for a in range(masks.width) if m >> a & 1]
+            for lands in itertools.product((False, True), repeat=len(ages)):
+                weight = np.prod([p.landing_hazard[a] if landed else 1 - p.landing_hazard[a]
+                                  for a, landed in zip(ages, lands)])
+                after = sum(1 << (a + 1) for a, landed in zip(ages, lands) if not landed)
+                if weight == 0:
+                    continue  # the oldest age always lands
+                if press:
+                    listed[m] += weight * (latency[0] * f[after] + (1 - latency[0]) * f[after | 1])
+                else:
+                    listed[m] += weight * f[after]
+        assert masks.expect(f, press) == pytest.approx(listed, abs=1e-12)
+
+
+SHORTCUT_CASES = [
+    ("human", (0.0, 0.0, 1.0), 3.0),
+    ("uniform:low=4,high=9", (0.0, 0.25, 0.25, 0.25, 0.25), 3.0),   # the opponent cannot draw in ticks 0..3
+    ("fixed:ticks=12", (0.0,) * 5 + (1.0,), 2.0),                    # a long stretch where it cannot
+    ("absent", (0.0, 0.5, 0.5), 3.0),                                # it can only be taken over
+    ("human", (0.0, 0.0, 0.0, 1.0), 60.0),                            # 600 ticks: human cannot react after ~400
+    ("uniform:low=2,high=4", (0.3, 0.0, 0.7), 1.0),
+]
+
+
+@pytest.mark.parametrize("bot, latency, turn_seconds", SHORTCUT_CASES)
+@pytest.mark.parametrize("costs", [(FS, IDLE, TAKEOVER), (0.01, 0.01, 0.0), (0.0, 0.001, 1.0)])
+def test_the_shortcuts_give_the_optimum_of_the_full_tables(bot, latency, turn_seconds, costs):
+    """The solver with every tick tabled and the solver with its shortcuts: the same cost per move and the
+    same values at every turn's opening; and the shortcut policy, evaluated on the full tables, costs that."""
+    config = WarConfig(turn_seconds=turn_seconds)
+    p = TimingProblem(config.turn_ticks, latency, tuple(make_bot(bot).reaction_probabilities(config)), *costs)
+    fast, full = solve(p), solve(p, every_tick=True)
+    assert fast.cost_per_move == pytest.approx(full.cost_per_move, abs=1e-12)
+    assert fast.openings == pytest.approx(full.openings, abs=1e-9)
+
+    def fast_policy(phase, elapsed, masks):
+        return [fast.press(State(phase, elapsed, False, int(m))) for m in masks]
+
+    assert evaluate(p, fast_policy) == pytest.approx(full.cost_per_move, abs=1e-12)
+
+
+def test_every_latency_the_env_accepts_is_solved():
+    """Up to 16 ticks. Against `fixed:ticks=17` a press sent 2 ticks into the opponent's turn with a fixed
+    delay of 16 lands exactly as the seat's turn opens, so the optimum costs nothing; with a delay spread over
+    12..16 ticks it costs something, and less than waiting to see the turn open and pressing then."""
+    config = WarConfig(turn_seconds=2.0)
+    reaction = tuple(make_bot("fixed:ticks=17").reaction_probabilities(config))
+    fixed = solve(TimingProblem(config.turn_ticks, (0.0,) * MAX_DELAY + (1.0,), reaction, FS, IDLE, TAKEOVER))
+    assert fixed.cost_per_move == 0 and fixed.press(State(THEIRS, 18 - MAX_DELAY, False, 0))
+    spread = TimingProblem(config.turn_ticks, (0.0,) * 12 + (0.2,) * 5, reaction, FS, IDLE, TAKEOVER)
+    waiting = evaluate(spread, lambda phase, elapsed, masks: (phase == OURS) & (masks == 0))
+    assert 0 < solve(spread).cost_per_move < waiting
+
+
+def test_a_problem_too_large_to_solve_in_seconds_is_refused_up_front_in_one_line():
+    config = WarConfig(tick_seconds=0.01, turn_seconds=100.0)  # 10,000 ticks; `human` may react for ~3,400 of them
+    reaction = tuple(make_bot("human").reaction_probabilities(config))
+    p = TimingProblem(config.turn_ticks, (0.0,) * 10 + (1 / 7,) * 7, reaction, FS, IDLE, TAKEOVER)
+    with pytest.raises(ValueError, match="refuses this problem: 3") as refused:
+        solve(p)
+    assert "\n" not in str(refused.value) and "s, above its bound of 30 s" in str(refused.value)
+
+
 def test_bad_problems_are_refused():
     with pytest.raises(ValueError, match="sum to 1"):
         problem("human", (0.5, 0.4))
@@ -149,3 +223,15 @@ def test_bad_problems_are_refused():
         problem("human", tuple([0.0] * 8 + [1.0]), WarConfig(turn_seconds=0.8))
     with pytest.raises(ValueError, match="moves must be"):
         expected_cost(problem("human", (1.0,)), -1, State(THEIRS, 0))
+    with pytest.raises(ValueError, match="below 17"):
+        problem("human", (0.0,) * 17 + (1.0,))
+
+
+def test_a_solve_reports_every_iteration_to_its_progress_callback():
+    seen = []
+    policy = solve(problem("human", (0.0, 0.0, 1.0)),
+                   progress=lambda stage, iteration, seconds: seen.append((stage, iteration)))
+    stages = [stage for stage, _ in seen]
+    order = ["optimum", "cost per move"]  # the optimum first, then its cost per move
+    assert stages == sorted(stages, key=order.index) and set(stages) == set(order)
+    assert len(seen) == policy.iterations and seen[0] == ("optimum", 1)

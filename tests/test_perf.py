@@ -55,3 +55,14 @@ def test_every_section_scales_its_work_with_the_budget(monkeypatch, compiled):
     (league,) = [row for row in result.rows if row.what.startswith("benchmark league")]
     assert league.what.startswith(f"benchmark league end to end ({max(1, round(1000 * budget * share))} rounds x 28 ")
     assert any(name.startswith("fast path") for name in (row.what for row in result.rows)) == compiled
+
+
+def test_the_solver_benchmark_prints_one_line_per_config_with_its_time_or_its_refusal(capsys):
+    from war_env.perf.solver import CONFIGS, line, main, measure
+
+    rows = main(["--quick"])
+    assert len(rows) == 3 and all(row["seconds"] > 0 and row["cost_per_move"] >= 0 for row in rows)
+    assert len(capsys.readouterr().out.strip().splitlines()) == 3
+    config, bot = CONFIGS[-1]  # estimated above the bound: refused up front, in one line
+    refused = measure(config, bot)
+    assert "refuses this problem" in line(config, bot, refused) and "seconds" not in refused

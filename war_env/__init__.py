@@ -1,12 +1,14 @@
 """war-env: War, the two-player card game, as a Gymnasium environment whose only action is timing.
 
-``import war_env`` registers ``War-v0`` and ``WarLatency-v0`` (War-v0 with action latency) and nothing else
-happens: no pygame, torch or Ray import.
+``import war_env`` registers ``War-v0``, ``WarLatency-v0`` (War-v0 with action latency) and the benchmark's
+probes (``WarAnticipation-v0``, ``WarMemory-v0``, ``WarInference-v0``, ``WarTableReading-v0``: docs/probes.md)
+and nothing else happens: no pygame, torch or Ray import.
 """
 
 from gymnasium.envs.registration import register, registry
 
 from war_env.core.bots import Bot, make_bot
+from war_env.core.probes import PROBES
 from war_env.core.rules import WarConfig
 from war_env.envs.war import WarEnv
 
@@ -18,3 +20,8 @@ if "War-v0" not in registry:
 if "WarLatency-v0" not in registry:
     register(id="WarLatency-v0", entry_point="war_env.envs.latency:WarLatencyEnv",
              vector_entry_point="war_env.envs.vector:WarLatencyVectorEnv")
+_PROBE_CLASSES = {"anticipation": "WarAnticipationEnv", "memory": "WarMemoryEnv", "inference": "WarInferenceEnv",
+                  "reading": "WarTableReadingEnv"}
+for _probe in PROBES.values():  # scalar reference only: the batched engine does not play the probes' bots yet
+    if _probe.env_id not in registry:
+        register(id=_probe.env_id, entry_point=f"war_env.envs.probes:{_PROBE_CLASSES[_probe.name]}")

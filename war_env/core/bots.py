@@ -6,6 +6,10 @@ a distribution over reaction ticks ``0 .. turn_ticks - 1`` plus the mass of "not
 which means the seat is taken over at the end of that turn. The n-th move of a seat in a round uses
 the uniform number ``hash_uniform(round_key, STREAM_REACTION[seat], n)`` (see ``randomness``), so the
 single env and the batched env draw identical reaction times.
+
+Two bots vary their distribution (``Bot.varies``), for the benchmark's probes (docs/probes.md): ``pool``
+plays each round as one of two members drawn by a hash of the round key, and ``leader`` reads the score as
+each of its turns opens. They play in the scalar reference only (``TimedRound`` asks ``turn_cdf``).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from numbers import Real
 
-from war_env.core.randomness import STREAM_REACTION, cumulative, sample_tick
+from war_env.core.randomness import STREAM_REACTION, Stream, cumulative, hash_uniform, sample_tick
 from war_env.core.rules import WarConfig
 from war_env.core.specs import build_from_spec
 
@@ -24,6 +28,9 @@ class Bot:
     """Base of the reaction-time bots. Subclasses give ``reaction_probabilities``."""
 
     name = "bot"
+    varies = False
+    """Whether the bot's reaction distribution changes from round to round or turn to turn (``Pool``,
+    ``Leader``): then it has no one ``reaction_cdf``, and the clock asks ``turn_cdf`` as each turn opens."""
 
     def reaction_probabilities(self, config: WarConfig) -> list[float]:
         """P(draw on tick k of an open turn) for k = 0 .. turn_ticks - 1. What is missing to 1 is
@@ -32,6 +39,11 @@ class Bot:
 
     def reaction_cdf(self, config: WarConfig) -> tuple[float, ...]:
         return _cumulative(tuple(self.reaction_probabilities(config)))
+
+    def turn_cdf(self, config: WarConfig, round_key: int, seat: int, game) -> tuple[float, ...]:
+        """The CDF of the bot's reaction in the turn of ``seat`` opening now, in the round of ``round_key``,
+        with the table as ``game`` (a ``war_env.core.engine.Game``) shows it: ``reaction_cdf`` unless it varies."""
+        return self.reaction_cdf(config)
 
     def spec(self) -> str:
         return self.name
@@ -145,6 +157,116 @@ class Absent(Bot):
         return [0.0] * config.turn_ticks
 
 
+class _Varies(Bot):
+    """A bot whose reaction distribution is one of a few ``uniform`` windows (``windows``), picked per round
+    (``Pool``) or per turn (``Leader``). The batched engine and the fast path sample one CDF for every move,
+    so they refuse it (its ``reaction_cdf``); the scalar reference plays it (``turn_cdf``)."""
+
+    varies = True
+
+    def windows(self) -> tuple[Uniform, ...]:
+        raise NotImplementedError
+
+    def reaction_cdf(self, config):
+        raise ValueError(f"the {self.name} bot ({self.spec()}) changes its reaction distribution by round or by turn: "
+                         f"only the scalar reference plays it (WarLatency-v0, war_env.core.clock), not the batched "
+                         f"engine or the fast path")
+
+    def _check_windows(self, **starts) -> None:
+        for field, value in (*starts.items(), ("width", self.width)):
+            _require_ticks(self.name, field, value)
+        if self.width < 1:
+            raise ValueError(f"{self.name} bot width must be at least 1 tick, got {self.width}")
+        low, high = sorted(starts.values())
+        if low + self.width > high:
+            raise ValueError(f"{self.name} bot windows {sorted(starts)} must not overlap: {low} + width {self.width} "
+                             f"> {high}")
+
+    def _window(self, start: int) -> Uniform:
+        return Uniform(start, start + self.width - 1)
+
+
+@dataclass(frozen=True)
+class Pool(_Varies):
+    """Drawn once per round from a declared pool of two bots, ``uniform`` over ``fast .. fast + width - 1``
+    (with probability ``share_fast``) or over ``slow .. slow + width - 1``, and never named to the other seat.
+    The windows do not overlap, so the pool member's first own draw of a round tells which it is. Its member
+    for the round is ``sample_tick(cumulative(prior), hash_uniform(round_key, Stream.OPPONENT_POOL, seat))``."""
+
+    fast: int = 3
+    slow: int = 9
+    width: int = 2
+    share_fast: float = 0.5
+    name = "pool"
+
+    def __post_init__(self):
+        self._check_windows(fast=self.fast, slow=self.slow)
+        if not (_is_number(self.share_fast) and 0 < self.share_fast < 1):
+            raise ValueError(f"pool bot share_fast must be a probability strictly between 0 and 1, "
+                             f"got {self.share_fast!r}")
+
+    def windows(self) -> tuple[Uniform, ...]:
+        """The members, in the order of ``prior``."""
+        return self._window(self.fast), self._window(self.slow)
+
+    @property
+    def prior(self) -> tuple[float, float]:
+        return float(self.share_fast), 1.0 - float(self.share_fast)
+
+    def member_of(self, round_key: int, seat: int) -> int:
+        """The index (in ``windows``) of the member the seat's bot plays the round of ``round_key`` as."""
+        return sample_tick(cumulative(self.prior), hash_uniform(round_key, Stream.OPPONENT_POOL, seat))
+
+    def reaction_probabilities(self, config):
+        """A move's reaction over the draw of the member: the prior's mixture of the members' distributions
+        (what an agent that never tells the members apart faces on average)."""
+        members = [member.reaction_probabilities(config) for member in self.windows()]
+        return [sum(share * member[k] for share, member in zip(self.prior, members)) for k in range(config.turn_ticks)]
+
+    def turn_cdf(self, config, round_key, seat, game):
+        return self.windows()[self.member_of(round_key, seat)].reaction_cdf(config)
+
+    def spec(self):
+        return f"pool:fast={self.fast},slow={self.slow},width={self.width},share_fast={self.share_fast}"
+
+
+@dataclass(frozen=True)
+class Leader(_Varies):
+    """Reads the table: as its turn opens it reacts ``uniform`` over ``ahead .. ahead + width - 1`` when it is
+    ahead on points (more tricks than the other seat: both seats see the score), else over ``behind .. behind
+    + width - 1``. Everything it reads is in the other seat's observation (``own_points``, ``opponent_points``)."""
+
+    ahead: int = 3
+    behind: int = 9
+    width: int = 2
+    name = "leader"
+    CONTEXTS = ("not ahead", "ahead")
+    """The table as the bot reads it, in the order of ``windows``."""
+
+    def __post_init__(self):
+        self._check_windows(ahead=self.ahead, behind=self.behind)
+
+    def windows(self) -> tuple[Uniform, ...]:
+        """Its reaction window in each context of ``CONTEXTS``."""
+        return self._window(self.behind), self._window(self.ahead)
+
+    @staticmethod
+    def context(points: int, other_points: int) -> int:
+        """The context (index in ``CONTEXTS``) of a turn opening with the bot on ``points`` and the other seat on
+        ``other_points``."""
+        return int(points > other_points)
+
+    def reaction_probabilities(self, config):
+        raise ValueError("the leader bot's reactions depend on the score as each of its turns opens; ask windows() "
+                         "for the distribution in each context")
+
+    def turn_cdf(self, config, round_key, seat, game):
+        return self.windows()[self.context(game.points[seat], game.points[1 - seat])].reaction_cdf(config)
+
+    def spec(self):
+        return f"leader:ahead={self.ahead},behind={self.behind},width={self.width}"
+
+
 def _is_number(value) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
@@ -157,7 +279,8 @@ def _require_ticks(bot: str, field: str, value) -> None:
 TAKEOVER_BOT = Instant()
 """Plays a seat whose timer ran out, for the rest of the round: it draws at once."""
 
-BOTS = {"instant": Instant, "fixed": Fixed, "uniform": Uniform, "human": Human, "absent": Absent}
+BOTS = {"instant": Instant, "fixed": Fixed, "uniform": Uniform, "human": Human, "absent": Absent, "pool": Pool,
+        "leader": Leader}
 
 
 def make_bot(spec: str | Bot) -> Bot:

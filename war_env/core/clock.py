@@ -54,7 +54,8 @@ class TimedRound:
         self.round_key = round_key
         self.tick_count = 0
         self.controllers = list(controllers)
-        self._cdfs = [bot.reaction_cdf(config) if bot is not None else None for bot in controllers]
+        self._cdfs = [bot.reaction_cdf(config) if bot is not None and not bot.varies else None for bot in controllers]
+        """Each bot seat's reaction CDF; ``None`` for a bot that varies (asked as each turn opens: ``Bot.turn_cdf``)."""
         self.opens_at: list[int | None] = [None, None]
         """Tick on which the seat's current turn opens (or opened); ``None`` when it has no turn."""
         self.opens_at[starter] = 1
@@ -187,7 +188,10 @@ class TimedRound:
         if self._reaction[seat] is None:
             move = self.game.moves[seat]
             uniform = hash_uniform(self.round_key, STREAM_REACTION[seat], move)
-            self._reaction[seat] = sample_reaction(self._cdfs[seat], uniform)
+            cdf = self._cdfs[seat]
+            if cdf is None:  # asked on the turn's first tick: the table is as it was when the turn opened
+                cdf = self.controllers[seat].turn_cdf(self.config, self.round_key, seat, self.game)
+            self._reaction[seat] = sample_reaction(cdf, uniform)
         return self._reaction[seat]
 
     def _draw(self, seat: int, tick: int) -> None:

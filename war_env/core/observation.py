@@ -144,3 +144,22 @@ def observe_latency(timed: TimedRound, seat: int) -> np.ndarray:
     for age in timed.in_flight_ages(seat):
         extra[len(LATENCY_EXTRA_FIELDS) + age] = 1.0
     return np.concatenate((observe(timed, seat), extra))
+
+
+# --- the inference probe's observation (WarInference-v0): the latency observation and the opponent's last reaction ---
+INFERENCE_EXTRA_FIELDS = (
+    "opponent_reaction",  # (ticks from its turn's opening to the opponent's last own draw + 1) / turn ticks; 0 before
+)
+
+
+def inference_fields(config: WarConfig) -> tuple[str, ...]:
+    return latency_fields(config) + INFERENCE_EXTRA_FIELDS
+
+
+def observe_inference(timed: TimedRound, seat: int) -> np.ndarray:
+    """``seat``'s observation in the inference probe: ``observe_latency`` and how long the opponent took to draw
+    the last time it drew by itself (what the table showed as its timer ran), so that telling a pool's members
+    apart needs inference from it, not memory of it."""
+    reactions = timed.reaction_ticks[1 - seat]
+    last = (reactions[-1] + 1) / timed.config.turn_ticks if reactions else 0.0
+    return np.concatenate((observe_latency(timed, seat), np.array([min(last, 1.0)], dtype=np.float32)))

@@ -27,26 +27,58 @@ distribution, a new press lands at once with P(delay = 0). With ``L`` presses la
   draws with the hazard of its reaction distribution (surely on its turn's last tick, by itself or as
   the takeover bot), and the seat's turn opens next.
 
-``solve`` runs value iteration over the number of moves left: within a move the elapsed counters only
-grow, so each iteration is one backward pass; it stops when the greedy policy and the cost per move
-have converged. Two modelling choices, both in the seat's favour of playing on: a takeover is charged
-its penalty and play goes on (a seat is never better off handing its seat to the bot to skip the
-rest's costs: the stationary criterion has no end); and the end of the round is not modelled (it
-depends on the hidden cards; a press still in flight when the round ends costs nothing in the game).
-With latency 0 the policy is exactly ``prompt``: press if and only if the seat's turn is open.
+``solve`` runs relative value iteration over the number of moves left: within a move the elapsed counters
+only grow, so each iteration is one backward pass; it stops when the values have settled and the greedy
+policy has not changed for a few iterations. Two modelling choices, both in the seat's favour of playing
+on: a takeover is charged its penalty and play goes on (a seat is never better off handing its seat to
+the bot to skip the rest's costs: the stationary criterion has no end); and the end of the round is not
+modelled (it depends on the hidden cards; a press still in flight when the round ends costs nothing in
+the game). With latency 0 the policy is exactly ``prompt``: press if and only if the seat's turn is open.
+
+How it stays fast for every config the env accepts (turns of up to 10,000 ticks, delays of up to 16),
+exactly, without touching most of the ``2 * turn_ticks * 2 * 2**max_delay`` states:
+
+* **presses land independently**, so the expectation over which of the presses in flight land is a
+  product over their ages: one sweep per age that can go either way (``InFlight.expect``), ``max_delay *
+  2**max_delay`` operations instead of the ``3**max_delay`` of listing every outcome;
+* **the seat's own turn far from its deadline does not depend on the clock**: once a press is in flight
+  that surely lands before the takeover tick, the turn ends by that press whatever the seat does, so
+  every such state is the state ``max_delay`` ticks before the deadline (``ours_from``); with nothing in
+  flight the choice is between pressing now and one more idle tick, a scalar recursion;
+* **ticks where the opponent cannot draw** (a zero hazard, for example before the lowest reaction of a
+  ``uniform`` bot, or between the last tick a ``human`` bot can react in floating point and its
+  takeover) need no table: a press that surely lands before the opponent can draw is a pure false start,
+  so waiting is optimal there, and the value is the false starts of what is in flight plus the value
+  after it has landed (``_Shape``); ticks after the opponent surely drew are never reached.
+
+``solve`` refuses up front, in one line, a problem whose remaining tables would still take too long
+(``SECONDS_BOUND``), and reports its progress to a callback (the ``oracle`` prints it after a second).
+``evaluate`` gives the cost per move of any stationary policy on the same state (the scripted baselines
+and the probes' yardsticks are measured exactly that way).
 """
 
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
+from war_env.core.latency import MAX_LATENCY
+
 OURS, THEIRS = 0, 1
-MAX_DELAY = 10
-"""Largest latency (in ticks) the solver takes: ``2 ** MAX_DELAY`` in-flight sets per phase tick."""
+LIVE, TAKEN = 0, 1
+"""The two classes of states: the opponent plays by itself, or it has been taken over (for good)."""
+MAX_DELAY = MAX_LATENCY
+"""Largest latency (in ticks) the solver takes: every latency the env accepts."""
+SECONDS_BOUND = 30.0
+"""Longest solve taken on, by ``TimingProblem.seconds`` (an estimate for this project's machine, where every
+config measured solved in less than it estimated); a problem above it is refused up front."""
+_EPSILON = 1e-15
+"""Pressing must beat waiting by more than this (ties wait: a press that changes nothing is not sent)."""
 
 
 @dataclass(frozen=True)
@@ -66,8 +98,8 @@ class TimingProblem:
     def __post_init__(self):
         if isinstance(self.turn_ticks, bool) or not isinstance(self.turn_ticks, int) or self.turn_ticks < 1:
             raise ValueError(f"turn_ticks must be an integer >= 1, got {self.turn_ticks!r}")
-        _check_distribution("latency", self.latency, exact=True)
-        _check_distribution("reaction", self.reaction, exact=False)
+        check_distribution("latency", self.latency, exact=True)
+        check_distribution("reaction", self.reaction, exact=False)
         if len(self.reaction) != self.turn_ticks:
             raise ValueError(f"reaction needs one probability per tick of the turn ({self.turn_ticks}), "
                              f"got {len(self.reaction)}")
@@ -96,12 +128,7 @@ class TimingProblem:
     @cached_property
     def opponent_hazard(self) -> np.ndarray:
         """``[k]``: P(the opponent draws on tick k of its turn | it has not drawn before); 1 on the last tick."""
-        r = np.asarray(self.reaction, dtype=float)
-        missing = max(0.0, 1.0 - r.sum())
-        still_waiting = r[::-1].cumsum()[::-1] + missing  # P(R >= k)
-        hazard = np.where(still_waiting > 0, r / np.where(still_waiting > 0, still_waiting, 1), 1.0)
-        hazard[-1] = 1.0
-        return hazard
+        return reaction_hazard(self.reaction)
 
     @cached_property
     def taken_over_on_last_tick(self) -> float:
@@ -110,6 +137,49 @@ class TimingProblem:
         missing = max(0.0, 1.0 - r.sum())
         waiting = r[-1] + missing
         return missing / waiting if waiting > 0 else 0.0
+
+    @cached_property
+    def shape(self) -> _Shape:
+        return _Shape.of(self)
+
+    @property
+    def seconds(self) -> float:
+        """The solve's estimated time on one core of this project's machine (``_Shape.seconds_per_iteration``
+        times ``TYPICAL_ITERATIONS``)."""
+        return self.shape.seconds_per_iteration(self) * TYPICAL_ITERATIONS
+
+    def check_solvable(self) -> None:
+        """Refuse, in one line, a problem whose tables would take too long (``SECONDS_BOUND``)."""
+        if self.seconds > SECONDS_BOUND:
+            raise ValueError(
+                f"the exact timing solver refuses this problem: {self.shape.theirs_tables} ticks of the opponent's "
+                f"turn (of {self.turn_ticks}) where it may draw, times 2**{self.max_delay} sets of presses in flight, "
+                f"would take about {self.seconds:.0f} s, above its bound of {SECONDS_BOUND:.0f} s; use a shorter "
+                f"turn_seconds, a longer tick_seconds, a smaller latency or an opponent that reacts sooner")
+
+
+TYPICAL_ITERATIONS = 25
+"""Iterations a solve takes at most in practice (value iteration and the evaluation of its policy together:
+15 to 23 on every config measured)."""
+
+
+def reaction_hazard(reaction: Sequence[float]) -> np.ndarray:
+    """``[k]``: P(a draw on tick k | none before) of a reaction distribution; 1 on its turn's last tick."""
+    r = np.asarray(reaction, dtype=float)
+    missing = max(0.0, 1.0 - r.sum())
+    still_waiting = r[::-1].cumsum()[::-1] + missing  # P(R >= k)
+    hazard = np.where(still_waiting > 0, r / np.where(still_waiting > 0, still_waiting, 1), 1.0)
+    hazard[-1] = 1.0
+    return np.minimum(hazard, 1.0)
+
+
+def check_distribution(name: str, probabilities, exact: bool) -> None:
+    values = np.asarray(probabilities, dtype=float)
+    if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise ValueError(f"{name} must be a non-empty sequence of probabilities, got {probabilities!r}")
+    total = values.sum()
+    if total > 1 + 1e-9 or (exact and abs(total - 1) > 1e-9):
+        raise ValueError(f"{name} probabilities must sum to {'1' if exact else 'at most 1'}, got {total}")
 
 
 @dataclass(frozen=True)
@@ -122,170 +192,505 @@ class State:
     in_flight: int = 0
 
 
-class TimingPolicy:
-    """The solved problem: ``press(state)``, the optimal ``cost_per_move`` and the relative values."""
+# --- where the tables are needed ----------------------------------------------------------------------
+FULL, WAIT, DRAINED, NEVER = 0, 1, 2, 3
+"""How a tick of the opponent's turn is solved: a full table; a table where waiting is optimal (a press
+would surely land before the opponent can draw); no table (the presses in flight all land as false
+starts before the next full table, the value is theirs plus that table's with nothing in flight); never
+reached (the opponent surely drew before)."""
 
-    def __init__(self, problem: TimingProblem, press: np.ndarray, relative_value: np.ndarray, cost_per_move: float,
-                 iterations: int):
+
+@dataclass(frozen=True)
+class _Shape:
+    """Which ticks of each phase need a table over the sets of presses in flight (see the module docstring)."""
+
+    ours_from: int
+    """The seat's own turn: ticks ``ours_from .. turn_ticks - 1`` have tables; before them a state with a
+    press in flight is the state at ``ours_from`` (that press surely lands before the deadline)."""
+    theirs: tuple[int, ...]
+    """The opponent's turn (opponent playing): ``FULL``, ``WAIT``, ``DRAINED`` or ``NEVER`` per tick."""
+    drained_to: tuple[int, ...]
+    """For a ``DRAINED`` tick, the first ``FULL`` tick after it (else -1)."""
+
+    @classmethod
+    def of(cls, problem: TimingProblem, hazard: np.ndarray | None = None, compress: bool = True) -> _Shape:
+        T, D = problem.turn_ticks, problem.max_delay
+        hazard = problem.opponent_hazard if hazard is None else hazard
+        last = int(np.argmax(hazard >= 1.0))  # the opponent surely draws there: later ticks are never reached
+        kinds, drained_to = [NEVER] * T, [-1] * T
+        for e in range(last + 1):
+            kinds[e] = FULL
+        if compress:
+            e = 0
+            while e <= last:
+                if hazard[e] > 0:
+                    e += 1
+                    continue
+                end = e
+                while end + 1 <= last and hazard[end + 1] == 0:
+                    end += 1  # the opponent cannot draw in ticks e .. end
+                full = end - D + 1  # from here a press may land after `end`
+                for tick in range(e, min(full, last + 1)):
+                    kinds[tick] = DRAINED if tick + D <= full else WAIT
+                    drained_to[tick] = full if kinds[tick] == DRAINED else -1
+                e = end + 1
+        return cls(max(0, T - max(D, 1)) if compress else 0, tuple(kinds), tuple(drained_to))
+
+    @property
+    def theirs_tables(self) -> int:
+        return sum(kind in (FULL, WAIT) for kind in self.theirs)
+
+    def seconds_per_iteration(self, problem: TimingProblem) -> float:
+        """Tables (both classes) x 2 actions x (a fixed cost per table, one per age a press may or may not
+        land at, and the same per mask): fitted on this machine to fixed:ticks=10 and uniform:low=0,high=10
+        with 10,000-tick turns and to fixed:ticks=16 and uniform:low=0,high=16 with the default turn."""
+        masks = 1 << max(problem.max_delay, 1)
+        sweeps = int(np.sum((problem.landing_hazard > 0) & (problem.landing_hazard < 1)))
+        tables = self.theirs_tables + 2 * (problem.turn_ticks - self.ours_from) + 1  # + the taken-over class
+        return 2.0 * tables * (34e-6 + 16e-6 * sweeps + 2.2e-9 * masks * (4 + sweeps))
+
+
+# --- the presses in flight ------------------------------------------------------------------------------
+class InFlight:
+    """The algebra of the sets of presses in flight: every set at once, as arrays over ``2**width`` masks."""
+
+    def __init__(self, problem: TimingProblem):
+        self.width = max(problem.max_delay, 1)
+        self.size = 1 << self.width
+        self.hazard = problem.landing_hazard
+        self.now = float(problem.latency[0])  # P(a new press lands in the tick it is sent)
+        masks = np.arange(self.size)
+        bits = (masks[:, None] >> np.arange(self.width)) & 1
+        self.popcount = bits.sum(axis=1).astype(float)
+        self.expected_landings = bits @ self.hazard
+        """Expected number of the set's presses landing in the next tick."""
+        self.none_land = np.prod(np.where(bits == 1, 1.0 - self.hazard, 1.0), axis=1)
+        """P(none of the set's presses lands in the next tick)."""
+        self.shifted = (masks << 1) & (self.size - 1)
+        """The set a tick later when none lands (every age + 1; the oldest surely lands, so is never kept)."""
+
+    def expect(self, f: np.ndarray, press: bool) -> np.ndarray:
+        """``[m]``: E[f(the set a tick later)] from set ``m``, each press landing by its own hazard, plus a new
+        press (``press``) that lands at once with P(delay = 0) and else is in flight at age 0.
+
+        Built from the sets the survivors make, then one sweep per age: the press of age ``a`` survives
+        with 1 - hazard (the sum keeps it) or lands (the sum drops it)."""
+        survivors = f[self.shifted]
+        if press:
+            survivors = self.now * survivors + (1.0 - self.now) * f[self.shifted | 1]
+        result = survivors.copy()
+        for age, hazard in enumerate(self.hazard):
+            if hazard == 0.0:
+                continue
+            view = result.reshape(-1, 2, 1 << age)
+            kept, landed = view[:, 1, :], view[:, 0, :]
+            kept *= 1.0 - hazard
+            kept += hazard * landed
+        return result
+
+    def kept(self, press: bool) -> np.ndarray:
+        """``[m]``: the set a tick later when nothing lands (a new press then stays in flight at age 0)."""
+        return self.shifted | 1 if press else self.shifted
+
+
+# --- one class's tables -------------------------------------------------------------------------------------
+@dataclass
+class _ClassPolicy:
+    """The press decisions of one class, stored where ``_Shape`` keeps tables."""
+
+    ours: np.ndarray
+    """``[e - ours_from, m]`` for the seat's own turn's tabled ticks."""
+    ours_idle: np.ndarray
+    """``[e]`` for e < ours_from with nothing in flight: press (or one more idle tick)."""
+    theirs: dict[int, np.ndarray]
+    """``{e: [m]}`` for the opponent's turn's ``FULL`` ticks; every other tick waits."""
+
+    def press(self, shape: _Shape, phase: int, elapsed: int, in_flight: int) -> bool:
+        if phase == OURS:
+            if elapsed >= shape.ours_from:
+                return bool(self.ours[elapsed - shape.ours_from, in_flight])
+            return bool(self.ours_idle[elapsed]) if in_flight == 0 else bool(self.ours[0, in_flight])
+        row = self.theirs.get(elapsed)
+        return bool(row[in_flight]) if row is not None else False
+
+    def same(self, other: _ClassPolicy) -> bool:
+        return (np.array_equal(self.ours, other.ours) and np.array_equal(self.ours_idle, other.ours_idle)
+                and self.theirs.keys() == other.theirs.keys()
+                and all(np.array_equal(row, other.theirs[e]) for e, row in self.theirs.items()))
+
+
+def _rule_choice(choice) -> np.ndarray:
+    """An outside rule's answer: press or not (bools), or the probability of pressing (floats in [0, 1])."""
+    choice = np.asarray(choice)
+    if choice.dtype == bool or np.issubdtype(choice.dtype, np.integer):
+        return choice.astype(bool)
+    if np.any((choice < 0) | (choice > 1)):
+        raise ValueError("a policy rule gives press probabilities in [0, 1]")
+    return choice.astype(float)
+
+
+class _Chooser:
+    """Picks the action in each tabled state of a class: the greedy one (``fixed=None``), a stored policy's,
+    or an outside policy's (``rule(phase, elapsed, in_flight_masks) -> press``, evaluated on full tables)."""
+
+    def __init__(self, shape: _Shape, size: int, turn_ticks: int, fixed: _ClassPolicy | None = None, rule=None):
+        self.fixed, self.rule = fixed, rule
+        self.masks = np.arange(size)
+        self.made = _ClassPolicy(np.zeros((turn_ticks - shape.ours_from, size), dtype=bool),
+                                 np.zeros(shape.ours_from, dtype=bool), {})
+
+    def ours(self, elapsed: int, row: int, wait: np.ndarray, press: np.ndarray) -> np.ndarray:
+        stored = None if self.fixed is None else self.fixed.ours[row]
+        self.made.ours[row] = choice = self._choice(OURS, elapsed, stored, wait, press)
+        return choice
+
+    def ours_idle(self, elapsed: int, wait: float, press: float) -> bool:
+        # an outside rule is evaluated on full tables, which have no such ticks
+        stored = None if self.fixed is None else bool(self.fixed.ours_idle[elapsed])
+        self.made.ours_idle[elapsed] = choice = stored if stored is not None else press < wait - _EPSILON
+        return choice
+
+    def theirs(self, elapsed: int, wait: np.ndarray, press: np.ndarray) -> np.ndarray:
+        stored = None if self.fixed is None else self.fixed.theirs[elapsed]
+        self.made.theirs[elapsed] = choice = self._choice(THEIRS, elapsed, stored, wait, press)
+        return choice
+
+    def _choice(self, phase: int, elapsed: int, stored, wait: np.ndarray, press: np.ndarray) -> np.ndarray:
+        if stored is not None:
+            return stored
+        if self.rule is not None:
+            return _rule_choice(self.rule(phase, elapsed, self.masks))
+        return press < wait - _EPSILON
+
+
+def _played(choice: np.ndarray, wait: np.ndarray, press: np.ndarray) -> np.ndarray:
+    """The value of the actions chosen: a press (``True``) or a wait, or a press with a probability."""
+    if choice.dtype == bool:
+        return np.where(choice, press, wait)
+    return wait + choice * (press - wait)
+
+
+def _ours_turn(problem: TimingProblem, masks: InFlight, shape: _Shape, after_draw: np.ndarray, restart: float,
+               chooser: _Chooser) -> np.ndarray:
+    """The seat's own turn, backwards from its last tick: ``[m]``, the value as the turn opens with set ``m``
+    in flight. ``after_draw[m]``: the value right after its draw with ``m`` left in flight; ``restart``:
+    after a takeover (nothing in flight)."""
+    fs, idle, T = problem.false_start_cost, problem.idle_cost, problem.turn_ticks
+    later = None
+    for elapsed in range(T - 1, shape.ours_from - 1, -1):
+        go_on = np.full(masks.size, problem.takeover_cost + restart) if elapsed == T - 1 else later
+        q = []
+        for press in (False, True):
+            none = masks.none_land * (1.0 - masks.now) if press else masks.none_land
+            landings = masks.expected_landings + (masks.now if press else 0.0)
+            kept = masks.kept(press)
+            drew = fs * (landings - 1.0 + none) + masks.expect(after_draw, press) - none * after_draw[kept]
+            q.append(drew + none * (idle + go_on[kept]))
+        later = _played(chooser.ours(elapsed, elapsed - shape.ours_from, q[0], q[1]), q[0], q[1])
+    if shape.ours_from == 0:
+        return later
+    # before ours_from: a set in flight is the state at ours_from; with nothing in flight, press or idle
+    press_now = masks.now * after_draw[0] + (1.0 - masks.now) * (idle + later[1])
+    idle_value = later[0]
+    for elapsed in range(shape.ours_from - 1, -1, -1):
+        wait = idle + idle_value
+        idle_value = press_now if chooser.ours_idle(elapsed, wait, press_now) else wait
+    opening = later.copy()
+    opening[0] = idle_value
+    return opening
+
+
+def _theirs_turn(problem: TimingProblem, masks: InFlight, shape: _Shape, hazard: np.ndarray,
+                 opens_ours: Callable[[int], np.ndarray], chooser: _Chooser) -> np.ndarray:
+    """The opponent's turn, backwards: ``[m]``, the value as it opens with set ``m`` in flight.
+    ``opens_ours(e)[m]``: the value as the seat's turn opens after the opponent's draw in tick e."""
+    fs = problem.false_start_cost
+    tables: dict[int, np.ndarray] = {}
+    later = None
+    for elapsed in range(len(shape.theirs) - 1, -1, -1):
+        kind = shape.theirs[elapsed]
+        if kind == NEVER:
+            continue
+        if kind == DRAINED:
+            later = fs * masks.popcount + tables[shape.drained_to[elapsed]][0]
+            continue
+        draws = hazard[elapsed]
+        following = draws * opens_ours(elapsed) + (1.0 - draws) * later if draws < 1 else opens_ours(elapsed)
+        wait = fs * masks.expected_landings + masks.expect(following, False)
+        if kind == WAIT:
+            later = wait
+        else:
+            press = fs * (masks.expected_landings + masks.now) + masks.expect(following, True)
+            later = _played(chooser.theirs(elapsed, wait, press), wait, press)
+            tables[elapsed] = later
+    return later
+
+
+# --- the solved problem -----------------------------------------------------------------------------------
+class TimingPolicy:
+    """The solved problem: ``press(state)``, the optimal ``cost_per_move`` and the relative values of the
+    states that open a turn (``opening_value``)."""
+
+    def __init__(self, problem: TimingProblem, shape: _Shape, classes: tuple[_ClassPolicy, _ClassPolicy],
+                 openings: np.ndarray, cost_per_move: float, iterations: int):
         self.problem = problem
-        self._press = press
-        self.relative_value = relative_value
-        """``[phase, elapsed, taken, in_flight]``: expected cost from the state, minus the cost per move for
-        each move (defined up to a constant)."""
+        self.shape = shape
+        self._taken_shape = _taken_shape(problem, shape)
+        self._classes = classes
+        self.openings = openings
+        """``[taken, phase, m]``: expected cost from the opening of a turn with set m in flight, minus the cost
+        per move for each move (defined up to a constant per class)."""
         self.cost_per_move = cost_per_move
         self.iterations = iterations
 
     def press(self, state: State) -> bool:
-        return bool(self._press[state.phase, state.elapsed, int(state.opponent_taken_over), state.in_flight])
+        taken = int(state.opponent_taken_over)
+        shape = self._taken_shape if taken else self.shape
+        return self._classes[taken].press(shape, state.phase, state.elapsed, state.in_flight)
+
+    def opening_value(self, phase: int, in_flight: int = 0, opponent_taken_over: bool = False) -> float:
+        return float(self.openings[int(opponent_taken_over), phase, in_flight])
+
+    def presses_exactly_when_its_turn_is_open(self) -> bool:
+        """Whether, with nothing in flight, it presses on every tick of its turn and never in the opponent's:
+        ``prompt``'s policy (without latency nothing is ever in flight)."""
+        T = self.problem.turn_ticks
+        return all(self.press(State(OURS, e, taken, 0)) for e in range(T) for taken in (False, True)) and \
+            not any(self.press(State(THEIRS, e, taken, 0)) for e in range(T) for taken in (False, True))
 
     def table(self) -> np.ndarray:
-        """The whole policy, ``[phase, elapsed, taken, in_flight]`` -> press (bool)."""
-        return self._press.copy()
+        """The whole policy, ``[phase, elapsed, taken, in_flight]`` -> press (bool), for small problems."""
+        size = 1 << max(self.problem.max_delay, 1)
+        T = self.problem.turn_ticks
+        if 4 * T * size > 10_000_000:
+            raise ValueError(f"the policy table of {4 * T * size} states is too large to list: use press(state)")
+        return np.array([[[[self.press(State(phase, e, bool(taken), m)) for m in range(size)] for taken in (0, 1)]
+                          for e in range(T)] for phase in (OURS, THEIRS)])
 
 
-def _check_distribution(name: str, probabilities, exact: bool) -> None:
-    values = np.asarray(probabilities, dtype=float)
-    if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values)) or np.any(values < 0):
-        raise ValueError(f"{name} must be a non-empty sequence of probabilities, got {probabilities!r}")
-    total = values.sum()
-    if total > 1 + 1e-9 or (exact and abs(total - 1) > 1e-9):
-        raise ValueError(f"{name} probabilities must sum to {'1' if exact else 'at most 1'}, got {total}")
+def _taken_shape(problem: TimingProblem, shape: _Shape) -> _Shape:
+    """The taken-over opponent's turn: its takeover bot draws on the tick the turn opens."""
+    return _Shape(shape.ours_from, (FULL,) + (NEVER,) * (problem.turn_ticks - 1), (-1,) * problem.turn_ticks)
 
 
-# --- the transitions of the in-flight presses ---------------------------------------------------------
-@dataclass(frozen=True)
-class _Landings:
-    """For every in-flight set and action: the outcomes as flat arrays (source set, probability,
-    presses landing, in-flight set afterwards)."""
+@dataclass
+class _Iteration:
+    """The tables of one iteration (one move more to go), for both classes."""
 
-    source: np.ndarray
-    probability: np.ndarray
-    landed: np.ndarray
-    after: np.ndarray
+    openings: np.ndarray  # [taken, phase, m]
+    policies: tuple[_ClassPolicy, _ClassPolicy]
 
 
-def _landings(problem: TimingProblem, press: bool) -> _Landings:
-    width = max(problem.max_delay, 1)
-    hazard = problem.landing_hazard
-    new_lands = problem.latency[0]
-    rows = []
-    for mask in range(1 << width):
-        outcomes = {(0, 0): 1.0}  # (landed, surviving ages as a mask of the next tick) -> probability
-        ages = [age for age in range(width) if mask >> age & 1]
-        for age in ages:
-            step = {}
-            for (landed, after), p in outcomes.items():
-                if hazard[age] > 0:
-                    key = (landed + 1, after)
-                    step[key] = step.get(key, 0.0) + p * hazard[age]
-                if hazard[age] < 1:
-                    key = (landed, after | 1 << (age + 1))
-                    step[key] = step.get(key, 0.0) + p * (1 - hazard[age])
-            outcomes = step
-        if press:
-            step = {}
-            for (landed, after), p in outcomes.items():
-                if new_lands > 0:
-                    step[(landed + 1, after)] = step.get((landed + 1, after), 0.0) + p * new_lands
-                if new_lands < 1:
-                    key = (landed, after | 1)
-                    step[key] = step.get(key, 0.0) + p * (1 - new_lands)
-            outcomes = step
-        for (landed, after), p in outcomes.items():
-            if p > 0:
-                if after >> width:
-                    raise AssertionError("a press outlived the largest latency")  # the hazard is 1 there
-                rows.append((mask, p, landed, after))
-    source, probability, landed, after = (np.array(column) for column in zip(*rows))
-    return _Landings(source.astype(np.int64), probability.astype(float), landed.astype(np.int64),
-                     after.astype(np.int64))
+def _one_move(problem: TimingProblem, masks: InFlight, shape: _Shape, next_move: np.ndarray, choosers,
+              opponent_takeover: bool, hazard: np.ndarray | None = None) -> _Iteration:
+    """V_n from V_{n-1}: ``next_move[taken, m]`` is the value right after the seat's draw (the opponent's
+    turn opens next) with ``m`` in flight. ``choosers[taken]`` picks the actions; without
+    ``opponent_takeover`` the opponent's last tick is a draw that leaves it playing."""
+    hazard = problem.opponent_hazard if hazard is None else hazard
+    openings = np.zeros((2, 2, masks.size))
+    taken_shape = _taken_shape(problem, shape)
+    for taken in (TAKEN, LIVE):  # the live class's last tick may open the seat's turn against a taken-over one
+        openings[taken, OURS] = _ours_turn(problem, masks, shape, next_move[taken], next_move[taken, 0],
+                                           choosers[taken])
+    becomes_taken = problem.taken_over_on_last_tick if opponent_takeover else 0.0
+    last = problem.turn_ticks - 1
+
+    def opens_ours(elapsed: int) -> np.ndarray:
+        if elapsed == last and becomes_taken > 0:
+            return (1 - becomes_taken) * openings[LIVE, OURS] + becomes_taken * openings[TAKEN, OURS]
+        return openings[LIVE, OURS]
+
+    openings[TAKEN, THEIRS] = _theirs_turn(problem, masks, taken_shape, np.ones(problem.turn_ticks),
+                                           lambda elapsed: openings[TAKEN, OURS], choosers[TAKEN])
+    openings[LIVE, THEIRS] = _theirs_turn(problem, masks, shape, hazard, opens_ours, choosers[LIVE])
+    return _Iteration(openings, (choosers[LIVE].made, choosers[TAKEN].made))
 
 
-# --- value iteration over the moves left ---------------------------------------------------------------
-def solve(problem: TimingProblem, tolerance: float = 1e-10, max_iterations: int = 20_000,
-          stable_iterations: int = 50) -> TimingPolicy:
-    """The optimal stationary policy, by value iteration over the number of moves left: it stops when the
-    greedy policy has not changed for ``stable_iterations`` and the relative values (within each class:
-    opponent playing, opponent taken over) have settled to ``tolerance``. Then ``cost_per_move`` is the
-    policy's long-run cost per move while the opponent plays (its own takeover switched off), found by
-    the same iteration with the policy fixed."""
-    masks = 1 << max(problem.max_delay, 1)
-    both = _both_landings(problem, masks)
-    policy, value, iterations = _iterate(problem, both, masks, None, True, tolerance, max_iterations, stable_iterations)
-    _, evaluated, more = _iterate(problem, both, masks, policy, False, tolerance, max_iterations, 0)
-    gain = float(_step(problem, both, evaluated, masks, policy, False)[0][THEIRS, 0, 0, 0]
-                 - evaluated[THEIRS, 0, 0, 0])
-    return TimingPolicy(problem, policy, value, gain, iterations + more)
-
-
-def expected_cost(problem: TimingProblem, moves: int, state: State) -> float:
-    """The least expected timing cost of the seat's next ``moves`` moves from ``state`` (a press still in
-    flight after the last of them costs nothing): the finite-horizon values the iteration starts from."""
-    if isinstance(moves, bool) or not isinstance(moves, int) or moves < 0:
-        raise ValueError(f"moves must be an integer >= 0, got {moves!r}")
-    masks = 1 << max(problem.max_delay, 1)
-    both = _both_landings(problem, masks)
-    value = np.zeros((2, problem.turn_ticks, 2, masks))
-    for _ in range(moves):
-        value, _policy = _step(problem, both, value, masks, None, True)
-    return float(value[state.phase, state.elapsed, int(state.opponent_taken_over), state.in_flight])
-
-
-def _both_landings(problem: TimingProblem, masks: int) -> _Landings:
-    """The outcomes of waiting and of pressing in one set of arrays: ``source`` = action * masks + set."""
-    wait, press = _landings(problem, False), _landings(problem, True)
-    return _Landings(np.concatenate([wait.source, press.source + masks]),
-                     np.concatenate([wait.probability, press.probability]),
-                     np.concatenate([wait.landed, press.landed]), np.concatenate([wait.after, press.after]))
-
-
-def _iterate(problem, both, masks, fixed, opponent_takeover, tolerance, max_iterations, stable_iterations):
-    T = problem.turn_ticks
-    value = np.zeros((2, T, 2, masks))  # V_0: no move left
-    policy, previous, unchanged = None, None, 0
+def _iterate(problem, masks, shape, fixed, rule, opponent_takeover, tolerance, max_iterations, stable_iterations,
+             progress, stage):
+    """Relative value iteration over the moves left (each class relative to its opponent's turn opening
+    with nothing in flight) until the values settle and the policy holds for ``stable_iterations``. A policy
+    whose moves cycle through sets in flight (a periodic chain, even in states it never reaches) makes the
+    iteration oscillate: if it has not settled after ``DAMPED_AFTER`` iterations, each new iterate is
+    averaged with the last (the aperiodicity transformation, Puterman 1994, section 8.5.4), which has the
+    same fixed point and gain. With a policy given (``fixed`` or ``rule``) it stops when the gain has held to
+    ``tolerance`` for five iterations: a policy may cycle in states it never reaches, at another gain."""
+    next_move = np.zeros((2, masks.size))
+    previous_policy, unchanged, started = None, 0, time.monotonic()
+    calm, last_gain = 0, np.inf
+    taken_shape = _taken_shape(problem, shape)
     for iteration in range(1, max_iterations + 1):
-        value, new_policy = _step(problem, both, value, masks, fixed, opponent_takeover)
-        value -= value[THEIRS, 0, :, 0][None, None, :, None]  # relative to one state of each class
-        unchanged = unchanged + 1 if policy is not None and np.array_equal(policy, new_policy) else 0
-        policy = new_policy
-        settled = previous is not None and float(np.abs(value - previous).max()) <= tolerance
+        choosers = [_Chooser(s, masks.size, problem.turn_ticks, fixed[c] if fixed else None, rule)
+                    for c, s in ((LIVE, shape), (TAKEN, taken_shape))]
+        step = _one_move(problem, masks, shape, next_move, choosers, opponent_takeover)
+        values = step.openings[:, THEIRS] - step.openings[:, THEIRS, :1]
+        if iteration > DAMPED_AFTER:
+            values = 0.5 * (values + next_move)
+        same = previous_policy is not None and all(a.same(b) for a, b in zip(step.policies, previous_policy))
+        unchanged = unchanged + 1 if same else 0
+        if fixed is None and rule is None:
+            settled = float(np.abs(values - next_move).max()) <= tolerance
+        else:  # a fixed policy: only its gain from the opponent's opening (states it never reaches may diverge)
+            gain = step.openings[LIVE, THEIRS, 0]
+            calm = calm + 1 if abs(gain - last_gain) <= tolerance else 0
+            settled, last_gain = calm >= 5, gain
+        if progress is not None:
+            progress(stage, iteration, time.monotonic() - started)
+        next_move, previous_policy = values, step.policies
         if settled and unchanged >= stable_iterations:
-            return policy, value, iteration
-        previous = value
+            return step, next_move, iteration
     raise RuntimeError(f"the timing problem did not converge in {max_iterations} iterations")
 
 
-def _step(problem: TimingProblem, both: _Landings, next_move: np.ndarray, masks: int, fixed: np.ndarray | None,
-          opponent_takeover: bool):
-    """V_n from V_{n-1}: ``next_move[THEIRS, 0, taken, in_flight]`` is the value right after the seat's draw.
-    ``both`` holds the outcomes of waiting and pressing together (``source`` = action * masks + set);
-    ``fixed`` plays a given policy instead of the best action; without ``opponent_takeover`` the
-    opponent's last tick is a draw that leaves it playing."""
-    T = problem.turn_ticks
-    value = np.zeros((2, T, 2, masks))
-    press = np.zeros((2, T, 2, masks), dtype=bool)
-    fs, idle, takeover = problem.false_start_cost, problem.idle_cost, problem.takeover_cost
-    drew = both.landed >= 1
-    extra_false_starts = np.maximum(both.landed - 1, 0) * fs
-    taken = np.arange(2)[:, None]
+DAMPED_AFTER = 200
+"""Iterations of plain relative value iteration before it is damped (``_iterate``)."""
 
-    def choose(phase: int, elapsed: int, cost: np.ndarray) -> None:
-        expected = np.stack([np.bincount(both.source, weights=both.probability * row, minlength=2 * masks)
-                             for row in cost]).reshape(2, 2, masks)  # (taken, action, set)
-        pressing = fixed[phase, elapsed] if fixed is not None else expected[:, 1] < expected[:, 0] - 1e-15
-        press[phase, elapsed] = pressing
-        value[phase, elapsed] = np.where(pressing, expected[:, 1], expected[:, 0])
+Progress = Callable[[str, int, float], None]
+"""``progress(stage, iteration, seconds)``: called after every iteration of a solve."""
 
-    after_draw = next_move[THEIRS, 0][:, both.after]          # (taken, outcome)
-    restart = next_move[THEIRS, 0, :, 0][:, None]              # a taken-over seat's presses do nothing
-    for elapsed in range(T - 1, -1, -1):  # OURS: within a move the ticks only move forward
-        go_on = takeover + restart if elapsed == T - 1 else value[OURS, elapsed + 1][:, both.after]
-        choose(OURS, elapsed, np.where(drew, extra_false_starts + after_draw, idle + go_on))
-    for elapsed in range(T - 1, -1, -1):  # THEIRS; a taken-over opponent draws at once and stays taken over
-        draws = np.where(taken == 1, 1.0, problem.opponent_hazard[elapsed])
-        becomes_taken = problem.taken_over_on_last_tick if (elapsed == T - 1 and opponent_takeover) else 0.0
-        opens_ours = value[OURS, 0][:, both.after]
-        opens_ours = np.vstack([(1 - becomes_taken) * opens_ours[0] + becomes_taken * opens_ours[1], opens_ours[1]])
-        wait_more = value[THEIRS, elapsed + 1][:, both.after] if elapsed + 1 < T else 0.0
-        choose(THEIRS, elapsed, both.landed * fs + draws * opens_ours + (1 - draws) * wait_more)
-    return value, press
+
+def solve(problem: TimingProblem, tolerance: float = 1e-10, max_iterations: int = 20_000,
+          stable_iterations: int = 5, progress: Progress | None = None, every_tick: bool = False) -> TimingPolicy:
+    """The optimal stationary policy, by relative value iteration over the number of moves left: it stops
+    when the relative values (within each class: opponent playing, opponent taken over) have settled to
+    ``tolerance`` and the greedy policy has not changed for ``stable_iterations``. Then ``cost_per_move`` is
+    the policy's long-run cost per move while the opponent plays (its own takeover switched off), found by
+    the same iteration with the policy fixed. A problem above ``SECONDS_BOUND`` is refused up front.
+    ``every_tick`` tables every tick of both turns, without the shortcuts of the module docstring: the plain
+    dynamic programme, which the tests hold the shortcuts to."""
+    problem.check_solvable()
+    masks, shape = InFlight(problem), _Shape.of(problem, compress=False) if every_tick else problem.shape
+    step, _, iterations = _iterate(problem, masks, shape, None, None, True, tolerance, max_iterations,
+                                   stable_iterations, progress, "optimum")
+    policies = step.policies
+    gain, more = _gain(problem, masks, shape, policies, None, tolerance, max_iterations, progress)
+    return TimingPolicy(problem, shape, policies, step.openings - step.openings[:, THEIRS, :1][:, None],
+                        gain, iterations + more)
+
+
+def _gain(problem, masks, shape, fixed, rule, tolerance, max_iterations, progress) -> tuple[float, int]:
+    """The long-run cost per move of a policy while the opponent plays (its takeover switched off)."""
+    step, _, iterations = _iterate(problem, masks, shape, fixed, rule, False, tolerance, max_iterations, 0,
+                                   progress, "cost per move")
+    # the values it started from were relative to this very state: what one more move added is the gain
+    return float(step.openings[LIVE, THEIRS, 0]), iterations
+
+
+PolicyRule = Callable[[int, int, np.ndarray], np.ndarray]
+"""``rule(phase, elapsed, in_flight_masks) -> press`` per mask (bools, or press probabilities in [0, 1]): a
+stationary policy while the opponent plays by itself, for ``evaluate``."""
+
+
+def evaluate(problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10,
+             max_iterations: int = 20_000) -> float:
+    """The long-run cost per move, while the opponent plays, of the stationary policy ``rule`` (the same
+    rule once the opponent is taken over). Every tick is tabled, so it is for problems of ordinary size."""
+    masks = InFlight(problem)
+    shape = _Shape.of(problem, compress=False)
+    if shape.seconds_per_iteration(problem) * TYPICAL_ITERATIONS > SECONDS_BOUND:
+        raise ValueError(f"evaluate tables every tick: this problem ({problem.turn_ticks} ticks, latency up to "
+                         f"{problem.max_delay}) is too large for it")
+    gain, _ = _gain(problem, masks, shape, None, rule, tolerance, max_iterations, None)
+    return gain
+
+
+def expected_cost(problem: TimingProblem, moves: int, state: State) -> float:
+    """The least expected timing cost of the seat's next ``moves`` moves from the opening of a turn
+    (``state.elapsed`` = 0; a press still in flight after the last of them costs nothing): the
+    finite-horizon values the iteration starts from."""
+    if isinstance(moves, bool) or not isinstance(moves, int) or moves < 0:
+        raise ValueError(f"moves must be an integer >= 0, got {moves!r}")
+    if state.elapsed != 0:
+        raise ValueError(f"expected_cost starts from the opening of a turn (elapsed 0), got elapsed {state.elapsed}")
+    problem.check_solvable()
+    masks, shape = InFlight(problem), problem.shape
+    taken_shape = _taken_shape(problem, shape)
+    openings = np.zeros((2, 2, masks.size))
+    for _ in range(moves):
+        choosers = [_Chooser(s, masks.size, problem.turn_ticks) for s in (shape, taken_shape)]
+        openings = _one_move(problem, masks, shape, openings[:, THEIRS], choosers, True).openings
+    return float(openings[int(state.opponent_taken_over), state.phase, state.in_flight])
+
+
+# --- opponents that vary: a pool drawn per round, a bot that reads the table ------------------------------
+def nothing_carries_over(problem: TimingProblem) -> bool:
+    """Whether every press still in flight as the opponent's turn opens surely lands before the opponent can
+    draw (its earliest reaction is at least ``max_delay - 1`` ticks and it always reacts): such a press is a
+    pure false start, so the optimal value of a turn opening with presses in flight is their false starts plus
+    the value with none (``opening_value``), the same shape whatever the opponent does later."""
+    reaction = np.asarray(problem.reaction)
+    earliest = int(np.argmax(reaction > 0)) if reaction.sum() > 0 else problem.turn_ticks
+    return reaction.sum() >= 1 - 1e-12 and earliest >= problem.max_delay - 1
+
+
+class PoolPolicy:
+    """The Bayes-optimal policy against a bot drawn per round from a pool whose members' reaction windows do
+    not overlap: until the member's first own draw tells which it is, the policy of the first turns
+    (``solve_pool``); from then on the identified member's optimal policy (``members``)."""
+
+    def __init__(self, members: tuple[TimingPolicy, ...], prior: tuple[float, ...], mixture: TimingProblem,
+                 first: _ClassPolicy, first_openings: np.ndarray, identify: np.ndarray):
+        self.members = members
+        self.prior = prior
+        self.mixture = mixture
+        """The pool's reactions over the draw of the member: the problem of the turns before the identification."""
+        self._first = first
+        self.first_openings = first_openings
+        """``[phase, m]``: the value of the first turns from the opening of a turn, relative like the members'."""
+        self._identify = identify
+
+    def member_reacting_at(self, tick: int) -> int:
+        """The member whose reaction window holds ``tick`` (the only one that can draw then)."""
+        return int(self._identify[tick])
+
+    def press(self, state: State, member: int | None) -> bool:
+        """The action in ``state``, ``member`` being the identified member (``None``: not yet)."""
+        if member is not None:
+            return self.members[member].press(state)
+        if state.opponent_taken_over:
+            return self.members[0].press(state)  # a taken-over opponent is the takeover bot, whoever it was
+        return self._first.press(self.mixture.shape, state.phase, state.elapsed, state.in_flight)
+
+    def price_of_not_knowing(self, phase: int) -> float:
+        """The expected extra timing cost of a round, against the clairvoyant that knows the member from the
+        start, when the round opens with ``phase`` (``OURS``: the seat starts; ``THEIRS``: the pool bot does)."""
+        known = sum(share * member.opening_value(phase) for share, member in zip(self.prior, self.members))
+        return float(self.first_openings[phase, 0] - known)
+
+
+def solve_pool(members: Sequence[TimingProblem], prior: Sequence[float],
+               progress: Progress | None = None) -> PoolPolicy:
+    """The Bayes-optimal timing against a pool: each member's problem solved, then the turns before the
+    identification by one backward pass over the pool's mixture of reactions, where the opponent's draw in tick
+    e opens the seat's turn in the problem of the member that reacts in tick e. Exact under the solver's
+    modelling choices: the members' windows must not overlap (the first draw identifies the member), and the
+    decisions of the first turns only move costs within the members' relative values, whose constants weigh
+    in with the prior whatever the seat does."""
+    members = tuple(members)
+    if len(members) != len(prior) or not members or abs(sum(prior) - 1) > 1e-9 or min(prior) <= 0:
+        raise ValueError(f"a pool needs one prior probability > 0 per member, summing to 1, got {list(prior)}")
+    first = members[0]
+    same = {(m.turn_ticks, m.latency, m.false_start_cost, m.idle_cost, m.takeover_cost) for m in members}
+    if len(same) > 1:
+        raise ValueError("the members of a pool must share the turn, the latency and the costs; only reactions differ")
+    reactions = np.array([m.reaction for m in members])
+    if np.any((reactions > 0).sum(axis=0) > 1):
+        raise ValueError("the members' reaction windows overlap: one draw does not tell them apart, and the "
+                         "Bayes-optimal policy of such a pool is not solved")
+    policies = tuple(solve(m, progress=progress) for m in members)
+    weighted = np.asarray(prior)[:, None] * reactions
+    mixture = TimingProblem(first.turn_ticks, first.latency, tuple(weighted.sum(axis=0)), first.false_start_cost,
+                            first.idle_cost, first.takeover_cost)
+    identify = np.argmax(weighted, axis=0)
+    masks, shape = InFlight(mixture), mixture.shape
+    chooser = _Chooser(shape, masks.size, mixture.turn_ticks)
+    taken = policies[0].openings[TAKEN, OURS]
+    becomes_taken, last = mixture.taken_over_on_last_tick, mixture.turn_ticks - 1
+
+    def opens_ours(elapsed: int) -> np.ndarray:
+        identified = policies[int(identify[elapsed])].openings[LIVE, OURS]
+        return (1 - becomes_taken) * identified + becomes_taken * taken if elapsed == last else identified
+
+    theirs = _theirs_turn(mixture, masks, shape, mixture.opponent_hazard, opens_ours, chooser)
+    ours = _ours_turn(mixture, masks, shape, theirs, theirs[0], chooser)
+    return PoolPolicy(policies, tuple(prior), mixture, chooser.made, np.array([ours, theirs]), identify)

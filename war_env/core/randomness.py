@@ -38,6 +38,8 @@ class Stream(IntEnum):
     not ticks). Drawn only when the latency is random: a fixed delay needs no hash."""
     LATENCY_SEAT_1 = 5
     """Seat 1's presses, likewise."""
+    OPPONENT_POOL = 9
+    """The member a ``pool`` bot plays a round as (``war_env.core.bots.Pool``; counter = its seat)."""
     POLICY_SEED = 7
     """The seed of a policy playing a seat (``derive_seed``): counter 0 for seat 1 (War-v0's opponent
     policy), 1 for seat 0 (the two-seat env's ``player_0``)."""

@@ -59,13 +59,14 @@ def play_rounds(
     if len(indices) != len(seeds):
         raise ValueError(f"indices must give one round index per seed, got {len(indices)} for {len(seeds)} seeds")
     latency = config.has_latency or getattr(agent, "observes_latency", False)
+    batchable = isinstance(player, Bot) and not player.varies  # a bot that varies plays in the scalar reference only
     played = None
-    if isinstance(player, Bot) and not config.has_latency and agent_reaction_model(agent, config) is not None:
+    if batchable and not config.has_latency and agent_reaction_model(agent, config) is not None:
         if batched.available():
             played = play_rounds_fast
         else:
             batched.warn_unavailable("war_env.evaluation.play_rounds", "plays these rounds tick by tick")
-    elif isinstance(player, Bot) and not latency and agent.batch_policy() is not None and batched.available():
+    elif batchable and not latency and agent.batch_policy() is not None and batched.available():
         played = play_rounds_batched
     if played is not None:
         records = played(config, agent, player, seeds, indices=indices, agent_spec=agent_spec,

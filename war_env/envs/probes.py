@@ -1,0 +1,209 @@
+"""The probes' envs: the latency game (``WarLatencyEnv``) with each probe's opponent, latency, rewards and
+observation as defaults (``war_env.core.probes``). Thin glue: no rule of the game lives here."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from war_env.core.observation import OBSERVATION_SIZE, inference_fields, observe, observe_inference
+from war_env.core.probes import PROBES, Probe
+from war_env.envs.latency import WarLatencyEnv
+
+
+class ProbeEnv(WarLatencyEnv):
+    """WarLatency-v0 with a probe's defaults: its opponent, and, unless a ``config`` is given, its latency and
+    reward weights (each may be overridden by keyword)."""
+
+    probe: Probe
+
+    def __init__(self, render_mode: str | None = None, opponent=None, config=None, **rules):
+        opponent = self.probe.opponent if opponent is None else opponent
+        if config is None:
+            rules = {"latency": self.probe.latency, **self.probe.rules, **rules}
+        super().__init__(render_mode=render_mode, opponent=opponent, config=config, **rules)
+
+
+class WarAnticipationEnv(ProbeEnv):
+    """The anticipation probe: WarLatency-v0 against a spread-out opponent, where pressing ahead pays.
+
+    ## Description
+    WarLatency-v0's game (read ``war_env.envs.latency.WarLatencyEnv``) with the probe's defaults: the opponent
+    ``uniform:low=3,high=12`` (it draws 3 to 12 ticks into its turn, evenly), a fixed latency of 6 ticks, and
+    a false start weighed at -0.02, an idle tick at -0.01 (``war_env.core.probes.PROBE_REWARDS``). Waiting to
+    see the turn open costs the 6 ticks of latency on every move; the optimum sends presses ahead, timed to
+    the opponent's reaction distribution, and beats the best single fixed lead (docs/probes.md).
+
+    | | |
+    |---|---|
+    | Action Space | `Discrete(2)` |
+    | Observation Space | `Box(0.0, 1.0, (24,), float32)` (WarLatency-v0's, 18 + 6) |
+    | import | `gymnasium.make("WarAnticipation-v0")` |
+
+    ## Action Space
+    WarLatency-v0's: 0 waits, 1 sends a press that lands 6 ticks later.
+
+    ## Observation Space
+    WarLatency-v0's: War-v0's 16 fields, the opponent's turn clock, the presses in flight by age.
+
+    ## Rewards
+    War-v0's with ``reward_false_start=-0.02`` and ``reward_idle_tick=-0.01``.
+
+    ## Starting State
+    WarLatency-v0's.
+
+    ## Episode End
+    WarLatency-v0's.
+
+    ## Arguments
+    ``gym.make("WarAnticipation-v0", opponent=None, render_mode=None, config=None, **rules)``: the probe's
+    opponent unless one is given; the probe's latency and weights unless a ``config`` (taken as it is) or
+    keywords say otherwise.
+
+    ## Version History
+    * v0: first release (issue 21).
+    """
+
+    probe = PROBES["anticipation"]
+
+
+class WarMemoryEnv(ProbeEnv):
+    """The memory probe: WarLatency-v0's game with War-v0's observation, so the clocks must be counted.
+
+    ## Description
+    WarLatency-v0's game with the probe's defaults: the opponent ``uniform:low=12,high=13``, a fixed latency of
+    4 ticks, the probe weights. The observation is War-v0's 16 fields: the opponent's turn clock and the
+    agent's own presses in flight are left out. They stay knowable to an agent with memory (its own turn's
+    end starts the opponent's; a fixed latency lands every press 4 ticks after it was sent), so the optimum is
+    the game's (``counting`` plays it from these fields); during the opponent's turn the observation does not
+    change, so a memoryless policy cannot time the press the optimum sends 10 ticks into it.
+
+    | | |
+    |---|---|
+    | Action Space | `Discrete(2)` |
+    | Observation Space | `Box(0.0, 1.0, (16,), float32)` (War-v0's) |
+    | import | `gymnasium.make("WarMemory-v0")` |
+
+    ## Action Space
+    WarLatency-v0's: 0 waits, 1 sends a press that lands 4 ticks later.
+
+    ## Observation Space
+    War-v0's 16 fields (``war_env.envs.war.WarEnv``), nothing more.
+
+    ## Rewards
+    War-v0's with ``reward_false_start=-0.02`` and ``reward_idle_tick=-0.01``.
+
+    ## Starting State
+    WarLatency-v0's.
+
+    ## Episode End
+    WarLatency-v0's.
+
+    ## Arguments
+    As ``WarAnticipation-v0``'s, with this probe's defaults.
+
+    ## Version History
+    * v0: first release (issue 21).
+    """
+
+    probe = PROBES["memory"]
+
+    def _observation_size(self) -> int:
+        return OBSERVATION_SIZE
+
+    def _observe(self, seat: int) -> np.ndarray:
+        return observe(self.round, seat)
+
+
+class WarInferenceEnv(ProbeEnv):
+    """The inference probe: the opponent is one of a pool's two bots, drawn per round and never named.
+
+    ## Description
+    WarLatency-v0's game with the probe's defaults: the opponent ``pool:fast=4,slow=10,width=2``, which plays
+    each round as ``uniform:low=4,high=5`` or as ``uniform:low=10,high=11`` (even odds, drawn by a hash of the
+    round key: ``war_env.core.bots.Pool``), a fixed latency of 4 ticks, the probe weights. The two bots' reaction
+    windows do not overlap, so the opponent's first own draw of a round tells which it is; the observation
+    shows how long its last draw took, so telling them apart needs inference, not memory. The optimum is
+    Bayes-optimal and exact (``war_env.core.optimum.solve_pool``); the clairvoyant that knows the bot from the
+    start does better only in the first turns (docs/probes.md).
+
+    | | |
+    |---|---|
+    | Action Space | `Discrete(2)` |
+    | Observation Space | `Box(0.0, 1.0, (23,), float32)` (WarLatency-v0's 22, then `opponent_reaction`) |
+    | import | `gymnasium.make("WarInference-v0")` |
+
+    ## Action Space
+    WarLatency-v0's: 0 waits, 1 sends a press that lands 4 ticks later.
+
+    ## Observation Space
+    WarLatency-v0's, then ``opponent_reaction``: (ticks from the opening of the opponent's turn to its last
+    own draw + 1) / turn ticks, 0 before its first.
+
+    ## Rewards
+    War-v0's with ``reward_false_start=-0.02`` and ``reward_idle_tick=-0.01``.
+
+    ## Starting State
+    WarLatency-v0's; the pool's member for the round is drawn from the round key.
+
+    ## Episode End
+    WarLatency-v0's.
+
+    ## Arguments
+    As ``WarAnticipation-v0``'s, with this probe's defaults.
+
+    ## Version History
+    * v0: first release (issue 21).
+    """
+
+    probe = PROBES["inference"]
+
+    def _observation_size(self) -> int:
+        return len(inference_fields(self.config))
+
+    def _observe(self, seat: int) -> np.ndarray:
+        return observe_inference(self.round, seat)
+
+
+class WarTableReadingEnv(ProbeEnv):
+    """The reading probe: the opponent reacts fast when it is ahead on points, slowly when it is not.
+
+    ## Description
+    WarLatency-v0's game with the probe's defaults: the opponent ``leader:ahead=4,behind=10,width=2``, which,
+    as each of its turns opens, reacts ``uniform`` over ticks 4-5 if it has more points than the agent and
+    over ticks 10-11 if not (``war_env.core.bots.Leader``), a fixed latency of 4 ticks, the probe weights. The
+    score is in the observation (``own_points``, ``opponent_points``), so the optimum reads it and is exact
+    (every window starts 3 or more ticks in, so nothing carries over from one turn to the next:
+    ``war_env.core.optimum.nothing_carries_over``).
+
+    | | |
+    |---|---|
+    | Action Space | `Discrete(2)` |
+    | Observation Space | `Box(0.0, 1.0, (22,), float32)` (WarLatency-v0's) |
+    | import | `gymnasium.make("WarTableReading-v0")` |
+
+    ## Action Space
+    WarLatency-v0's: 0 waits, 1 sends a press that lands 4 ticks later.
+
+    ## Observation Space
+    WarLatency-v0's.
+
+    ## Rewards
+    War-v0's with ``reward_false_start=-0.02`` and ``reward_idle_tick=-0.01``.
+
+    ## Starting State
+    WarLatency-v0's.
+
+    ## Episode End
+    WarLatency-v0's.
+
+    ## Arguments
+    As ``WarAnticipation-v0``'s, with this probe's defaults.
+
+    ## Version History
+    * v0: first release (issue 21).
+    """
+
+    probe = PROBES["reading"]
+
+
+PROBE_ENVS = {env.probe.name: env for env in (WarAnticipationEnv, WarMemoryEnv, WarInferenceEnv, WarTableReadingEnv)}

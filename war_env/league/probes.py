@@ -1,0 +1,117 @@
+"""The probes' capability gaps, exact and measured: ``python -m war_env.league.probes --rounds 500``.
+
+For every probe of ``war_env.core.probes`` it prints one row per agent: the return it loses per round to the
+``oracle`` computed exactly (``war_env.evaluation.probes.exact_gaps``) and measured on the same paired rounds
+(the mean of the oracle's return minus the agent's, with its 95% paired bootstrap interval), and its score
+(0 = the probe's best simple baseline, 1 = the oracle, from the exact costs). Each agent plays from the
+probe's own env (``gym.make(probe.env_id)``) when it can read its observation, else (the agents that read
+the opponent's clock, in the memory probe) from WarLatency-v0's observation of the same game, which the table
+says. The inference probe adds the clairvoyant (the oracle of the member the pool drew), its upper bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+from war_env.agents import make_agent
+from war_env.core.bots import make_bot
+from war_env.core.observation import OBSERVATION_SIZE
+from war_env.core.probes import PROBES, Probe
+from war_env.envs.latency import WarLatencyEnv
+from war_env.envs.probes import PROBE_ENVS
+from war_env.evaluation import play_round
+from war_env.evaluation.probes import ProbeGaps, clairvoyant_records, exact_gaps
+from war_env.league.stats import bootstrap_mean
+
+
+def agents_of(probe: Probe) -> list[str]:
+    """The agents a probe's table shows: the oracle, the agent lacking the capability, the simple baselines,
+    and what each capability adds (``counting`` for memory, ``blind`` against a pool or a leader)."""
+    extra = {"memory": ["counting"], "inference": ["blind"], "reading": ["blind"]}.get(probe.name, [])
+    names = ["oracle", *extra, probe.lacking, *probe.simple]
+    return list(dict.fromkeys(names))
+
+
+def records_of(probe: Probe, spec: str, seeds) -> tuple[list, bool]:
+    """``spec``'s records on ``seeds`` in the probe's env, and whether it played from WarLatency-v0's
+    observation instead (an agent that reads the opponent's clock, in a probe that hides it)."""
+    config, bot = probe.config(), make_bot(probe.opponent)
+    if spec == "clairvoyant":
+        return clairvoyant_records(probe, seeds), False
+    agent = make_agent(spec, config=config, opponent=bot)
+    env = PROBE_ENVS[probe.name]()
+    elsewhere = getattr(agent, "observes_latency", False) and env.observation_space.shape[0] == OBSERVATION_SIZE
+    if elsewhere:
+        env = WarLatencyEnv(opponent=bot, config=config)
+    records = [play_round(env, agent, seed, index=index) for index, seed in enumerate(seeds)]
+    env.close()
+    return records, elsewhere
+
+
+@dataclass(frozen=True)
+class Row:
+    probe: str
+    agent: str
+    exact: float | None
+    measured: dict
+    score: float | None
+    note: str
+
+
+def measure(probe: Probe, rounds: int, seed: int = 0) -> list[Row]:
+    gaps = exact_gaps(probe)
+    seeds = range(seed, seed + rounds)
+    oracle, oracle_elsewhere = records_of(probe, "oracle", seeds)
+    names = agents_of(probe) + (["clairvoyant"] if probe.name == "inference" else [])
+    rows = []
+    for name in names:
+        records, elsewhere = (oracle, oracle_elsewhere) if name == "oracle" else records_of(probe, name, seeds)
+        regret = bootstrap_mean([o.episode_return - r.episode_return for o, r in zip(oracle, records)])
+        exact = gaps.gap(name) if name in gaps.per_move else None
+        note = "plays from WarLatency-v0's observation (it reads the opponent's clock)" if elsewhere else ""
+        if name == "clairvoyant":
+            note = "knows the pool's member from the start: the upper bound"
+        if name == gaps.best_simple:
+            note = "best simple baseline (score 0)"
+        rows.append(Row(probe.name, name, exact, regret, score(gaps, name), note))
+    return rows
+
+
+def score(gaps: ProbeGaps, agent: str) -> float | None:
+    """0 = the probe's best simple baseline, 1 = the oracle, from the exact costs per round."""
+    if agent not in gaps.per_move:
+        return None
+    zero = gaps.per_round(gaps.best_simple)
+    span = zero - gaps.per_round("oracle")
+    return (zero - gaps.per_round(agent)) / span if span > 0 else None
+
+
+def table(rows: list[Row]) -> str:
+    lines = ["| probe | agent | regret per round, exact | regret per round, measured | score | |",
+             "|---|---|---|---|---|---|"]
+    for row in rows:
+        m = row.measured
+        measured = "reference" if row.agent == "oracle" else (
+            f"{m['value']:.3f} (exact)" if m.get("exact") else f"{m['value']:.3f} [{m['low']:.3f}, {m['high']:.3f}]")
+        exact = "reference" if row.agent == "oracle" else ("" if row.exact is None else f"{row.exact:.3f}")
+        score_text = "" if row.score is None else f"{row.score:.2f}"
+        lines.append(f"| {row.probe} | `{row.agent}` | {exact} | {measured} | {score_text} | {row.note} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> list[Row]:
+    parser = argparse.ArgumentParser(description="The probes' capability gaps, exact and on paired rounds.")
+    parser.add_argument("--rounds", type=int, default=200, help="paired rounds per agent and probe (200)")
+    parser.add_argument("--seed", type=int, default=0, help="the first round's seed (0)")
+    parser.add_argument("--probes", nargs="+", choices=sorted(PROBES), default=list(PROBES))
+    args = parser.parse_args(argv)
+    if args.rounds < 2:
+        parser.error(f"--rounds must be at least 2 (a paired interval needs two rounds), got {args.rounds}")
+    rows = [row for name in args.probes for row in measure(PROBES[name], args.rounds, args.seed)]
+    print(table(rows))
+    return rows
+
+
+if __name__ == "__main__":
+    main()

@@ -239,7 +239,7 @@ def test_press_once_is_prompt_without_latency_and_with_latency_waits_out_its_one
         prompt = play_rounds("prompt", bot, WarConfig(), range(4))
         assert [r.reaction_ticks for r in once] == [r.reaction_ticks for r in prompt]
     delayed = play_rounds("press_once", "human", WarConfig(latency="fixed:ticks=3"), range(4))
-    assert all(r.false_starts[0] == 0 and set(r.reaction_ticks) == {3} for r in delayed)
+    assert all(r.false_starts[0] == 0 and set(r.reaction_ticks[0]) == {3} for r in delayed)
 
 
 def test_the_best_lead_lands_its_press_as_the_turn_opens_against_a_predictable_opponent():
@@ -249,7 +249,7 @@ def test_the_best_lead_lands_its_press_as_the_turn_opens_against_a_predictable_o
     lead = make_agent("lead", config=config, opponent="fixed:ticks=6")
     assert lead.ticks == 4 and lead.spec() == "lead"  # pressed 4 ticks in, it lands in tick 7: the opening
     records = play_rounds("lead", "fixed:ticks=6", config, range(4))
-    assert all(r.false_starts[0] == 0 and set(r.reaction_ticks[1:]) == {0} for r in records)
+    assert all(r.false_starts[0] == 0 and set(r.reaction_ticks[0][1:]) == {0} for r in records)
     assert make_agent("lead:ticks=2", config=config, opponent="human").ticks == 2
 
 

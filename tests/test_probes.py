@@ -11,6 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from war_env.core.rewards import outcome_reward
 import war_env  # noqa: F401  (registers the probes)
 from war_env.agents import make_agent
 from war_env.agents.lead import best_lead, lead_cost
@@ -154,7 +155,7 @@ def timing_return(env, agent, piles, starter) -> float:
     while not terminated:
         observation, reward, terminated, _, info = env.step(agent.act(observation))
         total += reward
-    return total - env.config.outcome_reward(info["round"]["winner"], seat=0)
+    return total - outcome_reward(env.config, info["round"]["winner"], seat=0)
 
 
 @pytest.mark.parametrize("latency", ["fixed:ticks=1", "fixed:ticks=2"])

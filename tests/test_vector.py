@@ -117,14 +117,18 @@ def test_reset_options_can_differ_per_sub_env(backend):
         vector.reset(options={"piles": [piles[0]] * 3})
 
 
-def test_the_gymnasium_sync_vector_env_of_single_envs_gives_the_same_batches(backend):
+@pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda mode: mode.value)
+def test_the_gymnasium_sync_vector_env_of_single_envs_gives_the_same_batches(mode, backend):
     """``check_environments_match`` for vector envs: Gymnasium's own SyncVectorEnv over War-v0 (its
-    NEXT_STEP autoreset, its info batching) against the batched env, on whole arrays."""
+    autoreset in each of the three modes, its info batching) against the batched env, on whole arrays.
+    With autoreset disabled, both reset the sub-envs that ended with a partial reset, as the caller must."""
     kwargs = {"opponent": "human", "max_episode_steps": 900}
-    ours = gym.make_vec("War-v0", num_envs=4, vectorization_mode="vector_entry_point", **kwargs, backend=backend)
-    theirs = gym.make_vec("War-v0", num_envs=4, vectorization_mode="sync", **kwargs)
+    ours = gym.make_vec("War-v0", num_envs=4, vectorization_mode="vector_entry_point", **kwargs, backend=backend,
+                        autoreset_mode=mode)
+    theirs = gym.make_vec("War-v0", num_envs=4, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode},
+                          **kwargs)
     assert isinstance(ours.unwrapped, WarVectorEnv)
-    assert theirs.metadata["autoreset_mode"] == ours.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    assert theirs.metadata["autoreset_mode"] == ours.metadata["autoreset_mode"] == ours.autoreset_mode == mode
     obs_a, info_a = ours.reset(seed=5)
     obs_b, info_b = theirs.reset(seed=5)
     np.testing.assert_array_equal(obs_a, obs_b)
@@ -133,12 +137,19 @@ def test_the_gymnasium_sync_vector_env_of_single_envs_gives_the_same_batches(bac
     for step in range(2500):
         obs_a, rew_a, term_a, trunc_a, info_a = ours.step(act(step))
         obs_b, rew_b, term_b, trunc_b, info_b = theirs.step(act(step))
-        np.testing.assert_array_equal(obs_a, obs_b)
-        np.testing.assert_array_equal(rew_a, rew_b)
-        np.testing.assert_array_equal(term_a, term_b)
-        np.testing.assert_array_equal(trunc_a, trunc_b)
+        for mine, theirs_value in ((obs_a, obs_b), (rew_a, rew_b), (term_a, term_b), (trunc_a, trunc_b)):
+            np.testing.assert_array_equal(mine, theirs_value)
         truncations += trunc_b.sum()
         np.testing.assert_array_equal(info_a["action_mask"], info_b["action_mask"])
+        if mode == AutoresetMode.SAME_STEP:
+            assert ("final_obs" in info_a) == ("final_obs" in info_b)
+            if "final_obs" in info_b:
+                np.testing.assert_array_equal(info_a["_final_obs"], info_b["_final_obs"])
+                for i in np.flatnonzero(info_b["_final_obs"]):
+                    np.testing.assert_array_equal(info_a["final_obs"][i], info_b["final_obs"][i])
+                    np.testing.assert_array_equal(info_a["final_info"]["action_mask"][i],
+                                                  info_b["final_info"]["action_mask"][i])
+                info_a, info_b = info_a["final_info"], info_b["final_info"]
         assert ("round" in info_a) == ("round" in info_b)
         if "round" in info_b:
             np.testing.assert_array_equal(info_a["_round"], info_b["_round"])
@@ -146,7 +157,26 @@ def test_the_gymnasium_sync_vector_env_of_single_envs_gives_the_same_batches(bac
                 theirs_round = {key: info_b["round"][key][i] for key in info_b["round"] if not key.startswith("_")}
                 assert sub_env_round_info(info_a, i) == theirs_round
                 rounds += 1
+        if mode == AutoresetMode.DISABLED and (term_b | trunc_b).any():
+            ended = {"reset_mask": term_b | trunc_b}
+            obs_a, _ = ours.reset(options=ended)
+            obs_b, _ = theirs.reset(options=ended)
+            np.testing.assert_array_equal(obs_a, obs_b)
     assert rounds >= 2 and truncations >= 1
+
+
+def test_with_autoreset_disabled_a_sub_env_that_ended_must_be_reset_before_it_steps_again(backend):
+    vector = WarVectorEnv(2, opponent="instant", autoreset_mode="Disabled", backend=backend)
+    vector.reset(seed=[21, 22])
+    terminated = np.zeros(2, dtype=bool)
+    while not terminated.any():
+        _, _, terminated, _, _ = vector.step(np.ones(2, dtype=np.int64))
+    with pytest.raises(RuntimeError, match=f"sub-env {int(np.flatnonzero(terminated)[0])}'s round is over: reset it"):
+        vector.step(np.ones(2, dtype=np.int64))
+    vector.reset(options={"reset_mask": terminated})
+    vector.step(np.ones(2, dtype=np.int64))  # both play on
+    with pytest.raises(ValueError, match="autoreset_mode must be one of"):
+        WarVectorEnv(2, autoreset_mode="later", backend=backend)
 
 
 def test_autoreset_next_step_resets_on_the_step_after_the_end_and_ignores_its_action(backend):

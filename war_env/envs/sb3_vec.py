@@ -7,8 +7,9 @@ SB3's conventions differ from Gymnasium's vector API in three ways, all handled 
 
 * ``step`` returns ``(observations, rewards, dones, infos)`` with ``dones = terminated | truncated``
   and ``infos`` a list of one dict per env;
-* a finished env is reset *in the same step* (SB3's autoreset): its returned observation is the
-  first one of the next round, the last one is in ``infos[i]["terminal_observation"]``;
+* a finished env is reset *in the same step* (SB3's autoreset, the vector env's ``SAME_STEP`` mode): its
+  returned observation is the first one of the next round, the last one is in
+  ``infos[i]["terminal_observation"]``;
 * ``infos[i]["TimeLimit.truncated"]`` is true when the round was cut by ``max_episode_steps`` (not
   ended by the rules), so that SB3 bootstraps the value of the cut-off state.
 
@@ -25,6 +26,7 @@ sub-env, so record with few envs.
 from __future__ import annotations
 
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from war_env.support.extras import require
 
@@ -53,8 +55,8 @@ class WarSB3VecEnv(VecEnv):
         if env_id not in ENV_IDS:
             raise ValueError(f"env_id must be one of {sorted(ENV_IDS)}, got {env_id!r}")
         vector_env, single_env = ENV_IDS[env_id]
-        self.venv = vector_env(num_envs, opponent=opponent, max_episode_steps=max_episode_steps,
-                               config=config, backend=backend, **rules)
+        self.venv = vector_env(num_envs, opponent=opponent, max_episode_steps=max_episode_steps, config=config,
+                               backend=backend, autoreset_mode=AutoresetMode.SAME_STEP, **rules)
         super().__init__(num_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self._actions: np.ndarray | None = None
         self.render_mode = render_mode
@@ -92,14 +94,11 @@ class WarSB3VecEnv(VecEnv):
         dones = terminated | truncated
         cut = truncated & ~terminated
         infos = [{"TimeLimit.truncated": bool(flag)} for flag in cut.tolist()]
-        finished = np.flatnonzero(dones)
-        if finished.size:
-            for i in finished.tolist():  # SB3's infos are a list of dicts: one per finished round
-                infos[i]["terminal_observation"] = observations[i]
-                round_info = sub_env_round_info(info, i)
-                if round_info is not None:
-                    infos[i]["round"] = round_info
-            observations, _ = self.venv.reset(options={"reset_mask": dones})
+        for i in np.flatnonzero(dones).tolist():  # SB3's infos are a list of dicts: one per finished round
+            infos[i]["terminal_observation"] = info["final_obs"][i]
+            round_info = sub_env_round_info(info, i)
+            if round_info is not None:
+                infos[i]["round"] = round_info
         if self._views is not None:
             self._step_views(actions, dones, observations)
         return observations, rewards.astype(np.float32), dones, infos

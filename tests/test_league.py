@@ -18,10 +18,12 @@ import numpy as np
 import pytest
 
 from war_env.agents import BASELINES
+from war_env.core.rules import WarConfig
 from war_env.data import results_schema_file
 from war_env.evaluation.records import RoundRecord
-from war_env.league import DEFAULT_OPPONENTS, ROUNDS_FILE, League, Shard, play_shard, read_rounds
+from war_env.league import DEFAULT_OPPONENTS, ROUNDS_FILE, League, Shard, load_rounds, play_shard, read_rounds
 from war_env.league import run_league as main
+from war_env.league.run import read_league
 from war_env.scripts.benchmark import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -268,6 +270,62 @@ def test_an_edited_record_is_refused_naming_the_file_and_the_line(small_run, tmp
     copy = _edited_copy(small_run, tmp_path, line, edit)
     with pytest.raises(ValueError, match=f"{copy / ROUNDS_FILE}:{line}:? .*{complaint}"):
         main(resume=copy, progress=False)
+
+
+def _forge(run, tmp_path, forge) -> Path:
+    """A copy of ``run``'s folder without its report, where ``forge`` rewrote every record (a dict) it wants to."""
+    import shutil
+
+    copy = tmp_path / "forged"
+    shutil.copytree(run.run_dir, copy)
+    (copy / "results.json").unlink()
+    records = [json.loads(line) for line in gzip.decompress((copy / ROUNDS_FILE).read_bytes()).splitlines()]
+    for record in records:
+        forge(record)
+    (copy / ROUNDS_FILE).write_bytes(gzip.compress(b"".join(json.dumps(r).encode() + b"\n" for r in records)))
+    return copy
+
+
+def _one_more_false_start(record: dict) -> None:
+    """Edited consistently: a false start more, and the return that its reward implies."""
+    if record["agent"] == "prompt" and record["round"] == 2:
+        record["false_starts"][0] += 1
+        record["episode_return"] += WarConfig().reward_false_start
+
+
+def _fewer_false_starts(record: dict) -> None:
+    """Every round of the tick-by-tick agent made to look better, every field kept consistent."""
+    if record["agent"].startswith("random") and record["false_starts"][0]:
+        record["false_starts"][0] -= 1
+        record["episode_return"] -= WarConfig().reward_false_start
+
+
+def _relabelled(record: dict) -> None:
+    """prompt's and random's records against human swapped."""
+    if record["opponent"] == "human":
+        record["agent"] = {"prompt": "random:p=0.2", "random:p=0.2": "prompt"}.get(record["agent"], record["agent"])
+
+
+@pytest.mark.parametrize("forge", [_one_more_false_start, _fewer_false_starts, _relabelled])
+def test_records_edited_consistently_are_refused_on_resume_by_replaying_them(small_run, tmp_path, forge):
+    """Their fields agree with each other and with the cards; only playing the round again shows the edit."""
+    copy = _forge(small_run, tmp_path, forge)
+    with pytest.raises(ValueError, match="is not what the round plays: replayed, it gives"):
+        main(resume=copy, progress=False)
+
+
+def test_resuming_says_what_it_replayed_and_drops_repeated_lines(small_run, tmp_path):
+    copy = _edited_copy(small_run, tmp_path, 3, lambda record: None)
+    lines = gzip.decompress((copy / ROUNDS_FILE).read_bytes()).splitlines()
+    (copy / ROUNDS_FILE).write_bytes(gzip.compress(b"\n".join([*lines, lines[2], lines[5]]) + b"\n"))
+    with pytest.raises(ValueError, match=f"{copy / ROUNDS_FILE}:[0-9]+: a second copy of round"):
+        load_rounds(copy / ROUNDS_FILE, read_league(copy))
+    again = main(resume=copy, progress=False)
+    assert again.rounds_played == 0 and again.results == small_run.results
+    assert len(gzip.decompress((copy / ROUNDS_FILE).read_bytes()).splitlines()) == len(lines)
+    replayed = json.loads((copy / "run.json").read_text())["replayed_on_resume"]
+    assert "prompt vs human: every round" in replayed  # the fast path replays a reaction-time agent whole
+    assert any(line.startswith("random:p=0.2 vs human: 4 of its 4 rounds") for line in replayed)
 
 
 def test_a_foreign_or_broken_config_json_is_named(small_run, tmp_path):

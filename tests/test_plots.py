@@ -9,15 +9,15 @@ import pytest
 
 from war_env.league import League, make_shards, play_shard
 from war_env.league.plots import _plain_log_ticks, make_figures
-from war_env.league.results import summarise
+from war_env.league.results import rounds_of, summarise
 
 matplotlib = pytest.importorskip("matplotlib")
 
 
 def figures_for(league: League, change=lambda record: record):
     records = [change(r) for shard in make_shards(league, set(), 50) for r in play_shard(shard)]
-    indexed = {(r.agent, r.opponent, r.round): r for r in records}
-    drawn = make_figures(league, indexed, summarise(league, indexed))
+    rounds = rounds_of(league, records)
+    drawn = make_figures(league, rounds, summarise(league, rounds))
     yield {name: figure for name, (figure, _) in drawn.items()}
     import matplotlib.pyplot as plt
 

@@ -119,7 +119,7 @@ def test_a_named_reference_that_is_not_the_best_is_not_called_the_best(run):
     from war_env.league.results import summarise
 
     league = League.from_dict(run.results["config"])
-    results = summarise(league, load_rounds(run.run_dir / ROUNDS_FILE, league), reference="human")
+    results = summarise(league, load_rounds(run.run_dir / ROUNDS_FILE, league).pairings, reference="human")
     report = render_report(results, json.loads((run.run_dir / "run.json").read_text()), {})
     assert first_screen(report).startswith("# War-v0 benchmark report\n\n**`human` is the reference agent (named")
     assert "The reference was named for this run" in report and "is the best agent" not in report

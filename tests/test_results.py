@@ -7,15 +7,15 @@ import pytest
 from war_env.core.rules import WarConfig
 from war_env.evaluation import play_rounds
 from war_env.league import League, make_shards, play_shard
-from war_env.league.results import CAUSES, choose_reference, idle_ticks, ranked, return_by_cause, summarise
+from war_env.evaluation.summary import RoundColumns
+from war_env.league.results import CAUSES, choose_reference, ranked, rounds_of, summarise
 
 ODD_WEIGHTS = dict(reward_win=3.0, reward_loss=-2.0, reward_draw=0.5, reward_takeover=-2.0, reward_false_start=-0.5,
                    reward_idle_tick=-0.01)
 
 
 def play(league: League) -> dict:
-    records = [r for shard in make_shards(league, set(), 50) for r in play_shard(shard)]
-    return {(r.agent, r.opponent, r.round): r for r in records}
+    return rounds_of(league, [r for shard in make_shards(league, set(), 50) for r in play_shard(shard)])
 
 
 @pytest.mark.parametrize("rules", [{}, {"turn_seconds": 1.0}, ODD_WEIGHTS, {"max_battles": 20, **ODD_WEIGHTS}])
@@ -24,18 +24,18 @@ def test_the_causes_of_a_round_add_up_to_its_return(agent, rules):
     """Fast-path agents and tick-by-tick ones, with takeovers (human on 1 s turns, never), false starts
     (eager, random) and draws (20-battle rounds)."""
     config = WarConfig(**rules)
-    for record in play_rounds(agent, "human", config, range(12)):
-        parts = return_by_cause(record, config)
-        assert list(parts) == list(CAUSES)
-        assert sum(parts.values()) == pytest.approx(record.episode_return, abs=1e-9), (agent, rules, record)
+    records = play_rounds(agent, "human", config, range(12))
+    parts = RoundColumns.of_records(records, config).return_by_cause(config)
+    assert list(parts) == list(CAUSES)
+    assert sum(parts.values()).tolist() == pytest.approx([r.episode_return for r in records], abs=1e-9), (agent, rules)
 
 
 def test_idle_ticks_are_the_reaction_ticks_plus_a_whole_turn_for_a_takeover():
     config = WarConfig(turn_seconds=2.0)
-    assert all(idle_ticks(r, config) == 20 for r in play_rounds("never", "instant", config, range(5)))
-    assert all(idle_ticks(r, config) == 0 for r in play_rounds("prompt", "instant", config, range(5)))
+    assert all(r.idle_ticks(0, config.turn_ticks) == 20 for r in play_rounds("never", "instant", config, range(5)))
+    assert all(r.idle_ticks(0, config.turn_ticks) == 0 for r in play_rounds("prompt", "instant", config, range(5)))
     for record in play_rounds("bot:fixed:ticks=4", "instant", config, range(5)):
-        assert idle_ticks(record, config) == 4 * len(record.reaction_ticks[0])
+        assert record.idle_ticks(0, config.turn_ticks) == 4 * len(record.reaction_ticks[0])
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +65,8 @@ def test_regrets_are_paired_differences_to_the_reference_and_add_up_from_their_c
         if entry["agent"] == "prompt":
             assert entry["regret"] is None and entry["regret_by_cause"] is None
             continue
-        gaps = [indexed[("prompt", o, i)].episode_return - indexed[(entry["agent"], o, i)].episode_return
-                for o in league.opponents for i in range(league.rounds)]
+        gaps = [gap for o in league.opponents
+                for gap in indexed[("prompt", o)].returns - indexed[(entry["agent"], o)].returns]
         assert entry["regret"]["value"] == pytest.approx(sum(gaps) / len(gaps))
         assert sum(entry["regret_by_cause"].values()) == pytest.approx(entry["regret"]["value"])
         assert entry["regret_by_cause"]["outcome"] == 0  # paired deals: the cards are the same

@@ -60,9 +60,26 @@ def test_a_ratio_from_a_single_round_with_draws_has_no_interval():
     assert entry["value"] == 1.5 and entry["low"] is None and "exact" not in entry
 
 
+def histogram(draws) -> np.ndarray:
+    return np.bincount(np.asarray(draws, dtype=int), minlength=30)
+
+
 def test_the_95th_percentile_of_equal_draws_is_exact():
-    assert quantile_95([29] * 100)["exact"] is True
-    assert "exact" not in quantile_95(list(range(100)))
+    assert quantile_95(histogram([29] * 100))["exact"] is True
+    assert "exact" not in quantile_95(histogram(list(range(100))))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_95th_percentile_from_a_histogram_is_scipys_quantile_test_on_the_draws(seed):
+    from scipy.stats import quantile_test
+
+    draws = np.random.default_rng(seed).geometric(0.2 + 0.1 * seed, size=[3, 40, 900, 5000][seed % 4]) - 1
+    entry = quantile_95(histogram(draws))
+    value = float(np.percentile(draws, 95))
+    interval = quantile_test(draws, q=value, p=0.95).confidence_interval(0.95)
+    assert entry["value"] == value
+    expected = [None if not np.isfinite(bound) else float(bound) for bound in (interval.low, interval.high)]
+    assert [entry["low"], entry["high"]] == (expected if None not in expected else [None, None])
 
 
 def test_rates_keep_the_wilson_interval_even_at_zero():
@@ -81,7 +98,7 @@ def test_an_interval_with_an_undefined_bound_is_dropped_as_a_whole(low, high):
 
 
 def test_a_single_observation_is_neither_exact_nor_given_an_interval():
-    for entry in (bootstrap_mean([0.7]), quantile_95([4])):
+    for entry in (bootstrap_mean([0.7]), quantile_95(histogram([4]))):
         assert entry["low"] is None and "exact" not in entry
 
 

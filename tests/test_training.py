@@ -26,7 +26,7 @@ from war_env.core.observation import latency_fields
 from war_env.core.rules import WarConfig
 from war_env.core.specs import parse_assignments
 from war_env.data import rl_zoo_file, training_config_file
-from war_env.training.comparison import RoundStats, compare_with_baseline, held_out_stats
+from war_env.training.comparison import HeldOutRounds, compare_with_baseline, held_out_stats
 from war_env.training.config import load_config, parse_config
 from war_env.training.run import train as main
 
@@ -439,9 +439,9 @@ def test_a_run_that_failed_before_saving_anything_is_started_again_by_the_same_c
 def test_paired_rounds_give_identical_returns_to_identical_agents():
     first = held_out_stats("prompt", "human", {}, rounds=6, seed=11)
     second = held_out_stats("prompt", "human", {}, rounds=6, seed=11)
-    assert isinstance(first, RoundStats)
-    assert first.returns == second.returns
-    assert first.takeovers == 0 and first.false_starts == 0 and first.mean_reaction_ticks == 0
+    assert isinstance(first, HeldOutRounds)
+    assert first.played.returns.tolist() == second.played.returns.tolist()
+    assert first.takeovers == 0 and first.summary()["false_starts"] == 0 and first.mean_reaction_ticks == 0
 
 
 def test_the_bar_fails_for_an_agent_that_never_draws():

@@ -19,7 +19,7 @@ from war_env.batched import clock as clock_kernels
 from war_env.batched import stepping
 from war_env.batched.generators import POINTERS, pointers_of
 from war_env.batched.models import reaction_tables
-from war_env.batched.state import new_log, new_state, params_of, reported_words
+from war_env.batched.state import ROUND, new_log, new_state, params_of, reported_words
 from war_env.core.bots import Bot, ReactionModel
 from war_env.core.cards import DECK_SIZE
 from war_env.core.observation import observation_size
@@ -90,7 +90,7 @@ class BatchedRounds:
             reactions = tuple(np.empty(int(counts[:, seat].sum()), dtype=self.log.dtype) for seat in (0, 1))
             stepping.read_rounds(self.state, self.log, games, words, rows, *reactions)
         else:
-            rows[:] = self.state.view(np.int64).reshape(self.n, -1)[games][:, words]
+            rows[:] = self.state.view(np.int64).reshape(self.n, ROUND.itemsize // 8)[games][:, words]
         rows = rows.view(info_dtype()).reshape(len(games))
         return RoundTable(rows, reactions, counts)
 

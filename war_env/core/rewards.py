@@ -11,6 +11,8 @@ the batched engine and the fast path give bit-identical rewards and returns.
 
 from __future__ import annotations
 
+import numpy as np
+
 from war_env.core.rules import WarConfig
 
 CAUSES = ("outcome", "false_starts", "idle_ticks", "takeover")
@@ -49,13 +51,20 @@ def outcome_rewards(config: WarConfig, seat: int) -> tuple[float, float, float]:
     return tuple(outcome_reward(config, winner, seat) for winner in (None, 0, 1))
 
 
-def return_by_cause(config: WarConfig, winner: int | None, false_starts: int, idle_ticks: int,
-                    taken_over: bool, seat: int = 0) -> dict[str, float]:
+def return_by_cause(config: WarConfig, winner, false_starts, idle_ticks, taken_over, seat: int = 0) -> dict:
     """A round's return for ``seat`` split by cause (``CAUSES``); the parts add up to the return (up to the
-    rounding of a sum made tick by tick)."""
+    rounding of a sum made tick by tick). Takes the numbers of one round (``winner`` None for a draw) or
+    numpy arrays of many (``winner`` -1 for a draw), and gives floats or arrays alike."""
+    if np.ndim(false_starts) == 0:
+        return {
+            "outcome": outcome_reward(config, None if winner is None or winner < 0 else winner, seat),
+            "false_starts": false_starts * config.reward_false_start,
+            "idle_ticks": idle_ticks * config.reward_idle_tick,
+            "takeover": config.reward_takeover if taken_over else 0.0,
+        }
     return {
-        "outcome": outcome_reward(config, winner, seat),
-        "false_starts": false_starts * config.reward_false_start,
-        "idle_ticks": idle_ticks * config.reward_idle_tick,
-        "takeover": config.reward_takeover if taken_over else 0.0,
+        "outcome": np.asarray(outcome_rewards(config, seat))[np.asarray(winner) + 1],
+        "false_starts": np.asarray(false_starts) * config.reward_false_start,
+        "idle_ticks": np.asarray(idle_ticks) * config.reward_idle_tick,
+        "takeover": np.where(taken_over, config.reward_takeover, 0.0),
     }

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from war_env.core.rules import WarConfig
 from war_env.league.report import fmt
-from war_env.league.results import idle_ticks
-from war_env.league.rounds_file import ROUNDS_FILE, read_rounds
+from war_env.league.rounds_file import ROUNDS_FILE, load_rounds
+from war_env.league.run import read_league
 from war_env.league.stats import bootstrap_ratio
 
 HEADER = ["latency", "opponent", "agent", "regret to the reference per round", "false starts per move",
@@ -23,23 +23,23 @@ HEADER = ["latency", "opponent", "agent", "regret to the reference per round", "
 
 
 def latency_table(run_dirs) -> str:
-    """The markdown table of the runs in ``run_dirs`` (in that order)."""
+    """The markdown table of the runs in ``run_dirs`` (in that order). Every run's rounds are read as a
+    resume reads them: each record checked against the run's league (``rounds_file.load_rounds``)."""
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     for run_dir in map(Path, run_dirs):
         results = json.loads((run_dir / "results.json").read_text())
         config = WarConfig(**results["rules"])
-        records = read_rounds(run_dir / ROUNDS_FILE)
+        rounds = load_rounds(run_dir / ROUNDS_FILE, read_league(run_dir)).pairings
         agents = [entry["agent"] for entry in results["agents"]]
         pairings = sorted(results["pairings"], key=lambda p: (results["config"]["opponents"].index(p["opponent"]),
                                                               agents.index(p["agent"])))
         for pairing in pairings:
-            mine = [r for r in records if r.agent == pairing["agent"] and r.opponent == pairing["opponent"]]
-            draws = [len(r.reaction_ticks[0]) for r in mine]
+            mine = rounds[(pairing["agent"], pairing["opponent"])]
             regret = ("reference" if pairing["agent"] == results["reference_agent"] else fmt(pairing["regret"]))
             lines.append("| " + " | ".join([
                 f"`{config.latency}`", f"`{pairing['opponent']}`", f"`{pairing['agent']}`", regret,
-                fmt(bootstrap_ratio([r.false_starts[0] for r in mine], draws), 2),
-                fmt(bootstrap_ratio([idle_ticks(r, config) for r in mine], draws), 2),
+                fmt(bootstrap_ratio(mine.false_starts, mine.reaction_count), 2),
+                fmt(bootstrap_ratio(mine.idle_ticks, mine.reaction_count), 2),
                 fmt(pairing["agent_takeover"], 3),
             ]) + " |")
     return "\n".join(lines)

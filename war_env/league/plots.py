@@ -32,19 +32,20 @@ def save_figure(figure, path: Path) -> None:
     write_atomic(path, buffer.getvalue())
 
 
-def make_plots(league: League, indexed: dict, results: dict, run_dir: Path) -> dict[str, str]:
-    """Write the PNGs of the report into ``run_dir``; returns {file name: caption}."""
+def make_plots(league: League, rounds: dict, results: dict, run_dir: Path) -> dict[str, str]:
+    """Write the PNGs of the report into ``run_dir`` from the results and the league's rounds (the columns
+    of every pairing, ``rounds_file.LeagueRounds.pairings``); returns {file name: caption}."""
     import matplotlib.pyplot as plt
 
     plots = {}
-    for name, (figure, caption) in make_figures(league, indexed, results).items():
+    for name, (figure, caption) in make_figures(league, rounds, results).items():
         save_figure(figure, run_dir / name)
         plt.close(figure)
         plots[name] = caption
     return plots
 
 
-def make_figures(league: League, indexed: dict, results: dict) -> dict:
+def make_figures(league: League, rounds: dict, results: dict) -> dict:
     """{file name: (matplotlib figure, caption)}; the caller closes the figures."""
     import matplotlib
 
@@ -52,7 +53,7 @@ def make_figures(league: League, indexed: dict, results: dict) -> dict:
     import matplotlib.pyplot as plt
 
     agents = [entry["agent"] for entry in ranked(results)]
-    return {name: draw(plt, league, indexed, results, agents)
+    return {name: draw(plt, league, rounds, results, agents)
             for name, draw in (("regret.png", _regret), ("reaction.png", _reaction), ("round_length.png", _round_length))}
 
 
@@ -60,7 +61,7 @@ def _label_width(agents: list[str]) -> float:
     return 0.3 + 0.075 * max(len(agent) for agent in agents)
 
 
-def _regret(plt, league, indexed, results, agents):
+def _regret(plt, league, rounds, results, agents):
     """Left, how much: each agent's regret over all opponents on a log axis (a 0.9 stays readable beside a
     35.7), with its interval and each opponent's regret as a marker. Right, where: each cause's share of the
     agent's losses, on a linear axis (shares stack; amounts on a log axis would not)."""
@@ -170,7 +171,7 @@ def _stacked_bar(axis, row, values, causes) -> None:
         start += value
 
 
-def _reaction(plt, league, indexed, results, agents):
+def _reaction(plt, league, rounds, results, agents):
     """Left, per agent: on which tick of its open turn it drew (share of its draws), and how often its timer
     ran out (share of rounds: a takeover ends the seat's play for the round). Right, one panel: false starts
     per round against each opponent, for the agents that made any."""
@@ -184,15 +185,10 @@ def _reaction(plt, league, indexed, results, agents):
     for axis in histograms[1:]:
         axis.sharex(histograms[0])
     for turns, agent in zip(histograms, agents):
-        reactions = np.zeros(turn_ticks)
-        taken_over = 0
-        for opponent in league.opponents:
-            for i in range(league.rounds):
-                record = indexed[(agent, opponent, i)]
-                reactions += np.bincount(np.asarray(record.reaction_ticks[0], dtype=int), minlength=turn_ticks)[:turn_ticks]
-                taken_over += bool(record.takeover[0])
+        reactions = sum(rounds[(agent, opponent)].reaction_histogram for opponent in league.opponents)
+        taken_over = sum(int(rounds[(agent, opponent)].takeover[:, 0].sum()) for opponent in league.opponents)
         draws = reactions.sum()
-        rounds = league.rounds * len(league.opponents)
+        played = league.rounds * len(league.opponents)
         if draws:
             turns.bar(np.arange(turn_ticks), reactions / draws, width=0.9, color="tab:blue")
         else:
@@ -200,7 +196,7 @@ def _reaction(plt, league, indexed, results, agents):
                        fontsize="small", color="dimgrey")
         turns.set_ylim(0, 1.05)
         turns.set_yticks([0, 0.5, 1], ["0", "50%", "100%"], fontsize="x-small")
-        note = f"{int(draws)} draws\ntaken over in\n{taken_over / rounds:.0%} of rounds"
+        note = f"{int(draws)} draws\ntaken over in\n{taken_over / played:.0%} of rounds"
         turns.set_ylabel(f"{agent}\n{note}", rotation=0, ha="right", va="center", fontsize="small")
         turns.grid(axis="y", alpha=0.3)
         if turns is not histograms[-1]:
@@ -248,14 +244,14 @@ def _false_starts(plt, axis, league, stats, agents) -> None:
                            frameon=False)
 
 
-def _round_length(plt, league, indexed, results, agents):
+def _round_length(plt, league, rounds, results, agents):
     """Median and 5-95% range of round length in game seconds, per agent (rows) and opponent (colours)."""
     import matplotlib.ticker
 
     tick = league.config.tick_seconds
     figure, axis = plt.subplots(layout="constrained", figsize=(_label_width(agents) + 7.5, 1.2 + 0.55 * len(agents)))
     offsets = np.linspace(-0.25, 0.25, len(league.opponents)) if len(league.opponents) > 1 else [0.0]
-    lengths = {(a, o): np.array([indexed[(a, o, i)].ticks for i in range(league.rounds)]) * tick
+    lengths = {(a, o): rounds[(a, o)].ticks * tick
                for a in agents for o in league.opponents}
     for (opponent, offset), colour in zip(zip(league.opponents, offsets), _colours(len(league.opponents))):
         for row, agent in enumerate(agents):

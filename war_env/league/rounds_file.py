@@ -21,17 +21,26 @@ the round's rewards that its own fields imply. An edited or foreign record is re
 from __future__ import annotations
 
 import gzip
+import hashlib
 import math
 import os
+import random
+import tempfile
 import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
+from war_env.core.bots import Bot
 from war_env.core.rewards import return_by_cause
 from war_env.core.round_info import END_REASONS, RoundResult
 from war_env.core.rules import WarConfig
 from war_env.evaluation.records import RoundRecord
+from war_env.evaluation.summary import RoundColumns
 from war_env.league.league import League
-from war_env.support.atomic import naming_path, write_atomic
+from war_env.support.atomic import naming_path
 
 ROUNDS_FILE = "rounds.jsonl.gz"
 
@@ -67,72 +76,221 @@ class RoundsWriter:
 
 def read_rounds(path: str | os.PathLike, repair: bool = False) -> list[RoundRecord]:
     """The records of a rounds file, in file order; ``repair`` drops what a crash left (see the module)."""
-    return [record for _, record in _numbered_records(Path(path), repair)]
+    reader = _RecordReader(Path(path))
+    records = [record for _, record in reader]
+    if repair:
+        reader.repair()
+    return records
 
 
-def load_rounds(path: str | os.PathLike, league: League, repair: bool = False) -> dict[tuple[str, str, int], RoundRecord]:
-    """The records by (agent, opponent, round), each checked against ``league`` (see the module)."""
+@dataclass
+class LeagueRounds:
+    """What ``load_rounds`` read: every pairing's rounds as columns, and what it checked and repaired."""
+
+    pairings: dict[tuple[str, str], RoundColumns]
+    """(agent, opponent) -> its rounds; round i is the deal of ``league.round_seed(i)``."""
+    replayed: list[str] = field(default_factory=list)
+    """How each pairing's records were replayed (one line each), when asked to replay."""
+    duplicates: int = 0
+    """Lines that repeated a record exactly (dropped from the file by a repair, else refused)."""
+
+    def done(self) -> set[tuple[str, str, int]]:
+        """The (agent, opponent, round) of every round read."""
+        return {(agent, opponent, int(index)) for (agent, opponent), columns in self.pairings.items()
+                for index in np.flatnonzero(columns.present)}
+
+    def __len__(self) -> int:
+        return sum(columns.rounds for columns in self.pairings.values())
+
+    @property
+    def complete(self) -> bool:
+        return all(columns.complete for columns in self.pairings.values())
+
+
+def load_rounds(path: str | os.PathLike, league: League, repair: bool = False, replay: bool = False,
+                trust_model_file: bool = False) -> LeagueRounds:
+    """The league's rounds, read as a stream (a million rounds fit in a few dozen MB: ``RoundColumns``), each
+    record checked against ``league`` (see the module). A line repeating a record exactly is dropped from
+    the file with ``repair`` (a resume), else refused. ``replay`` plays records again and compares them
+    (``replay_rounds``)."""
     path = Path(path)
-    numbered = _numbered_records(path, repair)
     config = league.config
     outcomes = _card_outcomes(league)
     reward_scale = max(abs(getattr(config, name)) for name in WarConfig.field_names() if name.startswith("reward_"))
-    indexed: dict[tuple[str, str, int], RoundRecord] = {}
-    for number, record in numbered:
+    rounds = LeagueRounds({(agent, opponent): RoundColumns(league.rounds, config.turn_ticks)
+                           for agent in league.agents for opponent in league.opponents})
+    fingerprints = {pairing: np.zeros(league.rounds, dtype=np.uint64) for pairing in rounds.pairings}
+    reader = _RecordReader(path)
+    for number, record in reader:
         problem = _problem(record, league, config, outcomes, reward_scale)
-        key = (record.agent, record.opponent, record.round)
-        if problem is None and key in indexed and indexed[key] != record:
-            problem = f"a second, different record of round {record.round} of {record.agent} vs {record.opponent}"
+        if problem is None:
+            pairing = (record.agent, record.opponent)
+            columns, fingerprint = rounds.pairings[pairing], _fingerprint(record)
+            if columns.present[record.round]:
+                if fingerprints[pairing][record.round] != fingerprint:
+                    problem = f"a second, different record of round {record.round} of {record.agent} vs {record.opponent}"
+                elif not repair:
+                    problem = f"a second copy of round {record.round} of {record.agent} vs {record.opponent}"
+                else:
+                    reader.drop(number)
+                    rounds.duplicates += 1
+                    continue
+            else:
+                columns.add(record.round, record)
+                fingerprints[pairing][record.round] = fingerprint
         if problem is not None:
             raise ValueError(f"{path}:{number}: {problem}")
-        indexed[key] = record
-    return indexed
+    if repair:
+        reader.repair()
+    if replay:
+        rounds.replayed = replay_rounds(league, rounds, fingerprints, trust_model_file)
+    return rounds
+
+
+# --- replaying records ----------------------------------------------------------------------------------
+REPLAY_CHUNK = 4096
+REPLAYED_SAMPLE = 8
+"""Rounds per pairing replayed in full when its agent cannot take the fast path (chosen at random, anew on
+every read: an edit cannot know which rounds will be checked)."""
+
+
+def replay_rounds(league: League, rounds: LeagueRounds, fingerprints: dict, trust_model_file: bool = False) -> list[str]:
+    """Play records again and compare them with what was read, field by field: every agent and opponent of
+    the project is seeded by the round and deterministic, so a round replays exactly. A pairing whose agent
+    the fast path plays (a reaction-time agent against a bot: microseconds a round) is replayed whole; any
+    other pairing in ``REPLAYED_SAMPLE`` rounds drawn at random, since replaying it costs what playing did.
+    Every record's card outcome, fields and return were checked on reading. A record that differs from its
+    replay is an error naming it. Returns one line per pairing saying what was replayed."""
+    from war_env.agents import make_agent, make_opponent
+    from war_env.evaluation import play_rounds
+    from war_env.evaluation.fastpath import agent_reaction_model
+
+    config, checked = league.config, []
+    choose = random.SystemRandom()
+    for (agent, opponent), columns in rounds.pairings.items():
+        present = np.flatnonzero(columns.present).tolist()
+        if not present:
+            continue
+        player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
+        built = make_agent(agent, config=config, opponent=player, trust_model_file=trust_model_file)
+        whole = isinstance(player, Bot) and not config.has_latency and agent_reaction_model(built, config) is not None
+        indices = present if whole else sorted(choose.sample(present, min(REPLAYED_SAMPLE, len(present))))
+        for start in range(0, len(indices), REPLAY_CHUNK):  # a chunk of records at a time: memory stays flat
+            chunk = indices[start:start + REPLAY_CHUNK]
+            replays = play_rounds(built, player, config, [league.round_seed(i) for i in chunk], indices=chunk,
+                                  agent_spec=agent, opponent_spec=opponent, trust_model_file=trust_model_file)
+            for index, replay in zip(chunk, replays):
+                if _fingerprint(replay) != fingerprints[(agent, opponent)][index]:
+                    raise ValueError(f"the record of round {index} of {agent} vs {opponent} is not what the round "
+                                     f"plays: replayed, it gives {replay.to_json()}")
+        what = "every round" if whole else f"{len(indices)} of its {len(present)} rounds, at random"
+        checked.append(f"{agent} vs {opponent}: {what}")
+    return checked
+
+
+def _fingerprint(record: RoundRecord) -> np.uint64:
+    """64 bits of a hash of the record's canonical JSON: two records are equal if (and, but for a chance of
+    2**-64, only if) their fingerprints are."""
+    return np.uint64(int.from_bytes(hashlib.blake2b(record.to_json().encode(), digest_size=8).digest(), "little"))
 
 
 # --- reading ----------------------------------------------------------------------------------------
-def _numbered_records(path: Path, repair: bool) -> list[tuple[int, RoundRecord]]:
-    if not path.exists():
-        return []
-    with naming_path(path):
-        data = path.read_bytes()
-    text, ended = _decompress(path, data)
-    lines = text.split(b"\n")
-    cut = lines.pop()  # after the last newline: b"" when the file ends with a whole line
-    records = []
-    for number, line in enumerate(lines, start=1):
-        try:
-            records.append((number, RoundRecord.from_json(line.decode("utf-8"))))
-        except (UnicodeDecodeError, ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError
-            if isinstance(error, RecursionError):
-                error = "JSON nested deeper than Python parses"
-            if number < len(lines) or not _looks_cut(line):
-                raise ValueError(f"{path}:{number} is not a round record: {error}") from None
-            cut = line  # the crash's cut line, with a newline after it
-    if repair and (cut or not ended):
-        kept = b"".join(line + b"\n" for line in lines[: len(records)])
-        write_atomic(path, gzip.compress(kept, mtime=0))
-    return records
+class _RecordReader:
+    """The records of a rounds file, numbered by line, decompressed member by member and chunk by chunk (the
+    file is never held whole). After the last one: ``ended`` (the last gzip member had its end) and ``cut``
+    (what followed the last whole record: a line a crash cut). ``repair`` rewrites the file without the cut
+    part and without the lines ``drop`` names."""
+
+    CHUNK = 1 << 20
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.ended = True
+        self.cut = b""
+        self.whole = 0
+        self._dropped: set[int] = set()
+
+    def __iter__(self) -> Iterator[tuple[int, RoundRecord]]:
+        lines = self._lines()
+        number, line = 0, next(lines, None)
+        while line is not None:
+            following = next(lines, None)
+            number += 1
+            try:
+                record = RoundRecord.from_json(line.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError
+                if isinstance(error, RecursionError):
+                    error = "JSON nested deeper than Python parses"
+                if following is not None or not _looks_cut(line):
+                    raise ValueError(f"{self.path}:{number} is not a round record: {error}") from None
+                self.cut = line  # the crash's cut line, with a newline after it
+                return
+            self.whole = number
+            yield number, record
+            line = following
+
+    def drop(self, number: int) -> None:
+        self._dropped.add(number)
+
+    def repair(self) -> None:
+        """Rewrite the file with its whole records only, if a crash left more or lines were dropped."""
+        if not (self.cut or not self.ended or self._dropped):
+            return
+        with naming_path(self.path):
+            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+            try:
+                with os.fdopen(handle, "wb") as file, gzip.GzipFile(fileobj=file, mode="wb", mtime=0) as out:
+                    for number, line in enumerate(_RecordReader(self.path)._lines(), start=1):
+                        if number > self.whole:
+                            break
+                        if number not in self._dropped:
+                            out.write(line + b"\n")
+                os.replace(temporary, self.path)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+
+    def _lines(self) -> Iterator[bytes]:
+        """Every line of the decompressed members (without its newline); what follows the last newline is
+        left in ``cut`` (a crash's cut line without its newline). Bytes that are not gzip at all are an error
+        naming the offset."""
+        if not self.path.exists():
+            return
+        rest = b""
+        with naming_path(self.path), open(self.path, "rb") as file:
+            for text in self._decompressed(file):
+                lines = (rest + text).split(b"\n")
+                rest = lines.pop()
+                yield from lines
+        self.cut = rest
+
+    def _decompressed(self, file) -> Iterator[bytes]:
+        """The decompressed text of the file's gzip members, one after the other; sets ``ended``: whether the
+        last member had its end (a killed writer leaves one without)."""
+        stream, data, started = zlib.decompressobj(wbits=31), b"", False
+        member_at = fed = 0  # where the current member starts in the file; bytes given to the streams
+        while True:
+            if not data:
+                data = file.read(self.CHUNK)
+                if not data:
+                    self.ended = not started
+                    return
+            try:
+                yield stream.decompress(data)
+            except zlib.error as error:
+                raise ValueError(f"{self.path} is not a whole gzip file (damaged at or after byte {member_at}): "
+                                 f"{error}") from None
+            if stream.eof:  # the member ended: the next one starts in what is left
+                member_at = fed = fed + len(data) - len(stream.unused_data)
+                data, stream, started = stream.unused_data, zlib.decompressobj(wbits=31), False
+            else:
+                fed += len(data)
+                data, started = b"", True
 
 
 def _looks_cut(line: bytes) -> bool:
     """A line a crash cut short: the start of a JSON object that never closes."""
     return line.startswith(b"{") and not line.rstrip().endswith(b"}")
-
-
-def _decompress(path: Path, data: bytes) -> tuple[bytes, bool]:
-    """The text of concatenated gzip members, and whether the last one ended. Input that stops early
-    is what a killed writer leaves; bytes that are not gzip at all are an error naming the offset."""
-    pieces, offset = [], 0
-    while offset < len(data):
-        stream = zlib.decompressobj(wbits=31)  # gzip framing
-        try:
-            pieces.append(stream.decompress(data[offset:]))
-        except zlib.error as error:
-            raise ValueError(f"{path} is not a whole gzip file (damaged at or after byte {offset}): {error}") from None
-        if not stream.eof:
-            return b"".join(pieces), False
-        offset = len(data) - len(stream.unused_data)
-    return b"".join(pieces), True
 
 
 # --- checking against the league ---------------------------------------------------------------------

@@ -143,19 +143,21 @@ def _run(league: League, run_dir: Path, workers: int, shard_rounds: int, progres
         raise ValueError(f"{run_dir} was written by war-env 0.2 or older, whose rounds file was rounds.jsonl: "
                          f"compress it to continue the run (gzip {run_dir / 'rounds.jsonl'})")
     rounds_path = run_dir / ROUNDS_FILE
-    done = load_rounds(rounds_path, league, repair=True)
-    shards = make_shards(league, set(done), shard_rounds, trust_model_file)
+    earlier = load_rounds(rounds_path, league, repair=True, replay=True, trust_model_file=trust_model_file)
+    if earlier.duplicates:
+        print(f"war-bench: {earlier.duplicates} repeated line(s) dropped from {rounds_path}", file=sys.stderr)
+    shards = make_shards(league, earlier.done(), shard_rounds, trust_model_file)
     todo = sum(len(shard.rounds) for shard in shards)
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     started = time.perf_counter()
     workers = _play(shards, todo, workers, rounds_path, run_dir, progress, backend, address)
     seconds = time.perf_counter() - started
 
-    indexed = load_rounds(rounds_path, league)
+    rounds = load_rounds(rounds_path, league)
     expected = len(league.agents) * len(league.opponents) * league.rounds
-    if len(indexed) != expected:
-        raise RuntimeError(f"{rounds_path} holds {len(indexed)} of {expected} rounds after playing; cannot report")
-    results = summarise(league, indexed, reference=league.oracle_reference)
+    if len(rounds) != expected:
+        raise RuntimeError(f"{rounds_path} holds {len(rounds)} of {expected} rounds after playing; cannot report")
+    results = summarise(league, rounds.pairings, reference=league.oracle_reference)
     validate_results(results)
     write_atomic(run_dir / "results.json", json.dumps(results, indent=2) + "\n")
 
@@ -167,8 +169,10 @@ def _run(league: League, run_dir: Path, workers: int, shard_rounds: int, progres
         run["sessions"].append({"started_at": started_at, "backend": backend, "workers": workers, "rounds_played": todo,
                                 "seconds": round(seconds, 3), "rounds_per_second": rate,
                                 "trust_model_file": trust_model_file})
+    if earlier.replayed:  # the rounds an earlier session played, checked by replaying them
+        run["replayed_on_resume"] = earlier.replayed
     write_atomic(run_path, json.dumps(run, indent=2) + "\n")
-    plots = make_plots(league, indexed, results, run_dir)
+    plots = make_plots(league, rounds.pairings, results, run_dir)
     write_atomic(run_dir / "report.md", render_report(results, run, plots))
     return BenchmarkRun(run_dir, results, todo, seconds, rate)
 

@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from war_env.evaluation.summary import order_statistics, reaction_quantile
+
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 2000
 
@@ -74,6 +76,16 @@ def _cached(kind: str, arrays: tuple[np.ndarray, ...], compute: Callable[[], dic
     return dict(_bootstrap_cache[key])
 
 
+BOOTSTRAP_BATCH_VALUES = 1 << 23
+"""Resampled values scipy's bootstrap holds at once (64 MB of float64): resamples are made in batches of
+this many values, so a pairing of a million rounds costs a few batches, not 2000 x 8 MB."""
+
+
+def _batch(size: int) -> int:
+    """Resamples per batch for a sample of ``size`` values (``BOOTSTRAP_BATCH_VALUES`` at most)."""
+    return max(1, min(BOOTSTRAP_RESAMPLES, BOOTSTRAP_BATCH_VALUES // max(size, 1)))
+
+
 def bootstrap_mean(values: Sequence[float]) -> dict:
     """A mean with its percentile-bootstrap interval."""
     x = np.asarray(values, dtype=float)
@@ -93,7 +105,7 @@ def _bootstrap_mean(x: np.ndarray) -> dict:
     if x.size < 2 or not math.isfinite(value):
         return estimate(value, None, None, method)
     with np.errstate(over="ignore", invalid="ignore"):
-        result = bootstrap((x,), np.mean, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
+        result = bootstrap((x,), np.mean, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES, batch=_batch(x.size),
                            method="percentile", rng=data_rng(x))
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
@@ -119,7 +131,7 @@ def _bootstrap_ratio(s: np.ndarray, c: np.ndarray) -> dict:
     if np.all(per_round == per_round[0]):  # every round gave the same mean: no spread to resample
         return estimate(value, value, value, method, exact=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        result = bootstrap((s, c), lambda a, b, axis=-1: a.sum(axis) / b.sum(axis), paired=True,
+        result = bootstrap((s, c), lambda a, b, axis=-1: a.sum(axis) / b.sum(axis), paired=True, batch=_batch(s.size),
                            confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
                            rng=data_rng(s, c))
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
@@ -154,23 +166,31 @@ def iqm_interval(*tasks: Sequence[float]) -> dict:
         return trim_mean(np.concatenate(resampled, axis=axis), 0.25, axis=axis)
 
     result = bootstrap(samples, statistic, paired=False, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
+                       batch=_batch(pooled.size),
                        method="percentile", rng=data_rng(*samples))
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 
-def quantile_95(values: Sequence[int]) -> dict:
-    """The 95th percentile with the distribution-free order-statistic interval (draws taken as independent)."""
-    from scipy.stats import quantile_test
+def quantile_95(histogram: np.ndarray) -> dict:
+    """The 95th percentile of draws counted per tick (``histogram[t]`` draws on tick t), with the
+    distribution-free order-statistic interval (draws taken as independent): the ranks of
+    ``scipy.stats.quantile_test``'s interval, read from the histogram, so no list of draws is needed."""
+    from scipy.stats import binom
 
-    method = "order statistics (scipy.stats.quantile_test)"
-    x = np.asarray(values, dtype=float)
-    if x.size == 0:
+    method = "order statistics (scipy.stats.quantile_test's ranks)"
+    histogram = np.asarray(histogram)
+    n = int(histogram.sum())
+    if n == 0:
         return estimate(None, None, None, method)
-    value = float(np.percentile(x, 95))
-    if x.size > 1 and np.all(x == x[0]):
+    value = reaction_quantile(histogram, 0.95)
+    if n > 1 and np.count_nonzero(histogram) == 1:
         return estimate(value, value, value, method, exact=True)
-    interval = quantile_test(x, q=value, p=0.95).confidence_interval(CONFIDENCE)
-    return estimate(value, interval.low, interval.high, method)
+    tail = (1 - CONFIDENCE) / 2
+    ranks = binom(n, 0.95)
+    low_rank, high_rank = int(ranks.ppf(tail)) - 1, int(ranks.isf(tail))
+    low = float(order_statistics(histogram, [low_rank])[0]) if low_rank >= 0 else None
+    high = float(order_statistics(histogram, [high_rank])[0]) if high_rank < n else None
+    return estimate(value, low, high, method)
 
 
 def scaled(entry: dict, factor: float) -> dict:

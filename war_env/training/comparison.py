@@ -7,13 +7,11 @@ benchmark's own loop), so the comparison is paired: same deal, starter and bot r
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
-
-import numpy as np
+from dataclasses import dataclass
 
 from war_env.core.rules import WarConfig
 from war_env.evaluation import play_rounds
-from war_env.evaluation.records import RoundRecord
+from war_env.evaluation.summary import RoundColumns
 
 BASELINE = "prompt"
 BAR = {"takeovers": 0, "false_starts_per_100_rounds_below": 1.0, "return_gap_at_most": 0.005}
@@ -22,58 +20,47 @@ takeover, fewer than 1 false start per 100 rounds, a mean return at most 0.005 p
 ``war-train`` holds both its best and its final model to it, ``war-curves`` every model of a curve."""
 
 
-@dataclass
-class RoundStats:
-    """One agent over ``rounds`` held-out rounds (round k = ``env.reset(seed=seed + k)``)."""
+@dataclass(frozen=True)
+class HeldOutRounds:
+    """One agent over held-out rounds (round k = ``env.reset(seed=seed + k)``), summarised by the
+    project's one summary of rounds (``RoundColumns``)."""
 
     agent: str
     opponent: str
-    rounds: int
     seed: int
-    mean_return: float
-    takeovers: int
-    false_starts: int
-    wins: int
-    mean_reaction_ticks: float | None
-    """Mean ticks from the opening of the agent's turn to its own draws (None: it never drew)."""
-    returns: list[float] = field(repr=False, default_factory=list)
+    played: RoundColumns
 
-    @classmethod
-    def of_records(cls, records: list[RoundRecord], seed: int) -> RoundStats:
-        reactions = [tick for record in records for tick in record.reaction_ticks[0]]
-        returns = [float(record.episode_return) for record in records]
-        return cls(
-            agent=records[0].agent,
-            opponent=records[0].opponent,
-            rounds=len(records),
-            seed=seed,
-            mean_return=float(np.mean(returns)),
-            takeovers=sum(record.takeover[0] for record in records),
-            false_starts=sum(record.false_starts[0] for record in records),
-            wins=sum(record.winner == 0 for record in records),
-            mean_reaction_ticks=float(np.mean(reactions)) if reactions else None,
-            returns=returns,
-        )
+    @property
+    def rounds(self) -> int:
+        return self.played.rounds
+
+    @property
+    def takeovers(self) -> int:
+        return int(self.played.takeover[:, 0].sum())
 
     @property
     def false_starts_per_100(self) -> float:
-        return 100.0 * self.false_starts / self.rounds
+        return 100.0 * float(self.played.false_starts.sum()) / self.rounds
+
+    @property
+    def mean_reaction_ticks(self) -> float | None:
+        return self.played.mean_reaction_ticks
 
     def summary(self) -> dict:
-        out = asdict(self)
-        out.pop("returns")
-        out["false_starts_per_100_rounds"] = self.false_starts_per_100
-        return out
+        return {"agent": self.agent, "opponent": self.opponent, "rounds": self.rounds, "seed": self.seed,
+                "mean_return": self.played.mean_return, "takeovers": self.takeovers,
+                "false_starts": int(self.played.false_starts.sum()), "wins": self.played.count("won"),
+                "mean_reaction_ticks": self.mean_reaction_ticks, "false_starts_per_100_rounds": self.false_starts_per_100}
 
 
 def held_out_stats(agent, opponent: str, env_args: dict, rounds: int, seed: int,
-                   trust_model_file: bool = False) -> RoundStats:
+                   trust_model_file: bool = False) -> HeldOutRounds:
     """``agent`` (an ``Agent`` or spec) over rounds ``seed .. seed + rounds - 1`` against ``opponent``."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a whole number >= 1, got {rounds!r}")
     config = WarConfig.from_kwargs(env_args)
     records = play_rounds(agent, opponent, config, range(seed, seed + rounds), trust_model_file=trust_model_file)
-    return RoundStats.of_records(records, seed)
+    return HeldOutRounds(records[0].agent, records[0].opponent, seed, RoundColumns.of_records(records, config))
 
 
 def compare_with_baseline(agent, opponent: str, env_args: dict, rounds: int, seed: int,
@@ -83,12 +70,12 @@ def compare_with_baseline(agent, opponent: str, env_args: dict, rounds: int, see
     return compare(model_stats, held_out_stats(BASELINE, opponent, env_args, rounds, seed, trust_model_file))
 
 
-def compare(model_stats: RoundStats, prompt_stats: RoundStats) -> dict:
+def compare(model_stats: HeldOutRounds, prompt_stats: HeldOutRounds) -> dict:
     """A model's held-out rounds against ``prompt``'s on the same deals (same rounds and seed), and the bar."""
     if (model_stats.rounds, model_stats.seed) != (prompt_stats.rounds, prompt_stats.seed):
         raise ValueError("a comparison needs the same held-out rounds for the model and prompt")
     rounds = model_stats.rounds
-    gap = np.asarray(model_stats.returns) - np.asarray(prompt_stats.returns)
+    gap = model_stats.played.returns - prompt_stats.played.returns
     return {
         "rounds": rounds,
         "seed": model_stats.seed,

@@ -47,7 +47,7 @@ from war_env.league.stats import iqm_interval
 from war_env.support.atomic import write_atomic
 from war_env.support.threads import limit_process_threads, one_thread_environment
 from war_env.training.callbacks import checkpoints
-from war_env.training.comparison import BAR, BASELINE, RoundStats, compare, held_out_stats
+from war_env.training.comparison import BAR, BASELINE, HeldOutRounds, compare, held_out_stats
 from war_env.training.config import load_config, non_negative_int, positive_int, shipped_config_file
 from war_env.training.envs import VEC_ENVS
 from war_env.training.run import train
@@ -192,7 +192,7 @@ def _training_config(settings: CurveSettings) -> dict:
 
 
 # --- one seed ----------------------------------------------------------------------------------------
-def _run_seeds(run_dir: Path, settings: CurveSettings, prompt: RoundStats, workers: int):
+def _run_seeds(run_dir: Path, settings: CurveSettings, prompt: HeldOutRounds, workers: int):
     """(seed, its curve) as each seed finishes; in ``workers`` spawned processes when more than one."""
     if workers == 1 or len(settings.seeds) == 1:
         for seed in settings.seeds:
@@ -211,7 +211,7 @@ def _run_seeds(run_dir: Path, settings: CurveSettings, prompt: RoundStats, worke
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def seed_curve(run_dir: Path, settings: CurveSettings, seed: int, prompt: RoundStats) -> dict:
+def seed_curve(run_dir: Path, settings: CurveSettings, seed: int, prompt: HeldOutRounds) -> dict:
     """Train seed ``seed`` (or continue it) and evaluate its models; its curve is written to its folder."""
     folder = run_dir / SEED_DIR.format(seed)
     done = folder / "curve.json"
@@ -257,7 +257,7 @@ def steps_to_optimum(steps: list[int], passed: list[bool]) -> dict:
     return {"first_optimal_at": first, "optimal_from": steps[last_failure + 1] if last_failure + 1 < len(steps) else None}
 
 
-def evaluate_model(settings: CurveSettings, path: Path, prompt: RoundStats) -> dict:
+def evaluate_model(settings: CurveSettings, path: Path, prompt: HeldOutRounds) -> dict:
     """One model on the curve's held-out rounds, against ``prompt`` on the same deals."""
     agent = load_sb3_agent(settings.algorithm, str(path))
     stats = held_out_stats(agent, settings.opponent, settings.env_args, settings.rounds, settings.eval_seed)
@@ -274,7 +274,7 @@ def evaluate_model(settings: CurveSettings, path: Path, prompt: RoundStats) -> d
 
 
 # --- across seeds ------------------------------------------------------------------------------------
-def summarise(settings: CurveSettings, prompt: RoundStats, seed_results: list[dict]) -> dict:
+def summarise(settings: CurveSettings, prompt: HeldOutRounds, seed_results: list[dict]) -> dict:
     """curves.json: per step and metric the per-seed values, their IQM and its interval; the final and
     the best models; steps to the optimum and wall times."""
     steps = seed_results[0]["curve"]["steps"]

@@ -33,7 +33,6 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
 
 from war_env.agents import make_agent
 from war_env.agents.algorithms import build_model, check_algorithm
@@ -44,6 +43,7 @@ from war_env.core.rules import WarConfig
 from war_env.envs.war import WarEnv
 from war_env.evaluation import play_rounds
 from war_env.evaluation.records import RoundRecord
+from war_env.evaluation.summary import RoundColumns
 from war_env.support.threads import single_threaded_torch
 from war_env.training.config import load_config, shipped_config_file
 
@@ -53,19 +53,19 @@ SELF_PLAY_ALGORITHMS = ("ppo", "a2c", "maskable_ppo")
 
 
 # --- results --------------------------------------------------------------------------------------
-def seat_summary(records: list[RoundRecord]) -> dict:
-    """One agent's play in seat 0 over a match's deals."""
-    rounds = len(records)
-    reactions = [tick for record in records for tick in record.reaction_ticks[0]]
+def seat_summary(records: list[RoundRecord], config: WarConfig) -> dict:
+    """One agent's play in seat 0 over a match's deals (the project's one summary of rounds, ``RoundColumns``)."""
+    played = RoundColumns.of_records(records, config)
+    rounds = played.rounds
     return {
         "rounds": rounds,
-        "wins": sum(record.winner == 0 for record in records),
-        "losses": sum(record.winner == 1 for record in records),
-        "mean_return": sum(record.episode_return for record in records) / rounds,
-        "false_starts_per_round": sum(record.false_starts[0] for record in records) / rounds,
-        "takeover_rate": sum(record.takeover[0] for record in records) / rounds,
-        "mean_reaction_ticks": float(np.mean(reactions)) if reactions else None,
-        "median_reaction_ticks": float(np.median(reactions)) if reactions else None,
+        "wins": played.count("won"),
+        "losses": played.count("lost"),
+        "mean_return": played.mean_return,
+        "false_starts_per_round": float(played.false_starts.sum()) / rounds,
+        "takeover_rate": float(played.takeover[:, 0].sum()) / rounds,
+        "mean_reaction_ticks": played.mean_reaction_ticks,
+        "median_reaction_ticks": played.median_reaction_ticks,
     }
 
 
@@ -77,12 +77,13 @@ class MatchResult:
     names: tuple[str, str]
     deals: int
     records: tuple[list[RoundRecord], list[RoundRecord]]
+    config: WarConfig
 
     def as_dict(self) -> dict:
         first, second = self.records
         difference = [a.episode_return - b.episode_return for a, b in zip(first, second)]
         return {"deals": self.deals,
-                "agents": {name: seat_summary(records) for name, records in zip(self.names, self.records)},
+                "agents": {name: seat_summary(records, self.config) for name, records in zip(self.names, self.records)},
                 "mean_return_difference": sum(difference) / len(difference)}
 
 
@@ -117,7 +118,7 @@ def play_match(agents: tuple[Agent, Agent], deals: int, seed: int = 0, config: W
     names = tuple(names or (agents[0].spec(), agents[1].spec()))
     if names[0] == names[1]:  # e.g. a model against a second copy of itself
         names = (f"{names[0]} #1", f"{names[1]} #2")
-    return MatchResult(names=names, deals=deals, records=records)
+    return MatchResult(names=names, deals=deals, records=records, config=config)
 
 
 # --- training -------------------------------------------------------------------------------------

@@ -1,0 +1,135 @@
+"""The one summary of played rounds: every number the league, training's comparisons, learning curves
+and self-play read from ``RoundRecord``s, kept as numpy columns, a few dozen bytes per round.
+
+``RoundColumns`` holds the rounds of one agent (seat 0) against one opponent, indexed by round; it is
+filled record by record (``add``), so a league of a million rounds is summarised while its rounds file
+is read, without holding the records (each a few kilobytes as Python objects). What the agent's play
+cost is split by cause with ``core.rewards.return_by_cause``, the one definition of the rewards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from war_env.core.rewards import CAUSES, return_by_cause
+from war_env.core.round_info import NO_WINNER, REASONS, RoundResult
+from war_env.core.rules import WarConfig
+from war_env.evaluation.records import RoundRecord
+
+
+class RoundColumns:
+    """``rounds`` rounds of one agent in seat 0, as columns indexed by round (``add`` fills round i). Per
+    round: the card outcome, the agent's return, its false starts and idle ticks, both seats' takeovers,
+    the round's ticks, and the agent's reaction ticks as a sum and a count (their distribution over all
+    rounds in ``reaction_histogram``, one bin per tick of a turn)."""
+
+    def __init__(self, rounds: int, turn_ticks: int):
+        self.turn_ticks = turn_ticks
+        self.present = np.zeros(rounds, dtype=bool)
+        self.returns = np.zeros(rounds, dtype=np.float64)
+        self.winner = np.full(rounds, NO_WINNER, dtype=np.int8)
+        self.reason = np.zeros(rounds, dtype=np.int8)
+        self.battles = np.zeros(rounds, dtype=np.int64)
+        self.wars = np.zeros(rounds, dtype=np.int64)
+        self.points = np.zeros((rounds, 2), dtype=np.int64)
+        self.cards = np.zeros((rounds, 2), dtype=np.int8)
+        self.takeover = np.zeros((rounds, 2), dtype=bool)
+        self.false_starts = np.zeros(rounds, dtype=np.int64)
+        self.idle_ticks = np.zeros(rounds, dtype=np.int64)
+        self.ticks = np.zeros(rounds, dtype=np.int64)
+        self.reaction_sum = np.zeros(rounds, dtype=np.int64)
+        self.reaction_count = np.zeros(rounds, dtype=np.int64)
+        self.reaction_histogram = np.zeros(turn_ticks, dtype=np.int64)
+
+    @classmethod
+    def of_records(cls, records: Iterable[RoundRecord], config: WarConfig) -> RoundColumns:
+        """The columns of ``records``, round i being the i-th record."""
+        records = list(records)
+        columns = cls(len(records), config.turn_ticks)
+        for index, record in enumerate(records):
+            columns.add(index, record)
+        return columns
+
+    def add(self, index: int, record: RoundRecord) -> None:
+        """Record ``record`` as round ``index``."""
+        own = record.reaction_ticks[0]
+        self.present[index] = True
+        self.returns[index] = record.episode_return
+        self.winner[index] = NO_WINNER if record.winner is None else record.winner
+        self.reason[index] = REASONS.index(record.reason)
+        self.battles[index] = record.battles
+        self.wars[index] = record.wars
+        self.points[index] = record.points
+        self.cards[index] = record.cards
+        self.takeover[index] = record.takeover
+        self.false_starts[index] = record.false_starts[0]
+        self.idle_ticks[index] = record.idle_ticks(0, self.turn_ticks)
+        self.ticks[index] = record.ticks
+        self.reaction_sum[index] = sum(own)
+        self.reaction_count[index] = len(own)
+        np.add.at(self.reaction_histogram, np.asarray(own, dtype=np.int64), 1)
+
+    # --- what every reader asks --------------------------------------------------------------------
+    @property
+    def rounds(self) -> int:
+        return int(self.present.sum())
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.present.all())
+
+    def count(self, outcome: str) -> int:
+        """Rounds the agent ``"won"``, ``"lost"`` or ``"drew"``."""
+        return int((self.winner == {"won": 0, "lost": 1, "drew": NO_WINNER}[outcome]).sum())
+
+    @property
+    def mean_return(self) -> float:
+        return float(self.returns.mean())
+
+    @property
+    def mean_reaction_ticks(self) -> float | None:
+        """Mean ticks from the opening of the agent's turn to its own draws; None: it never drew."""
+        draws = self.reaction_count.sum()
+        return float(self.reaction_sum.sum() / draws) if draws else None
+
+    @property
+    def median_reaction_ticks(self) -> float | None:
+        return reaction_quantile(self.reaction_histogram, 0.5)
+
+    def return_by_cause(self, config: WarConfig) -> dict[str, np.ndarray]:
+        """Every round's return split by cause (``rewards.return_by_cause``), one array per cause."""
+        winners = np.where(self.winner == NO_WINNER, -1, self.winner)
+        return return_by_cause(config, winners, self.false_starts, self.idle_ticks, self.takeover[:, 0])
+
+    def card_outcomes(self) -> np.ndarray:
+        """Every round's card outcome (``RoundResult``'s fields) as one row of numbers: equal rows, equal cards."""
+        return np.column_stack([self.winner, self.reason, self.battles, self.wars, self.points, self.cards])
+
+    def card_outcome(self, index: int) -> RoundResult:
+        return RoundResult(None if self.winner[index] == NO_WINNER else int(self.winner[index]),
+                           REASONS[self.reason[index]], int(self.battles[index]), int(self.wars[index]),
+                           tuple(self.points[index].tolist()), tuple(self.cards[index].tolist()))
+
+    def nbytes(self) -> int:
+        return sum(value.nbytes for value in vars(self).values() if isinstance(value, np.ndarray))
+
+
+def reaction_quantile(histogram: np.ndarray, q: float) -> float | None:
+    """The ``q`` quantile of the draws counted in ``histogram`` (one bin per tick), as ``np.percentile`` of
+    the draws themselves (linear between the two order statistics); None without draws."""
+    n = int(histogram.sum())
+    if n == 0:
+        return None
+    position = q * (n - 1)
+    below, above = order_statistics(histogram, [int(np.floor(position)), int(np.ceil(position))])
+    return float(below + (position - np.floor(position)) * (above - below))
+
+
+def order_statistics(histogram: np.ndarray, ranks) -> np.ndarray:
+    """The values at 0-based ``ranks`` of the sorted draws counted in ``histogram``."""
+    return np.searchsorted(np.cumsum(histogram), np.asarray(ranks), side="right")
+
+
+__all__ = ["CAUSES", "RoundColumns", "order_statistics", "reaction_quantile"]

@@ -209,6 +209,7 @@ def table_fields() -> tuple[dataclasses.Field, ...]:
 
 
 @cache
+@cache
 def info_dtype() -> np.dtype:
     """One round's numbers as a numpy record, a field per ``table_fields()`` entry of the same name: winner
     ``NO_WINNER`` for a draw, reason an index into ``REASONS``, flags 0 or 1, pairs as two values by seat.

@@ -1,0 +1,116 @@
+"""Real time (war_env.envs.realtime.RealTime): the clock runs while the agent computes.
+
+Every test but one runs on a SimulatedClock that moves only when an agent "computes" (``advance``), so what
+happens tick by tick is exact; the last test runs on the machine's clock, with a short tick and a bound.
+"""
+
+import dataclasses
+
+import gymnasium as gym
+import pytest
+
+from war_env.agents import Agent, make_agent
+from war_env.core.rules import WarConfig
+from war_env.envs.realtime import RealTime
+from war_env.envs.war import WarEnv
+from war_env.evaluation import play_rounds
+from war_env.support.clock import SimulatedClock, WallClock
+
+SHORT = WarConfig(target_points=8)  # short rounds: a few dozen ticks
+TICK = 0.1
+
+
+class Thinking(Agent):
+    """``prompt`` that spends ``seconds`` of the clock on every decision."""
+
+    name = "thinking"
+
+    def __init__(self, clock, seconds: float):
+        self.clock, self.seconds, self.prompt = clock, seconds, make_agent("prompt")
+
+    def act(self, observation) -> int:
+        if isinstance(self.clock, SimulatedClock):
+            self.clock.advance(self.seconds)
+        else:
+            WallClock().sleep_until(self.clock.now() + round(self.seconds * 1e9))
+        return self.prompt.act(observation)
+
+
+def without_compute(record):
+    return dataclasses.replace(record, compute_ticks=(), compute_seconds=())
+
+
+def test_an_agent_that_answers_within_its_tick_plays_the_lock_step_game():
+    seeds = list(range(6))
+    lock_step = play_rounds("prompt", "human", SHORT, seeds)
+    clock = SimulatedClock()
+    real = play_rounds(Thinking(clock, 0.099), "human", SHORT, seeds, realtime=TICK, clock=clock,
+                       agent_spec="prompt")
+    assert [without_compute(record) for record in real] == lock_step
+    assert all(set(record.compute_ticks) == {0} for record in real)
+    assert all(len(record.compute_ticks) == record.steps - _ticks_missed(record) for record in real)
+
+
+def _ticks_missed(record) -> int:
+    return sum(record.compute_ticks)
+
+
+@pytest.mark.parametrize("seconds, ticks", [(0.1, 1), (0.25, 2), (0.3, 3)])
+def test_a_decision_that_takes_c_seconds_acts_floor_c_over_tick_ticks_late(seconds, ticks):
+    clock = SimulatedClock()
+    [record] = play_rounds(Thinking(clock, seconds), "instant", SHORT, [3], realtime=TICK, clock=clock)
+    assert set(record.compute_ticks) == {ticks}
+    assert record.compute_seconds == (seconds,) * len(record.compute_seconds)
+    # prompt presses when it sees its turn open; it is seen one tick late per tick it spent thinking,
+    # and the press acts one tick after that: every draw's reaction is at least the compute delay
+    assert min(record.reaction_ticks[0]) >= ticks
+    # the ticks the seat missed are played as waits: every tick of the round is one step of the env
+    assert record.steps == record.ticks == len(record.compute_ticks) + sum(record.compute_ticks) - _cut(record)
+
+
+def _cut(record) -> int:
+    """Missed ticks the round did not reach (it ended while the agent computed)."""
+    return len(record.compute_ticks) + sum(record.compute_ticks) - record.ticks
+
+
+def test_an_agent_slower_than_the_turn_is_taken_over_by_the_rules():
+    clock = SimulatedClock()
+    config = WarConfig(target_points=8, turn_seconds=1.0)
+    [record] = play_rounds(Thinking(clock, 1.5), "instant", config, [1], realtime=TICK, clock=clock)
+    assert record.takeover[0]  # the takeover bot plays the seat from then on, as in the lock-step game
+
+
+def test_the_wrapper_hands_out_the_newest_observation_and_sums_the_rewards_of_the_ticks_it_played():
+    clock = SimulatedClock()
+    lock = WarEnv(opponent="instant", config=SHORT)
+    real = RealTime(WarEnv(opponent="instant", config=SHORT), clock=clock)
+    lock.reset(seed=5)
+    real.reset(seed=5)
+    clock.advance(0.35)  # ticks 1..3 pass while the agent thinks: three waits, then the press in tick 4
+    observation, reward, *_, info = real.step(1)
+    expected = [lock.step(action) for action in (0, 0, 0, 1)]
+    assert (observation == expected[-1][0]).all()
+    assert reward == pytest.approx(sum(step[1] for step in expected))
+    assert info["realtime"] == {"compute_seconds": 0.35, "compute_ticks": 3, "ticks": 4}
+    assert clock.now() == round(0.4 * 1e9)  # the step returned at tick 4's moment
+
+
+def test_the_tick_length_defaults_to_the_rules_and_is_checked():
+    assert RealTime(WarEnv(config=WarConfig(tick_seconds=0.05, turn_seconds=3.0))).seconds_per_tick == 0.05
+    with pytest.raises(ValueError, match="seconds_per_tick must be a number of seconds above 0"):
+        RealTime(WarEnv(), seconds_per_tick=0)
+    env = RealTime(gym.make("War-v0"), clock=SimulatedClock())
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(0)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="invalid action 2"):
+        env.step(2)
+
+
+def test_on_the_real_clock_a_sleeping_agent_is_measured_at_its_sleep_within_a_tick():
+    tick, sleep = 0.004, 0.009  # 2.25 ticks per decision: 2 ticks late, 3 when the machine wakes it late
+    clock = WallClock()
+    [record] = play_rounds(Thinking(clock, sleep), "instant", SHORT, [2], realtime=tick, clock=clock)
+    ticks = sorted(record.compute_ticks)
+    assert ticks[len(ticks) // 2] == 2 and set(ticks) <= {2, 3, 4}
+    assert sorted(record.compute_seconds)[len(ticks) // 2] == pytest.approx(sleep, abs=tick)

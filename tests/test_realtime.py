@@ -5,15 +5,25 @@ happens tick by tick is exact; the last test runs on the machine's clock, with a
 """
 
 import dataclasses
+import json
+import sys
+from pathlib import Path
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 from war_env.agents import Agent, make_agent
+from war_env.agents.oracle import solved, timing_problem
+from war_env.core.bots import make_bot
 from war_env.core.rules import WarConfig
 from war_env.envs.realtime import RealTime
 from war_env.envs.war import WarEnv
 from war_env.evaluation import play_rounds
+from war_env.league import run_league
+from war_env.league.compute import compute_regret, delay_distribution
+from war_env.league.league import League
+from war_env.league.rounds_file import read_rounds
 from war_env.support.clock import SimulatedClock, WallClock
 
 SHORT = WarConfig(target_points=8)  # short rounds: a few dozen ticks
@@ -114,3 +124,58 @@ def test_on_the_real_clock_a_sleeping_agent_is_measured_at_its_sleep_within_a_ti
     ticks = sorted(record.compute_ticks)
     assert ticks[len(ticks) // 2] == 2 and set(ticks) <= {2, 3, 4}
     assert sorted(record.compute_seconds)[len(ticks) // 2] == pytest.approx(sleep, abs=tick)
+
+
+# --- war-bench --realtime ----------------------------------------------------------------------------
+PYTHON_CLIENT = f"exec:{sys.executable} {Path(__file__).resolve().parent.parent / 'examples' / 'python_agent.py'}"
+
+
+def test_war_bench_realtime_plays_scripted_and_exec_agents_and_prices_their_thinking_time(tmp_path):
+    run = run_league(["prompt", PYTHON_CLIENT], ["instant"], rounds=2, env_kwargs={"target_points": 8},
+                     out=tmp_path / "run", workers=1, progress=False, realtime=True, tick_seconds=0.02)
+    config = json.loads((tmp_path / "run" / "config.json").read_text())["league"]
+    assert config["realtime"] == 0.02 and config["agents"] == ["oracle", "prompt", PYTHON_CLIENT]
+    records = read_rounds(tmp_path / "run" / "rounds.jsonl.gz")
+    assert len(records) == 6 and all(record.compute_ticks and record.agent_error is None for record in records)
+    by_agent = {entry["agent"]: entry for entry in run.results["realtime"]["agents"]}
+    assert by_agent[PYTHON_CLIENT]["decisions"] == sum(len(r.compute_ticks) for r in records if r.agent == PYTHON_CLIENT)
+    assert by_agent["prompt"]["ticks"]["median"] == 0 and by_agent["prompt"]["compute_regret"] >= 0
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "## Thinking time (real time)" in report and "| compute regret | policy regret |" in report
+
+
+def test_thecompute_regret_of_a_known_delay_is_the_oracles_cost_at_that_latency():
+    league = League(("oracle", "slow"), ("human",), 1, 0, {}, 0.1)
+    config = league.config
+    ticks = np.array([2] * 10)
+    moves = 40.0
+    regret = compute_regret(league, "human", ticks, 16, moves)
+    problem = timing_problem(config, make_bot("human"))
+    at_two = solved(dataclasses.replace(problem, latency=(0.0, 0.0, 1.0))).cost_per_move
+    at_none = solved(dataclasses.replace(problem, latency=(1.0,))).cost_per_move
+    assert regret == pytest.approx((at_two - at_none) * moves) and regret > 0
+    assert delay_distribution(np.array([0, 0, 1, 3, 20]), 16) == (0.4, 0.2, 0.0, 0.2) + (0.0,) * 12 + (0.2,)
+
+
+def test_resuming_a_run_with_exec_agents_needs_them_restated(tmp_path):
+    run_league(["prompt", PYTHON_CLIENT], ["instant"], rounds=1, env_kwargs={"target_points": 8},
+               out=tmp_path / "run", workers=1, progress=False)
+    with pytest.raises(ValueError, match="a run folder never starts a program by itself: restate them"):
+        run_league(resume=tmp_path / "run", workers=1, progress=False)
+    with pytest.raises(ValueError, match=r"only restates its exec: agents, and \['eager'\] is not one of them"):
+        run_league(["eager"], resume=tmp_path / "run", workers=1, progress=False)
+    resumed = run_league([PYTHON_CLIENT], resume=tmp_path / "run", workers=1, progress=False)
+    assert resumed.rounds_played == 0
+
+
+def test_a_bad_exec_client_leaves_the_other_pairings_as_they_would_be(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text('import json, sys\nsys.stdin.readline()\nprint(json.dumps({"type": "hello"}), flush=True)\n'
+                   'sys.stdin.readline()\nsys.exit(5)\n')
+    league = dict(opponents=["human"], rounds=2, env_kwargs={"target_points": 8}, workers=1, progress=False)
+    with_bad = run_league(["prompt", f"exec:{sys.executable} {bad}"], out=tmp_path / "a", **league)
+    alone = run_league(["prompt"], out=tmp_path / "b", **league)
+    records = {path: read_rounds(tmp_path / path / "rounds.jsonl.gz") for path in ("a", "b")}
+    assert [r for r in records["a"] if r.agent != f"exec:{sys.executable} {bad}"] == records["b"]
+    assert all("exited with status 5" in r.agent_error for r in records["a"] if r.agent.startswith("exec:"))
+    assert with_bad.results["agents"][0] == alone.results["agents"][0]  # the oracle's numbers

@@ -33,6 +33,7 @@ from war_env.league.league import (
     make_shards,
     with_oracle,
 )
+from war_env.league.compute import compute_summary
 from war_env.league.plots import make_plots
 from war_env.league.report import render_report
 from war_env.league.results import summarise, validate_results
@@ -187,6 +188,8 @@ def _run(league: League, run_dir: Path, workers: int, shard_rounds: int, progres
     if len(rounds) != expected:
         raise RuntimeError(f"{rounds_path} holds {len(rounds)} of {expected} rounds after playing; cannot report")
     results = summarise(league, rounds.pairings, reference=league.oracle_reference)
+    if league.realtime is not None:
+        results["realtime"] = compute_summary(league, read_rounds(rounds_path), results)
     validate_results(results)
     write_atomic(run_dir / "results.json", json.dumps(results, indent=2) + "\n")
 

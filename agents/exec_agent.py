@@ -40,6 +40,7 @@ import subprocess
 import sys
 import time
 import weakref
+from functools import lru_cache, partial
 
 from war_env.agents.base import Agent
 from war_env.core.observation import OBSERVATION_FIELDS, latency_fields
@@ -117,7 +118,7 @@ class ExecAgent(Agent):
     def _start(self) -> None:
         try:
             self.process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            start_new_session=True, preexec_fn=_die_with_parent)
+                                            start_new_session=True, preexec_fn=partial(_die_with_parent, _prctl()))
         except OSError as error:
             raise ClientError(f"agent {self.spec()!r}: cannot start {self.argv[0]!r}: {error.strerror}") from None
         self._buffer = bytearray()
@@ -261,10 +262,24 @@ def _kill_group(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def _die_with_parent() -> None:
+@lru_cache(maxsize=1)
+def _prctl():
+    """libc's ``prctl`` on Linux (looked up in the parent: the child between fork and exec only calls it)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(prctl) -> None:
     """In the child before it runs the program: on Linux, be killed when the process that started it dies
     (a worker killed by the league), as no clean-up code of the parent runs then."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if prctl is not None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)

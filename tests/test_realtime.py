@@ -121,9 +121,9 @@ def test_on_the_real_clock_a_sleeping_agent_is_measured_at_its_sleep_within_a_ti
     tick, sleep = 0.004, 0.009  # 2.25 ticks per decision: 2 ticks late, 3 when the machine wakes it late
     clock = WallClock()
     [record] = play_rounds(Thinking(clock, sleep), "instant", SHORT, [2], realtime=tick, clock=clock)
-    ticks = sorted(record.compute_ticks)
-    assert ticks[len(ticks) // 2] == 2 and set(ticks) <= {2, 3, 4}
-    assert sorted(record.compute_seconds)[len(ticks) // 2] == pytest.approx(sleep, abs=tick)
+    # the median: a loaded machine stalls now and then (tens of ms), and a stall's ticks are missed too
+    assert np.median(record.compute_ticks) == 2 and min(record.compute_ticks) == 2
+    assert np.median(record.compute_seconds) == pytest.approx(sleep, abs=tick)
 
 
 # --- war-bench --realtime ----------------------------------------------------------------------------
@@ -179,3 +179,14 @@ def test_a_bad_exec_client_leaves_the_other_pairings_as_they_would_be(tmp_path):
     assert [r for r in records["a"] if r.agent != f"exec:{sys.executable} {bad}"] == records["b"]
     assert all("exited with status 5" in r.agent_error for r in records["a"] if r.agent.startswith("exec:"))
     assert with_bad.results["agents"][0] == alone.results["agents"][0]  # the oracle's numbers
+
+
+def test_the_tick_length_is_for_real_time_only_and_a_resumed_run_keeps_its_own(tmp_path):
+    with pytest.raises(ValueError, match="give it with realtime"):
+        run_league(["prompt"], ["instant"], rounds=1, out=tmp_path / "a", tick_seconds=0.01, progress=False)
+    with pytest.raises(ValueError, match=r"realtime \(seconds per tick\) must be above 0"):
+        League(("prompt",), ("instant",), 1, 0, {}, -1.0)
+    league = League(("prompt",), ("instant",), 1, 0, {}, 0.05)
+    assert League.from_dict(league.to_dict()) == league
+    assert "realtime" not in League(("prompt",), ("instant",), 1, 0).to_dict()  # lock-step configs keep their form
+    assert league.config_hash() != League(("prompt",), ("instant",), 1, 0).config_hash()

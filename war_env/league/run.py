@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from war_env.agents import BASELINES, is_exec_spec, make_agent, make_opponent, uses_opponent
+from war_env.agents import BASELINES, Agent, is_exec_spec, make_agent, make_opponent, uses_opponent
 from war_env.core.rules import WarConfig
 from war_env.evaluation.records import RoundRecord
 from war_env.league.league import (
@@ -58,12 +58,16 @@ class BenchmarkRun:
 
 def check_players(league: League, trust_model_file: bool = False) -> None:
     """Build every agent and opponent once (an agent built for its opponent, the ``oracle``, once per
-    opponent), so a bad spec fails before any round is played."""
+    opponent), so a bad spec fails before any round is played (an ``exec:`` program is started, greeted and
+    closed)."""
     config = league.config
     players = [make_opponent(spec, config=config, trust_model_file=trust_model_file) for spec in league.opponents]
     for spec in league.agents:
         for player in players if uses_opponent(spec) else [None]:
-            make_agent(spec, config=config, opponent=player, trust_model_file=trust_model_file)
+            make_agent(spec, config=config, opponent=player, trust_model_file=trust_model_file).close()
+    for player in players:
+        if isinstance(player, Agent):  # an agent in seat 1 (an exec: program stops)
+            player.close()
 
 
 def run_league(
@@ -122,6 +126,9 @@ def run_league(
                         env_kwargs, seconds)
         run_dir = Path(out) if out is not None else Path("runs") / "bench" / datetime.now().strftime("%Y%m%d-%H%M%S")
     check_players(league, trust_model_file)
+    if league.realtime is not None and workers > 1:
+        print(f"war-bench: real time with {workers} workers: they share this machine's CPUs, and their contention "
+              "counts in the agents' compute times (measure with --workers 1)", file=sys.stderr)
     with locked_run_folder(run_dir, "war-bench"):
         if resume is None:
             _start_folder(run_dir, league)

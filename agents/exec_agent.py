@@ -147,6 +147,7 @@ class ExecAgent(Agent):
 
     def _decision(self, message: dict) -> int:
         deadline = time.monotonic() + self.deadline
+        self._check_nothing_more()
         self._write_line(message, deadline)
         answer = self._read_answer(deadline, "an observation")
         action = answer.get("action") if isinstance(answer, dict) else None
@@ -187,14 +188,19 @@ class ExecAgent(Agent):
 
     def _read_answer(self, deadline: float, what: str):
         line = self._read_line(deadline, what)
-        if not self._buffer and _readable(self.process.stdout.fileno(), 0):
-            self._fill()
-        if self._buffer:
-            raise self._fault("sent more than the one line asked for", bytes(self._buffer[:80]))
+        self._check_nothing_more()
         try:
             return json.loads(line)
         except ValueError:
             raise self._fault("sent a line that is not JSON", line) from None
+
+    def _check_nothing_more(self) -> None:
+        """Output beyond the line asked for, whenever it came (right after an answer, or before the next
+        question), is a flood."""
+        if not self._buffer and _readable(self.process.stdout.fileno(), 0):
+            self._fill()
+        if self._buffer:
+            raise self._fault("sent more than the one line asked for", bytes(self._buffer[:80]))
 
     def _read_line(self, deadline: float, what: str) -> bytes:
         while (end := self._buffer.find(b"\n")) < 0:

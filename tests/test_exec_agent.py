@@ -143,3 +143,27 @@ def test_a_command_that_does_not_start_or_says_no_hello_is_refused_when_built():
         make_agent("exec:true")
     with pytest.raises(ValueError, match="needs a command after 'exec:'"):
         make_agent("exec:")
+
+
+def test_a_client_whose_input_is_full_is_given_up_at_the_deadline_of_the_write(tmp_path):
+    path = tmp_path / "deaf.py"
+    path.write_text('import json, sys, time\nsys.stdin.readline()\nprint(json.dumps({"type": "hello"}), flush=True)\n'
+                    'time.sleep(60)\n')
+    agent = ExecAgent(f"{sys.executable} {path}", config=SHORT, deadline=0.3)
+    agent.reset(seed=0)
+    started = time.monotonic()
+    assert agent.act([0.5] * 200_000) == 0  # a line of megabytes: more than a pipe holds, and nobody reads it
+    assert time.monotonic() - started < 5
+    assert "stopped reading its input" in agent.round_error()
+    agent.close()
+
+
+def test_output_that_comes_after_the_answer_is_caught_before_the_next_question(tmp_path):
+    body = "print(json.dumps({'action': 0}), flush=True); time.sleep(0.05); print('late', flush=True)"
+    agent = ExecAgent(bad_client(tmp_path, body), config=SHORT, deadline=0.3)
+    agent.reset(seed=0)
+    assert agent.act([0.0] * 16) == 0 and agent.round_error() is None
+    time.sleep(0.2)
+    agent.act([0.0] * 16)
+    assert "sent more than the one line asked for; it sent 'late" in agent.round_error()
+    agent.close()

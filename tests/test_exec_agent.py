@@ -167,3 +167,19 @@ def test_output_that_comes_after_the_answer_is_caught_before_the_next_question(t
     agent.act([0.0] * 16)
     assert "sent more than the one line asked for; it sent 'late" in agent.round_error()
     agent.close()
+
+
+def test_no_client_outlives_a_league_played_by_worker_processes(tmp_path):
+    from war_env.league import run_league
+
+    pids = tmp_path / "pids"
+    client = tmp_path / "client.py"
+    client.write_text(f"import os\nopen({str(pids)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
+                      + (EXAMPLES / "python_agent.py").read_text())
+    spec = f"exec:{sys.executable} {client}"
+    run = run_league([spec], ["instant", "human"], rounds=2, env_kwargs={"target_points": 8}, out=tmp_path / "run",
+                     workers=2, shard_rounds=1, progress=False)
+    assert run.rounds_played == 2 * 2 * 2  # the oracle and the client, against two opponents
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert len(started) >= 5  # the check of the spec, then one per shard
+    assert not [pid for pid in started if _alive(pid)]

@@ -74,7 +74,7 @@ def bad_client(tmp_path: Path, body: str) -> str:
 @pytest.mark.parametrize("case", sorted(BAD_CLIENTS))
 def test_a_bad_client_gets_a_one_line_error_and_its_seat_is_left_to_the_rules(case, tmp_path, capfd):
     body, expected = BAD_CLIENTS[case]
-    agent = ExecAgent(bad_client(tmp_path, body), config=SHORT, deadline=0.3)
+    agent = ExecAgent(bad_client(tmp_path, body), config=SHORT, deadline=2.0)  # only the silent client waits it out
     records = play_rounds(agent, "instant", SHORT, SEEDS[:2])
     for record in records:
         assert expected in record.agent_error and agent.spec() in record.agent_error
@@ -100,7 +100,7 @@ def test_a_client_that_dies_in_one_round_plays_the_next_round_anew(tmp_path):
     marker = tmp_path / "crashed-once"
     body = f"import pathlib\nm = pathlib.Path({str(marker)!r})\nif not m.exists():\n    m.touch(); sys.exit(1)\n" \
            "print(json.dumps({'action': int(json.loads(line)['observation'][0] > 0.5)}), flush=True)"
-    agent = ExecAgent(bad_client(tmp_path, body), config=SHORT, deadline=1.0)
+    agent = ExecAgent(bad_client(tmp_path, body), config=SHORT, deadline=5.0)  # roomy: the second round must answer
     first, second = play_rounds(agent, "human", SHORT, SEEDS[:2])
     assert "exited with status 1" in first.agent_error and first.takeover[0]
     assert second.agent_error is None
@@ -124,7 +124,17 @@ def test_no_process_of_a_client_outlives_it(tmp_path):
     pids.append(int(child_pid_file.read_text()))
     agent.close()
     for pid in pids:
-        assert not _alive(pid), f"process {pid} outlived the agent"
+        assert _dies_soon(pid), f"process {pid} outlived the agent"
+
+
+def _dies_soon(pid: int, seconds: float = 5.0) -> bool:
+    """A SIGKILL is delivered at once, but a loaded machine may take a moment to end the process."""
+    deadline = time.monotonic() + seconds
+    while _alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def _alive(pid: int) -> bool:
@@ -160,10 +170,10 @@ def test_a_client_whose_input_is_full_is_given_up_at_the_deadline_of_the_write(t
 
 def test_output_that_comes_after_the_answer_is_caught_before_the_next_question(tmp_path):
     body = "print(json.dumps({'action': 0}), flush=True); time.sleep(0.05); print('late', flush=True)"
-    agent = ExecAgent(bad_client(tmp_path, body), config=SHORT, deadline=0.3)
+    agent = ExecAgent(bad_client(tmp_path, body), config=SHORT, deadline=5.0)
     agent.reset(seed=0)
     assert agent.act([0.0] * 16) == 0 and agent.round_error() is None
-    time.sleep(0.2)
+    time.sleep(0.5)
     agent.act([0.0] * 16)
     assert "sent more than the one line asked for; it sent 'late" in agent.round_error()
     agent.close()
@@ -182,4 +192,4 @@ def test_no_client_outlives_a_league_played_by_worker_processes(tmp_path):
     assert run.rounds_played == 2 * 2 * 2  # the oracle and the client, against two opponents
     started = [int(pid) for pid in pids.read_text().split()]
     assert len(started) >= 5  # the check of the spec, then one per shard
-    assert not [pid for pid in started if _alive(pid)]
+    assert all(_dies_soon(pid) for pid in started)

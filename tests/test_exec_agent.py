@@ -193,3 +193,8 @@ def test_no_client_outlives_a_league_played_by_worker_processes(tmp_path):
     started = [int(pid) for pid in pids.read_text().split()]
     assert len(started) >= 5  # the check of the spec, then one per shard
     assert all(_dies_soon(pid) for pid in started)
+
+
+def test_an_exec_client_can_play_seat_1_in_lock_step():
+    played = play_rounds("prompt", python_example(), SHORT, SEEDS)
+    assert played == play_rounds("prompt", "prompt", SHORT, SEEDS, opponent_spec=python_example())

@@ -57,18 +57,19 @@ def play_rounds(
     lets SB3 unpickle a model file: only for files the user vouches for on the command line).
     ``realtime`` plays every round in real time, each tick ``realtime`` seconds of ``clock`` (a
     ``war_env.support.clock.Clock``; default the machine's), see ``war_env.envs.realtime.RealTime``.
-    An agent built here from a spec is closed at the end (an ``exec:`` agent's program stops).
+    An agent (in either seat) built here from a spec is closed at the end (an ``exec:`` agent's program stops).
     """
     from war_env.agents import Agent, make_agent, make_opponent
 
+    built = [spec is not None and not isinstance(spec, (Agent, Bot)) for spec in (agent, opponent)]
     player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
-    built = not isinstance(agent, Agent)
     agent = make_agent(agent, config=config, opponent=player, trust_model_file=trust_model_file)
     try:
         return _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spec, on_round, realtime, clock)
     finally:
-        if built:
-            agent.close()
+        for made, player_made in zip(built, (agent, player)):
+            if made and isinstance(player_made, Agent):
+                player_made.close()
 
 
 def _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spec, on_round, realtime, clock):

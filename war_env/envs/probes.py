@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from war_env.core.observation import OBSERVATION_SIZE, inference_fields, observe, observe_inference
+from war_env.core.observation import OBSERVATION_FIELDS, inference_fields, observe, observe_inference
 from war_env.core.probes import PROBES, Probe
 from war_env.envs.latency import WarLatencyEnv
 
@@ -107,8 +107,9 @@ class WarMemoryEnv(ProbeEnv):
 
     probe = PROBES["memory"]
 
-    def _observation_size(self) -> int:
-        return OBSERVATION_SIZE
+    @classmethod
+    def fields_for(cls, config) -> tuple[str, ...]:
+        return OBSERVATION_FIELDS
 
     def _observe(self, seat: int) -> np.ndarray:
         return observe(self.round, seat)
@@ -157,8 +158,9 @@ class WarInferenceEnv(ProbeEnv):
 
     probe = PROBES["inference"]
 
-    def _observation_size(self) -> int:
-        return len(inference_fields(self.config))
+    @classmethod
+    def fields_for(cls, config) -> tuple[str, ...]:
+        return inference_fields(config)
 
     def _observe(self, seat: int) -> np.ndarray:
         return observe_inference(self.round, seat)

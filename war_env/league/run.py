@@ -78,13 +78,15 @@ def run_league(
     backend: str = "local",
     address: str | None = None,
     trust_model_file: bool = False,
+    env_id: str | None = None,
 ) -> BenchmarkRun:
     """Play the league (or the rest of the run in ``resume``) and write the report files. When every
     opponent is a bot the ``oracle`` plays too (first, unless listed) and is the reference of every regret.
     ``backend="ray"`` plays the shards as Ray tasks (``war_env.league.ray_backend``; ``workers`` = tasks
     in flight) on the cluster at ``address``, or on a local Ray instance without one.
     ``trust_model_file`` lets SB3 unpickle the model files of model agents: it comes from the caller
-    (``war-bench --trust-model-file``) for this session only and is never read from the run folder."""
+    (``war-bench --trust-model-file``) for this session only and is never read from the run folder.
+    ``env_id`` names the game (``war_env.envs.games``: a probe's); by default the rules choose it."""
     for name, value, minimum in (("workers", workers, 1), ("shard_rounds", shard_rounds, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
@@ -97,7 +99,8 @@ def run_league(
         check_reachable(address)
     if resume is not None:
         given = [name for name, value in (("agents", agents), ("opponents", opponents), ("rounds", rounds),
-                                          ("seed", seed), ("env_kwargs", env_kwargs), ("out", out)) if value is not None]
+                                          ("seed", seed), ("env_kwargs", env_kwargs), ("out", out),
+                                          ("env_id", env_id)) if value is not None]
         if given:
             raise ValueError(f"a resumed run takes its league from {resume}/{CONFIG_FILE}; do not also give {given}")
         run_dir = Path(resume)
@@ -106,7 +109,7 @@ def run_league(
         opponents = tuple(opponents or DEFAULT_OPPONENTS)
         league = League(with_oracle(tuple(agents or BASELINES), opponents), opponents,
                         DEFAULT_ROUNDS if rounds is None else rounds, DEFAULT_SEED if seed is None else seed,
-                        dict(env_kwargs or {}))
+                        dict(env_kwargs or {}), env_id)
         run_dir = Path(out) if out is not None else Path("runs") / "bench" / datetime.now().strftime("%Y%m%d-%H%M%S")
     check_players(league, trust_model_file)
     with locked_run_folder(run_dir, "war-bench"):

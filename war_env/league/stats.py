@@ -137,6 +137,39 @@ def _bootstrap_ratio(s: np.ndarray, c: np.ndarray) -> dict:
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 
+def bootstrap_score(agent: Sequence[float], zero: Sequence[float], one: Sequence[float]) -> dict:
+    """The normalised score ``(mean(agent) - mean(zero)) / (mean(one) - mean(zero))`` of paired rounds (round i
+    of each is the same deal) with a paired percentile bootstrap over rounds: 0 is the ``zero`` agent's return,
+    1 the ``one`` agent's (bsuite's idea of one score per capability). Exactly 0 or 1 (``exact``) for an agent
+    whose returns are ``zero``'s or ``one``'s round for round; ``None`` when ``one`` is not above ``zero`` on
+    these rounds (no scale to score on)."""
+    a, z, o = (np.asarray(x, dtype=float) for x in (agent, zero, one))
+    return _cached("score", (a, z, o), lambda: _bootstrap_score(a, z, o))
+
+
+def _bootstrap_score(a: np.ndarray, z: np.ndarray, o: np.ndarray) -> dict:
+    from scipy.stats import bootstrap
+
+    method = f"paired bootstrap percentile over rounds ({BOOTSTRAP_RESAMPLES} resamples)"
+    span = o.mean() - z.mean() if a.size else 0.0
+    if not span > 0:
+        return estimate(None, None, None, method)
+    for value, same in ((0.0, z), (1.0, o)):
+        if np.array_equal(a, same):
+            return estimate(value, value, value, method, exact=True)
+    value = (a.mean() - z.mean()) / span
+    if a.size < 2:
+        return estimate(value, None, None, method)
+
+    def statistic(x, y, w, axis=-1):
+        return (x.mean(axis) - y.mean(axis)) / (w.mean(axis) - y.mean(axis))
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = bootstrap((a, z, o), statistic, paired=True, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
+                           batch=_batch(3 * a.size), method="percentile", rng=data_rng(a, z, o))
+    return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
+
+
 def iqm(values) -> float:
     """The interquartile mean: the mean of the middle half (``scipy.stats.trim_mean(values, 0.25)``)."""
     from scipy.stats import trim_mean

@@ -8,6 +8,7 @@ runs it, the LSTM state reset each round), not what the learners learn (docs/pro
 from __future__ import annotations
 
 import json
+import re
 
 import gymnasium as gym
 import numpy as np
@@ -156,8 +157,8 @@ def test_bad_env_ids_and_frame_stacks_get_one_line_errors(argv, message, tmp_pat
 
     with pytest.raises(SystemExit):
         cli(["--timesteps", "64", "--run-dir", str(tmp_path / "run"), *argv])
-    err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) <= 2 and pytest.importorskip("re").search(message, err)
+    last = capsys.readouterr().err.strip().splitlines()[-1]  # argparse's usage, then the one-line error
+    assert re.fullmatch(f"war-train: error: {message}.*", last)
     assert not (tmp_path / "run").exists()
 
 
@@ -169,3 +170,27 @@ def test_war_curves_trains_and_evaluates_recurrent_ppo(tmp_path):
     curves = result.curves
     assert curves["settings"]["algorithm"] == "recurrent_ppo" and curves["steps"] == [64, 128]
     assert result.png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_learners_table_trains_each_learner_per_probe_and_seed_and_scores_the_final_models(tmp_path):
+    from war_env.league.learners import main
+
+    out = tmp_path / "learners"
+    argv = ["--out", str(out), "--timesteps", "64", "--seeds", "0", "1", "--learners", "ppo", "a2c", "--probes",
+            "memory", "--rounds", "2"]
+    table = main(argv)
+    for name in ("ppo", "a2c"):
+        for seed in (0, 1):
+            card = json.loads((out / "runs" / "memory" / f"{name}-s{seed}" / "model_card.json").read_text())
+            assert card["env_id"] == "WarMemory-v0" and card["seed"] == seed and card["timesteps"] >= 64
+            assert card["train_env_rewards"] == {"reward_win": 0.0, "reward_loss": 0.0}  # the probe's timing weights
+        scores = table[name]["scores"]["memory"]
+        assert len(scores) == 2 and table[name]["mean"]["memory"] == pytest.approx(np.mean(scores))
+        assert table[name]["iqm"]["value"] == pytest.approx(np.mean(scores))  # two runs: the IQM is their mean
+    assert "improvement_over_ppo" not in table["ppo"] and 0 <= table["a2c"]["improvement_over_ppo"]["value"] <= 1
+    suite = json.loads((out / "suite-seeds-0-1" / "suite.json").read_text())
+    assert len(suite["suite"]["agents"]) == 4
+    assert "| a2c | " in (out / "learners.md").read_text()
+    trained = {path: path.stat().st_mtime_ns for path in (out / "runs").rglob("final.zip")}
+    assert main(argv) == table  # run again: nothing trained again, the same scores
+    assert {path: path.stat().st_mtime_ns for path in (out / "runs").rglob("final.zip")} == trained

@@ -16,14 +16,15 @@ is best at what, and the table agents x probes) and ``suite.png`` (the chart).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from war_env.agents import MODEL_ALGOS
+from war_env.agents import MODEL_ALGOS, make_agent
+from war_env.core.bots import make_bot
 from war_env.core.probes import PROBES, Probe
+from war_env.evaluation import observation_game
 from war_env.evaluation.probes import exact_gaps
 from war_env.league.league import DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, ORACLE, League
 from war_env.league.probes import agents_of
@@ -74,10 +75,24 @@ def trained_on(spec: str) -> str | None:
     return env_id_of(read_metadata(path))
 
 
-def probe_agents(suite: Suite, probe: Probe) -> tuple[str, ...]:
-    """The agents of a probe's league: its yardsticks, then the agents given that may play its game."""
-    given = [spec for spec in suite.agents if trained_on(spec) in (None, probe.env_id)]
+def probe_agents(suite: Suite, probe: Probe, trust_model_file: bool = False) -> tuple[str, ...]:
+    """The agents of a probe's league: its yardsticks, then the agents given that play from the probe's own
+    observation (not a model trained on another game, nor an agent that reads the opponent's clock where the probe
+    hides it: the ``oracle`` alone does, as the reference)."""
+    given = [spec for spec in suite.agents if spec not in agents_of(probe) and plays_in(spec, probe, trust_model_file)]
     return tuple(dict.fromkeys([*agents_of(probe), *given]))
+
+
+def plays_in(spec: str, probe: Probe, trust_model_file: bool = False) -> bool:
+    """Whether the agent ``spec`` plays the probe from the probe's own observation."""
+    if trained_on(spec) not in (None, probe.env_id):
+        return False
+    config, bot = probe.config(), make_bot(probe.opponent)
+    agent = make_agent(spec, config=config, opponent=bot, trust_model_file=trust_model_file)
+    try:
+        return observation_game(probe.env_id, config, agent) == probe.env_id
+    except ValueError:  # a model whose fields the probe does not show
+        return False
 
 
 @dataclass
@@ -132,7 +147,7 @@ def _start_suite(run_dir: Path, suite: Suite, trust_model_file: bool) -> None:
                          "another --out")
     for name in suite.probes:
         probe = PROBES[name]
-        check_players(League(probe_agents(suite, probe), (probe.opponent,), suite.rounds, suite.seed, {}, probe.env_id),
+        check_players(League(probe_agents(suite, probe, trust_model_file), (probe.opponent,), suite.rounds, suite.seed, {}, probe.env_id),
                       trust_model_file)
     write_atomic(run_dir / SUITE_CONFIG, json.dumps({"suite": suite.to_dict()}, indent=2) + "\n")
 
@@ -143,7 +158,7 @@ def _play_probe(folder: Path, suite: Suite, probe: Probe, workers: int, shard_ro
     common = {"workers": workers, "shard_rounds": shard_rounds, "progress": progress, "trust_model_file": trust_model_file}
     if (folder / CONFIG_FILE).is_file():
         return run_league(resume=folder, **common).rounds_played
-    return run_league(list(probe_agents(suite, probe)), [probe.opponent], suite.rounds, suite.seed, out=folder,
+    return run_league(list(probe_agents(suite, probe, trust_model_file)), [probe.opponent], suite.rounds, suite.seed, out=folder,
                       env_id=probe.env_id, **common).rounds_played
 
 
@@ -192,12 +207,13 @@ def headline(results: dict) -> list[str]:
     for probe in results["probes"]:
         best = best_at(probe, contenders)
         if best is None:
-            lines.append(f"- **{probe['name']}**: no agent given played this probe.")
+            lines.append(f"- **{probe['name']}**: no agent given played this probe (each reads what its observation "
+                         "hides, or was trained on another game).")
             continue
         agent, score = best
         lines.append(f"- **{probe['name']}** ({probe['env_id']}): `{agent}`, score {fmt(score, 2)}; {_verdict(score)}")
-    kind = "agents given" if given else "yardsticks (no agent was given)"
-    return [f"Best at each capability among the {kind} (score 0 = the probe's best simple baseline, 1 = the "
+    kind = "the agents given" if given else "the yardsticks, as no agent was given"
+    return [f"Best at each capability among {kind} (score 0 = the probe's best simple baseline, 1 = the "
             "oracle, on the same deals):", "", *lines]
 
 
@@ -212,7 +228,7 @@ def _verdict(score: dict) -> str:
     if high >= 1:
         return "as good as the oracle within its interval." if low > 0 else "not told apart from either end."
     return "better than the best simple baseline, short of the oracle." if low > 0 else \
-        "not better than the best simple baseline."
+        "short of the oracle, not told apart from the best simple baseline."
 
 
 def score_table(results: dict) -> list[str]:
@@ -241,7 +257,8 @@ def render_suite(results: dict, chart: str) -> str:
 
 
 def suite_chart(results: dict, path: Path) -> str:
-    """Agents by probes: a bar per agent in each probe's group, its 95% interval, lines at 0 and 1."""
+    """Agents by probes: in each probe's group a bar per agent that played it, with its 95% interval and its value
+    written past the interval's end; lines at 0 (the best simple baseline) and 1 (the oracle)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -250,34 +267,41 @@ def suite_chart(results: dict, path: Path) -> str:
     from war_env.league.plots import _colours, save_figure
 
     probes, agents = results["probes"], agent_order(results)
-    width = 0.8 / len(agents)
-    figure, axis = plt.subplots(figsize=(max(7.0, 1.2 + 0.35 * len(agents) * len(probes)), 4.8), layout="constrained")
-    for k, (agent, colour) in enumerate(zip(agents, _colours(len(agents)))):
-        xs, values, errors = _bars(probes, agent, k * width - 0.4 + width / 2)
-        axis.bar(xs, values, width, color=colour, label=agent, yerr=errors, capsize=2, ecolor="black")
+    colours = dict(zip(agents, _colours(len(agents))))
+    slots = max(len(probe["agents"]) for probe in probes)
+    width = 0.8 / slots
+    figure, axis = plt.subplots(figsize=(max(7.0, 1.5 + 0.32 * slots * len(probes)), 5.0), layout="constrained")
+    ends = [0.0, 1.0]
+    for i, probe in enumerate(probes):
+        played = [(agent, probe["agents"][agent]["score"]) for agent in agents if agent in probe["agents"]]
+        played = [(agent, score) for agent, score in played if score["value"] is not None]
+        for k, (agent, score) in enumerate(played):
+            x = i - width * (len(played) - 1) / 2 + k * width
+            ends.append(_bar(axis, x, width, score, colours[agent]))
+    low, high = min(ends), max(ends)
+    margin = 0.12 * (high - low)
+    axis.set_ylim(low - margin, high + margin)
     axis.axhline(0, color="black", linewidth=0.8)
     axis.axhline(1, color="black", linewidth=0.8, linestyle="--")
     axis.set_xticks(range(len(probes)), [f"{p['name']}\n(0 = {p['baseline']})" for p in probes])
     axis.set_ylabel("score (0 = best simple baseline, 1 = oracle)")
-    axis.set_title(f"Score per capability, {results['suite']['rounds']} paired rounds, 95% intervals",
-                   fontsize="medium")
-    figure.legend(loc="outside right upper", fontsize="small", title="agent", title_fontsize="small")
+    axis.set_title(f"Score per capability, {results['suite']['rounds']} paired rounds per agent and probe, "
+                   "95% intervals", fontsize="medium")
+    handles = [matplotlib.patches.Patch(color=colours[agent], label=agent) for agent in agents]
+    figure.legend(handles=handles, loc="outside right upper", fontsize="small", title="agent", title_fontsize="small")
     save_figure(figure, path)
     plt.close(figure)
     return path.name
 
 
-def _bars(probes: list[dict], agent: str, offset: float):
-    """The x positions, scores and error bars of an agent's bars (none where it did not play or has no score)."""
-    xs, values, errors = [], [], [[], []]
-    for i, probe in enumerate(probes):
-        entry = probe["agents"].get(agent)
-        value = None if entry is None else entry["score"]["value"]
-        if value is None or not math.isfinite(value):
-            continue
-        xs.append(i + offset)
-        values.append(value)
-        low, high = entry["score"]["low"], entry["score"]["high"]
-        errors[0].append(0 if low is None else value - low)
-        errors[1].append(0 if high is None else high - value)
-    return xs, values, errors
+def _bar(axis, x: float, width: float, score: dict, colour) -> float:
+    """One agent's bar, interval and value; returns where its text ends (for the axis' range)."""
+    value, low, high = score["value"], score["low"], score["high"]
+    error = None if low is None else [[value - low], [high - value]]
+    axis.bar([x], [value], width, color=colour, yerr=error, capsize=2, ecolor="black")
+    up = value >= 0
+    end = (max(value, high) if up else min(value, low)) if low is not None else value
+    axis.annotate(f"{value:.2f}", (x, end), xytext=(0, 2 if up else -2), textcoords="offset points", ha="center",
+                  va="bottom" if up else "top", fontsize="x-small", rotation=90)
+    span = 0.09 * max(1.0, abs(end))  # room for the text
+    return end + span if up else end - span

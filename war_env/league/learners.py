@@ -106,6 +106,36 @@ def render_table(table: dict, probes, seeds, timesteps: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def learners_chart(table: dict, probes, path: Path) -> str:
+    """Learners by probes: each learner's mean score per probe as a bar, every seed's final model as a dot; lines
+    at 0 (the probe's best simple baseline) and 1 (the oracle)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from war_env.league.plots import colours, save_figure
+
+    names = list(table)
+    width = 0.8 / len(names)
+    figure, axis = plt.subplots(figsize=(max(7.0, 1.5 + 0.4 * len(names) * len(probes)), 5.0), layout="constrained")
+    for k, (name, colour) in enumerate(zip(names, colours(len(names)))):
+        xs = [i - 0.4 + (k + 0.5) * width for i in range(len(probes))]
+        axis.bar(xs, [table[name]["mean"][probe] for probe in probes], width, color=colour, alpha=0.6, label=name)
+        for x, probe in zip(xs, probes):
+            seeds = table[name]["scores"][probe]
+            axis.plot([x] * len(seeds), seeds, "o", color=colour, markeredgecolor="black", markersize=4)
+    axis.axhline(0, color="black", linewidth=0.8)
+    axis.axhline(1, color="black", linewidth=0.8, linestyle="--")
+    axis.set_xticks(range(len(probes)), list(probes))
+    axis.set_ylabel("score (0 = best simple baseline, 1 = oracle)")
+    axis.set_title("Final models' scores per probe: bars the mean over seeds, dots the seeds", fontsize="medium")
+    figure.legend(loc="outside right upper", fontsize="small", title="learner", title_fontsize="small")
+    save_figure(figure, path)
+    plt.close(figure)
+    return path.name
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description="Train the learners on every probe and score their final models.")
     parser.add_argument("--out", required=True,
@@ -135,7 +165,8 @@ def main(argv: list[str] | None = None) -> dict:
     table = learners_table(suite.results, models, args.learners, args.probes, args.seeds)
     write_atomic(out / "learners.json", json.dumps({"timesteps": args.timesteps, "seeds": args.seeds,
                                                      "rounds": args.rounds, "learners": table}, indent=2) + "\n")
-    text = render_table(table, args.probes, args.seeds, args.timesteps)
+    chart = learners_chart(table, args.probes, out / "learners.png")
+    text = render_table(table, args.probes, args.seeds, args.timesteps) + f"\n![the learners' scores]({chart})\n"
     write_atomic(out / "learners.md", text)
     print(text)
     return table

@@ -39,6 +39,8 @@ DEFAULT_SUITE_ROUNDS = 200
 """Rounds per agent and probe: the default suite (13 yardstick pairings) plays in a few minutes on 2 cores."""
 SUITE_CONFIG = "suite_config.json"
 RESULTS_FILE, REPORT_FILE, CHART_FILE = "suite.json", "suite.md", "suite.png"
+LEGEND_ROWS = 30
+"""Agents per column of the chart's legend."""
 
 
 @dataclass(frozen=True)
@@ -264,13 +266,15 @@ def suite_chart(results: dict, path: Path) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from war_env.league.plots import _colours, save_figure
+    from war_env.league.plots import colours as palette, save_figure
 
     probes, agents = results["probes"], agent_order(results)
-    colours = dict(zip(agents, _colours(len(agents))))
+    colours = dict(zip(agents, palette(len(agents))))
     slots = max(len(probe["agents"]) for probe in probes)
     width = 0.8 / slots
-    figure, axis = plt.subplots(figsize=(max(7.0, 1.5 + 0.32 * slots * len(probes)), 5.0), layout="constrained")
+    rows = min(len(agents), LEGEND_ROWS)  # a long legend gets columns and a taller figure, never cut
+    height = max(5.0, 1.2 + 0.2 * rows)
+    figure, axis = plt.subplots(figsize=(max(7.0, 1.5 + 0.32 * slots * len(probes)), height), layout="constrained")
     ends = [0.0, 1.0]
     for i, probe in enumerate(probes):
         played = [(agent, probe["agents"][agent]["score"]) for agent in agents if agent in probe["agents"]]
@@ -288,7 +292,8 @@ def suite_chart(results: dict, path: Path) -> str:
     axis.set_title(f"Score per capability, {results['suite']['rounds']} paired rounds per agent and probe, "
                    "95% intervals", fontsize="medium")
     handles = [matplotlib.patches.Patch(color=colours[agent], label=agent) for agent in agents]
-    figure.legend(handles=handles, loc="outside right upper", fontsize="small", title="agent", title_fontsize="small")
+    figure.legend(handles=handles, loc="outside right upper", fontsize="small", title="agent", title_fontsize="small",
+                  ncols=-(-len(agents) // LEGEND_ROWS))
     save_figure(figure, path)
     plt.close(figure)
     return path.name

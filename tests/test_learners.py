@@ -188,7 +188,7 @@ def test_the_learners_table_trains_each_learner_per_probe_and_seed_and_scores_th
         assert len(scores) == 2 and table[name]["mean"]["memory"] == pytest.approx(np.mean(scores))
         assert table[name]["iqm"]["value"] == pytest.approx(np.mean(scores))  # two runs: the IQM is their mean
     assert "improvement_over_ppo" not in table["ppo"] and 0 <= table["a2c"]["improvement_over_ppo"]["value"] <= 1
-    suite = json.loads((out / "suite-seeds-0-1" / "suite.json").read_text())
+    suite = json.loads((out / "suite-seeds-0-1-ppo-a2c-memory" / "suite.json").read_text())
     assert len(suite["suite"]["agents"]) == 4
     assert "| a2c | " in (out / "learners.md").read_text()
     trained = {path: path.stat().st_mtime_ns for path in (out / "runs").rglob("final.zip")}

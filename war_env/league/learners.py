@@ -136,6 +136,16 @@ def learners_chart(table: dict, probes, path: Path) -> str:
     return path.name
 
 
+def suite_name(seeds, learners, probes) -> str:
+    """The suite folder of these runs: more seeds, or other learners or probes, later make another suite of the same
+    runs (a suite's agents are fixed when it starts)."""
+    name = f"suite-seeds-{'-'.join(map(str, seeds))}"
+    for chosen, every in ((learners, LEARNERS), (probes, PROBES)):
+        if list(chosen) != list(every):
+            name += "-" + "-".join(chosen)
+    return name
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description="Train the learners on every probe and score their final models.")
     parser.add_argument("--out", required=True,
@@ -157,7 +167,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.train_only:
         return {}
     specs = [_spec(path) for path in models.values()]
-    suite_dir = out / f"suite-seeds-{'-'.join(map(str, args.seeds))}"  # more seeds later: another suite, the same runs
+    suite_dir = out / suite_name(args.seeds, args.learners, args.probes)
     if (suite_dir / "suite_config.json").is_file():
         suite = run_suite(resume=suite_dir, workers=args.workers, progress=False)
     else:

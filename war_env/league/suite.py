@@ -266,7 +266,8 @@ def suite_chart(results: dict, path: Path) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from war_env.league.plots import colours as palette, save_figure
+    from war_env.league.plots import colours as palette
+    from war_env.league.plots import save_figure
 
     probes, agents = results["probes"], agent_order(results)
     colours = dict(zip(agents, palette(len(agents))))

@@ -8,11 +8,12 @@ agent whose draws are a reaction-time model (records proven equal by ``tests/tes
 compiled engine is installed (the ``fast`` extra); when a bot meets an agent whose action depends on
 the observation alone (``Agent.batch_policy``: a greedy trained model), all rounds at once on the
 batched vector env, one policy call per tick for every round (``play_rounds_batched``, records proven
-equal by ``tests/test_evaluation.py``); else tick by tick through War-v0 (``play_round``). The
-benchmark's shards, ``war-train``'s comparison with ``prompt``, ``war-curves`` and self-play matches
-all call it. Rounds with action latency, and agents that read the latency observation
-(``observes_latency``, the ``oracle``), are played tick by tick through ``WarLatency-v0`` (the same game
-as War-v0 when there is no latency, with the longer observation).
+equal by ``tests/test_evaluation.py``); else tick by tick through War-v0 (``play_round``). Every bot plays on
+both, the probes' ``pool`` and ``leader`` too. The benchmark's shards, ``war-train``'s comparison with
+``prompt``, ``war-curves`` and self-play matches all call it. Rounds with action latency, and agents that
+read the latency observation (``observes_latency``, the ``oracle``), are played through ``WarLatency-v0``
+(the same game as War-v0 when there is no latency, with the longer observation): on its batched vector env
+for an agent with a ``batch_policy``, else tick by tick.
 """
 
 from __future__ import annotations
@@ -58,15 +59,15 @@ def play_rounds(
     indices = range(len(seeds)) if indices is None else indices
     if len(indices) != len(seeds):
         raise ValueError(f"indices must give one round index per seed, got {len(indices)} for {len(seeds)} seeds")
-    latency = config.has_latency or getattr(agent, "observes_latency", False)
-    batchable = isinstance(player, Bot) and not player.varies  # a bot that varies plays in the scalar reference only
+    latency = plays_latency(config, agent)
+    batchable = isinstance(player, Bot)
     played = None
     if batchable and not config.has_latency and agent_reaction_model(agent, config) is not None:
         if batched.available():
             played = play_rounds_fast
         else:
             batched.warn_unavailable("war_env.evaluation.play_rounds", "plays these rounds tick by tick")
-    elif batchable and not latency and agent.batch_policy() is not None and batched.available():
+    elif batchable and agent.batch_policy() is not None and batched.available():
         played = play_rounds_batched
     if played is not None:
         records = played(config, agent, player, seeds, indices=indices, agent_spec=agent_spec,
@@ -84,6 +85,12 @@ def play_rounds(
     return records
 
 
+def plays_latency(config: WarConfig, agent) -> bool:
+    """Whether ``agent``'s rounds are played in WarLatency-v0 (the game with latency, or an agent that reads its
+    observation: ``observes_latency``), else in War-v0."""
+    return config.has_latency or getattr(agent, "observes_latency", False)
+
+
 BATCH_ROUNDS = 1024
 """Rounds played together by ``play_rounds_batched`` (the batch waits for its longest round)."""
 
@@ -91,9 +98,10 @@ BATCH_ROUNDS = 1024
 def play_rounds_batched(config: WarConfig, agent, opponent: Bot, seeds: Sequence[int], *,
                         indices: Sequence[int] | None = None, agent_spec: str | None = None,
                         opponent_spec: str | None = None) -> list[RoundRecord]:
-    """``play_round`` for many seeds at once: sub-env ``k`` of a ``WarVectorEnv`` is reset with
-    ``seeds[k]`` (the same deal as ``env.reset(seed=seeds[k])``) and every tick asks the agent's
-    ``batch_policy()`` for the actions of all rounds still playing. The records equal ``play_round``'s."""
+    """``play_round`` for many seeds at once: sub-env ``k`` of a ``WarVectorEnv`` (a ``WarLatencyVectorEnv`` where
+    ``play_rounds`` plays WarLatency-v0: ``plays_latency``) is reset with ``seeds[k]`` (the same deal as
+    ``env.reset(seed=seeds[k])``) and every tick asks the agent's ``batch_policy()`` for the actions of all rounds
+    still playing. The records equal ``play_round``'s."""
     policy = agent.batch_policy()
     if policy is None:
         raise ValueError(f"agent {agent.spec()!r} cannot play a batch of rounds (its batch_policy() is None)")
@@ -101,16 +109,18 @@ def play_rounds_batched(config: WarConfig, agent, opponent: Bot, seeds: Sequence
     agent_spec = agent_spec if agent_spec is not None else agent.spec()
     opponent_spec = opponent_spec if opponent_spec is not None else opponent.spec()
     with one_blas_thread():
-        return _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec)
+        return _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec,
+                             plays_latency(config, agent))
 
 
-def _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec) -> list[RoundRecord]:
-    from war_env.envs.vector import WarVectorEnv, sub_env_round_info
+def _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec, latency) -> list[RoundRecord]:
+    from war_env.envs.vector import WarLatencyVectorEnv, WarVectorEnv, sub_env_round_info
 
+    vector_env = WarLatencyVectorEnv if latency else WarVectorEnv
     records = []
     for start in range(0, len(seeds), BATCH_ROUNDS):
         chunk = [int(seed) for seed in seeds[start:start + BATCH_ROUNDS]]
-        env = WarVectorEnv(len(chunk), opponent=opponent, config=config)
+        env = vector_env(len(chunk), opponent=opponent, config=config)
         observations, _ = env.reset(seed=chunk)
         returns = np.zeros(len(chunk))
         summaries: list[dict | None] = [None] * len(chunk)

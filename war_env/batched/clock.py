@@ -32,6 +32,8 @@ _BUCKET_SHIFT = np.uint64(64 - BUCKET_BITS)
 _SEED_SHIFT = np.uint64(SEED_SHIFT)
 _LATENCY_STREAMS = tuple(int(stream) for stream in STREAM_LATENCY)
 _OPPONENT_POOL = int(Stream.OPPONENT_POOL)
+_UNTIL_OVER = 1 << 62
+"""Moves of a round whose card game ``time_rounds`` plays itself: it stops at the round's end."""
 
 
 @numba.njit(cache=True, inline="always")
@@ -229,10 +231,20 @@ def time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1):
     A seat whose reactions vary by score (a ``leader``) reads the score as each of its turns opens, so there
     the card game is not played beforehand: the rounds come as ``start`` left them, and each move is laid
     (``cards.lay``) right after its wait, the score read before it (``choose_by_score``)."""
+    p = params[0]
+    if p.varies[0] == BY_SCORE or p.varies[1] == BY_SCORE:
+        _time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1, True)
+    else:
+        _time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1, None)
+
+
+@numba.njit(cache=True)
+def _time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1, with_cards):
+    """``time_rounds``: ``with_cards`` is ``None`` (the card games were played: numba compiles this body without
+    the card game's branches, which are pruned for a ``None`` argument) or ``True`` (lay the cards here)."""
     state, params, tables, cdfs, idle = borrowed((state, params, tables, cdfs, idle))
     packed = borrowed((reactions0, reactions1))
     p = params[0]
-    with_cards = p.varies[0] == BY_SCORE or p.varies[1] == BY_SCORE
     at = np.zeros(2, dtype=np.int64)
     taken = np.zeros(2, dtype=np.bool_)
     for g in range(state.shape[0]):
@@ -241,15 +253,15 @@ def time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1):
         before = (at[0], at[1])
         taken[:] = False
         tick = steps = idle[g] = 0
-        moves = r.moves[0]
-        move = 0
-        while move < moves or (with_cards and not r.over):
+        for move in range(r.moves[0] if with_cards is None else _UNTIL_OVER):
+            if with_cards is not None and r.over:
+                break
             for seat in (starter, 1 - starter):
-                if with_cards:
+                if with_cards is not None:
                     choose_by_score(r, p, seat)
                 ticks, late = wait(r, p, tables, cdfs, seat, move, taken[seat])
                 tick += 1 + ticks
-                if with_cards:
+                if with_cards is not None:
                     lay(r, p, seat)
                 if taken[seat]:
                     continue
@@ -262,7 +274,6 @@ def time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1):
                 else:
                     packed[seat][at[seat]] = ticks
                     at[seat] += 1
-            move += 1
         for seat in range(2):
             r.takeover[seat] = taken[seat]
             r.logged[seat] = at[seat] - before[seat]

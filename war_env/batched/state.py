@@ -66,8 +66,6 @@ ROUND_FIELDS = (
     ("takeover", np.int64, PAIR, "the seat is played by the takeover bot"),
     ("false_starts", np.int64, PAIR, "draws pressed while the seat's turn was not open"),
     ("logged", np.int64, PAIR, "entries of the seat's reaction log"),
-    ("choice", np.int64, PAIR, "which of the seat's reaction CDFs its pending turn samples (params.varies): a "
-                               "pool's member for the round, a leader's context as the turn opened; else 0"),
     ("last_reaction", np.int64, PAIR, "the seat's last own reaction + 1 (its log's last entry + 1), 0 before its "
                                       "first: the inference probe's opponent_reaction"),
     # The card game.
@@ -93,6 +91,8 @@ ROUND_FIELDS = (
     # Keys and cards.
     ("round_key", np.uint64, (), "the round key: every random event of the round is a hash of it"),
     ("reaction_key", np.uint64, PAIR, "the key of the seat's reaction hashes (the round key, or an agent's seed)"),
+    ("choice", np.int64, PAIR, "which of the seat's reaction CDFs its reactions sample (params.varies): a pool's "
+                               "member for the round, a leader's context as its turn opened; else 0"),
     ("piles", np.int8, (3, RING), "rows 0 and 1: the seats' piles as rings; row POT: the pot in the order laid"),
 )
 """(name, type, shape, meaning) of every field of a round's state."""

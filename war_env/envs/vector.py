@@ -1,7 +1,8 @@
 """WarVectorEnv: ``num_envs`` games of War-v0 advanced together by the batched engine.
 
 ``gym.make_vec("War-v0", num_envs=N, vectorization_mode="vector_entry_point")`` returns it;
-``gym.make_vec("WarLatency-v0", ...)`` its subclass ``WarLatencyVectorEnv`` (action latency). It is a thin
+``gym.make_vec("WarLatency-v0", ...)`` its subclass ``WarLatencyVectorEnv`` (action latency), and a probe's id
+its ``war_env.envs.probes.ProbeVectorEnv`` (docs/probes.md). It is a thin
 driver: the state of all games lives in the compiled engine (``war_env.batched``), whose ``step`` plays
 one env step of every game in one call (the tick, the opponent's draws, a taken-over round's play-out,
 rewards, the NEXT_STEP autoreset and the observations); this module adds Gymnasium's API (spaces,

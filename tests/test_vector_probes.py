@@ -84,6 +84,7 @@ def test_make_vec_gives_the_probe_s_batched_env_with_its_defaults(env_id):
     assert envs.unwrapped.config == single.unwrapped.config == probe.config()
     assert envs.unwrapped.opponent_bot == make_bot(probe.opponent)
     assert envs.single_observation_space == single.observation_space
+    assert type(gym.make_vec(env_id, num_envs=2).unwrapped) is PROBE_VECTOR_ENVS[probe.name]  # the default mode
     overridden = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point", opponent="instant",
                               config=WarConfig(latency="fixed:ticks=1"))
     assert overridden.unwrapped.config == WarConfig(latency="fixed:ticks=1")

@@ -42,7 +42,7 @@ def reaction(r, p, tables, cdfs, seat, move):
     ``r.choice[seat]`` (its only one unless it varies): the bucket table of the hash's top bits, a binary
     search where a CDF value cuts the bucket."""
     bits = hash64(r.reaction_key[seat], p.stream[seat], move)
-    choice = r.choice[seat]
+    choice = r.choice[seat] if tables.shape[1] > 1 else 0  # one CDF a seat (the array's shape): no load
     tick = tables[seat, choice, bits >> _BUCKET_SHIFT]
     if tick != UNSURE:
         return np.int64(tick)

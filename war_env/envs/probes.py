@@ -28,8 +28,12 @@ class ProbeEnv(WarLatencyEnv):
 
     @classmethod
     def observation_width(cls, config) -> int:
-        """Floats of the probe's observation under ``config`` (WarLatency-v0's unless the probe says otherwise)."""
+        """Floats of the probe's observation under ``config`` (WarLatency-v0's unless the probe says otherwise);
+        its vector env's too."""
         return len(latency_fields(config))
+
+    def _observation_size(self) -> int:
+        return self.observation_width(self.config)
 
 
 class WarAnticipationEnv(ProbeEnv):
@@ -120,8 +124,6 @@ class WarMemoryEnv(ProbeEnv):
     def observation_width(cls, config) -> int:
         return OBSERVATION_SIZE
 
-    def _observation_size(self) -> int:
-        return OBSERVATION_SIZE
 
     def _observe(self, seat: int) -> np.ndarray:
         return observe(self.round, seat)
@@ -174,8 +176,6 @@ class WarInferenceEnv(ProbeEnv):
     def observation_width(cls, config) -> int:
         return len(inference_fields(config))
 
-    def _observation_size(self) -> int:
-        return len(inference_fields(self.config))
 
     def _observe(self, seat: int) -> np.ndarray:
         return observe_inference(self.round, seat)

@@ -98,7 +98,8 @@ def open_turn(r, p, tables, cdfs, seat, opens):
     """The seat's turn opens on tick ``opens``; its own draw (or takeover) is due after its wait."""
     r.turn = seat
     r.opens[seat] = opens
-    choose_by_score(r, p, seat)
+    if tables.shape[1] > 1:  # some seat has several CDFs (its shape, not a load)
+        choose_by_score(r, p, seat)
     ticks, late = wait(r, p, tables, cdfs, seat, r.moves[seat], r.takeover[seat])
     r.due[seat] = opens + ticks
     r.due_takeover[seat] = late

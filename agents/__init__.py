@@ -17,6 +17,9 @@ Spec grammar (the project's ``war_env.core.specs`` plus two rules for text that 
   Model files are loaded weights-only. Whether to trust a file's pickled data is never part of a spec
   (specs are stored in run folders, which other people send): it is the ``trust_model_file`` argument,
   which the commands take from their own command line only.
+* ``exec:COMMAND``: the text after the first ``:`` is a command line, verbatim, whose program plays the seat
+  through a JSON-lines protocol (``war_env.agents.exec_agent``, docs/realtime.md). A command runs only when
+  typed on a command line: ``war-bench --resume`` of a run folder with ``exec:`` agents needs them restated.
 
 This package is installed as ``war_env.agents`` (its source lives in the repository's ``agents/``).
 """
@@ -28,6 +31,7 @@ from functools import partial
 from war_env.agents.anticipate import Anticipate
 from war_env.agents.base import Agent
 from war_env.agents.counting import Counting
+from war_env.agents.exec_agent import ExecAgent, is_exec_spec
 from war_env.agents.lead import Lead
 from war_env.agents.oracle import Blind, Oracle
 from war_env.agents.scripted import BotAgent, Eager, HumanAgent, LastMoment, Never, Prompt, PressOnce, RandomPress
@@ -50,12 +54,13 @@ SCRIPTED = {
     "counting": Counting,
 }
 MODEL_ALGOS = ("ppo", "a2c", "dqn", "maskable_ppo")
-AGENT_NAMES = tuple(SCRIPTED) + ("bot:SPEC",) + tuple(f"{algo}:PATH" for algo in MODEL_ALGOS)
+AGENT_NAMES = tuple(SCRIPTED) + ("bot:SPEC",) + tuple(f"{algo}:PATH" for algo in MODEL_ALGOS) + ("exec:COMMAND",)
 """What an agent spec may start with, as the error for an unknown name lists them."""
 BASELINES = ("prompt", "eager", "random:p=0.2", "last_moment", "never", "human")
 """The benchmark's default agents: every scripted baseline."""
 
-__all__ = ["Agent", "BASELINES", "MODEL_ALGOS", "SCRIPTED", "BotAgent", "make_agent", "make_opponent", "uses_opponent"]
+__all__ = ["Agent", "BASELINES", "MODEL_ALGOS", "SCRIPTED", "BotAgent", "ExecAgent", "is_exec_spec", "make_agent",
+           "make_opponent", "uses_opponent"]
 
 
 def make_agent(spec: str | Agent, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None,
@@ -81,6 +86,8 @@ def make_agent(spec: str | Agent, *, config: WarConfig | None = None, opponent: 
         return BotAgent(rest, config=config)
     if name in MODEL_ALGOS:
         return _load_model(name, rest, spec, trust_model_file)
+    if name == "exec":
+        return ExecAgent(rest, config=config)
     if name not in SCRIPTED:
         raise unknown_name("agent", name, spec, AGENT_NAMES)
     registry = {key: _bind(cls, config, opponent) for key, cls in SCRIPTED.items()}
@@ -108,7 +115,7 @@ def make_opponent(spec: str | Bot | Agent, *, config: WarConfig | None = None,
     name = split_spec(spec)[0]
     if name in BOTS:
         return make_bot(spec)
-    if name not in SCRIPTED and name != "bot" and name not in MODEL_ALGOS:
+    if name not in SCRIPTED and name not in ("bot", "exec") and name not in MODEL_ALGOS:
         agents = [agent for agent in AGENT_NAMES if agent not in BOTS]
         raise ValueError(f"unknown opponent {name!r} in spec {spec!r}; known bots: {', '.join(sorted(BOTS))}; "
                          f"agents (playing seat 1): {', '.join(agents)}{did_you_mean(name, [*BOTS, *agents])}")

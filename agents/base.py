@@ -26,6 +26,14 @@ class Agent:
     def act(self, observation: np.ndarray) -> int:
         raise NotImplementedError
 
+    def round_error(self) -> str | None:
+        """The first error of the agent's own program in the current round (an ``exec:`` agent that broke
+        the protocol: its seat waited from then on), kept in the round's record; ``None`` (the default)."""
+        return None
+
+    def close(self) -> None:
+        """Free what the agent holds (an ``exec:`` agent's child process); the default holds nothing."""
+
     def spec(self) -> str:
         """The spec string that builds this agent again (see ``war_env.agents.make_agent``)."""
         return self.name

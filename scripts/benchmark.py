@@ -30,6 +30,8 @@ examples:
   war-bench --agents prompt ppo:runs/x/best.zip --env turn_seconds=2 --out runs/bench/mine
   war-bench --agents prompt anticipate --env latency=uniform:low=1,high=4   # docs/latency.md
   war-bench --resume runs/bench/20261202-134500
+  war-bench --realtime --tick-seconds 0.01 --agents prompt "exec:python examples/python_agent.py" \
+            --opponents human --workers 1                 # docs/realtime.md
 """
 
 
@@ -55,11 +57,17 @@ def build_parser() -> argparse.ArgumentParser:
                              "or --env latency=fixed:ticks=2 (a spec value takes the rest of its item) "
                              "(default: the default rules)")
     league.add_argument("--out", metavar="DIR", default=argparse.SUPPRESS, help="run folder (default: runs/bench/<date-time>)")
+    league.add_argument("--realtime", action="store_true", default=argparse.SUPPRESS,
+                        help="play in real time: the clock runs while an agent computes, and each decision's compute "
+                             "time is recorded and priced (docs/realtime.md); measure with --workers 1 on a quiet machine")
+    league.add_argument("--tick-seconds", type=float, metavar="S", default=argparse.SUPPRESS,
+                        help="with --realtime: wall seconds per tick (default: the rules' tick_seconds, 0.1)")
     parser.add_argument("--workers", type=int, metavar="N", default=DEFAULT_WORKERS,
                         help=f"worker processes; the results do not depend on it (default: the number of CPUs, "
                              f"here {DEFAULT_WORKERS})")
     parser.add_argument("--resume", metavar="RUN", default=None,
-                        help="continue the interrupted run in folder RUN (its league comes from RUN/config.json)")
+                        help="continue the interrupted run in folder RUN (its league comes from RUN/config.json; "
+                             "a league with exec: agents needs them restated with --agents/--opponents)")
     parser.add_argument("--shard-rounds", type=int, metavar="N", default=DEFAULT_SHARD_ROUNDS,
                         help="rounds handed to a worker at a time")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -87,7 +95,8 @@ def cli(argv: list[str] | None = None) -> int:
                 given.get("agents"), given.get("opponents"), given.get("rounds"), given.get("seed"),
                 None if env is None else parse_assignments(env, "--env"), given.get("out"), args.workers, args.resume,
                 args.shard_rounds, progress=not args.quiet, backend=args.backend, address=args.address,
-                trust_model_file=args.trust_model_file)
+                trust_model_file=args.trust_model_file, realtime=given.get("realtime", False),
+                tick_seconds=given.get("tick_seconds"))
         except (ShardsFailed, WorkerDied) as error:
             print(f"war-bench: error: {error}", file=sys.stderr)
             return 1

@@ -116,3 +116,27 @@ def test_a_statistic_that_is_not_finite_is_written_on_the_plots():
 @pytest.mark.parametrize("low, high, ticks", [(16, 420, [20, 50, 100, 200]), (57, 180, [70, 100, 150])])
 def test_log_axes_get_plain_ticks_at_1_2_5_or_finer_steps(low, high, ticks):
     assert _plain_log_ticks(low, high) == ticks
+
+
+def test_a_model_agent_named_by_a_long_path_keeps_its_axes_and_shows_its_file(tmp_path):
+    """A model spec carries its file's path; a plot shows its start and its file's name and keeps the
+    axes the size of the others (the whole spec would squeeze them away: matplotlib warns then)."""
+    import warnings
+
+    long_spec = "ppo:path=" + "/home/someone/experiments/war/2026-12-04/run-17/checkpoints" * 2 + "/final.zip"
+    played = League(("prompt", "eager"), ("instant",), 10, 2)
+    renamed = dataclasses.replace(played, agents=(long_spec, "eager"))
+    records = [dataclasses.replace(r, agent=long_spec) if r.agent == "prompt" else r
+               for shard in make_shards(played, set(), 50) for r in play_shard(shard)]
+    rounds = rounds_of(renamed, records)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "constrained_layout not applied because axes sizes collapsed to zero"
+        drawn = make_figures(renamed, rounds, summarise(renamed, rounds))
+        for name, (figure, _) in drawn.items():
+            figure.canvas.draw()
+            shown = " ".join(texts(figure))
+            assert long_spec not in shown and "final.zip" in shown and "ppo:…" in shown, name
+            assert min(axis.get_window_extent().width for axis in figure.axes) > 100, name
+    import matplotlib.pyplot as plt
+
+    plt.close("all")

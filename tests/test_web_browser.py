@@ -5,8 +5,8 @@ A person's round, desktop-sized (mouse clicks, the keyboard, touch taps) and pho
 the round waits, a press in the bot's turn is a false start, a war comes (seed 20 ties in its second
 battle), and the round is played to its popup. Screenshots go to a temporary folder, or to
 ``$WAR_SCREENSHOT_DIR`` when set (``WAR_SCREENSHOT_DIR=docs`` remakes docs/web-*.png).
-Skipped, with the reason, where Chromium, its driver or Selenium is missing (``make test`` installs them
-where it can).
+Skipped, with the reason, where Chromium, its driver or Selenium is missing (``make browser`` installs
+Chromium and its driver; CI's ``.ci/run`` calls it before ``make test``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not in
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
-    pytest.skip("no Chromium here: `apt-get install chromium chromium-driver` (make test tries it)",
+    pytest.skip("no Chromium here: `apt-get install chromium chromium-driver` or `make browser`; CI's .ci/run does it",
                 allow_module_level=True)
 
 from selenium.webdriver.chrome.options import Options  # noqa: E402

@@ -92,15 +92,30 @@ TICK_LISTS = Kind("tick lists", lambda value: (tuple(int(tick) for tick in value
 NAME = Kind("name", str, lambda value: isinstance(value, str), {"type": "string"}, "a string", None)
 NUMBER = Kind("number", float, lambda value: type(value) in (int, float) and np.isfinite(value), {"type": "number"},
               "a finite number", None)
+TICKS = Kind("ticks", lambda value: tuple(int(tick) for tick in value), _tick_list,
+             {"type": "array", "items": _WHOLE}, "a list of whole numbers >= 0", None)
+SECONDS = Kind("seconds", lambda value: tuple(float(second) for second in value),
+               lambda value: isinstance(value, list) and all(
+                   type(item) in (int, float) and np.isfinite(item) and item >= 0 for item in value),
+               {"type": "array", "items": {"type": "number", "minimum": 0}}, "a list of finite numbers >= 0", None)
+NOTE = Kind("note", lambda value: None if value is None else str(value),
+            lambda value: value is None or isinstance(value, str), {"type": ["string", "null"]}, "a string or null", None)
+
+_REQUIRED = dataclasses.MISSING
 
 
-def declared(kind: Kind, meaning: str):
-    """A field of one of these records: its kind and what it means."""
-    return field(metadata={"kind": kind, "meaning": meaning})
+def declared(kind: Kind, meaning: str, default=_REQUIRED):
+    """A field of one of these records: its kind and what it means. A field with a ``default`` is optional
+    in the JSON form: left out when it has its default (records that never set it keep their old form)."""
+    return field(default=default, metadata={"kind": kind, "meaning": meaning})
 
 
 def kind_of(item: dataclasses.Field) -> Kind:
     return item.metadata["kind"]
+
+
+def is_optional(item: dataclasses.Field) -> bool:
+    return item.default is not _REQUIRED
 
 
 # --- the records -----------------------------------------------------------------------------------
@@ -125,7 +140,8 @@ class RoundResult:
     def of(cls, **values):
         """The record of these values (keyword per field), each made the Python value of its kind (numpy
         scalars, -1 for no winner and lists are accepted)."""
-        return cls(**{item.name: kind_of(item).python(values[item.name]) for item in _fields_of(cls)})
+        return cls(**{item.name: kind_of(item).python(values[item.name]) for item in _fields_of(cls)
+                      if item.name in values or not is_optional(item)})
 
     def card_outcome(self) -> RoundResult:
         """The card-game part of this record (equal for every pairing of the same deal)."""
@@ -136,18 +152,21 @@ class RoundResult:
         return {name: getattr(self, name) for name in self.field_names()}
 
     def to_json_dict(self) -> dict:
-        """The JSON form: field by field, tuples as lists."""
-        return {item.name: kind_of(item).to_json(getattr(self, item.name)) for item in _fields_of(type(self))}
+        """The JSON form: field by field, tuples as lists; an optional field only when it is not its default."""
+        return {item.name: kind_of(item).to_json(getattr(self, item.name)) for item in _fields_of(type(self))
+                if not is_optional(item) or getattr(self, item.name) != item.default}
 
     @classmethod
     def from_json_dict(cls, data) -> RoundResult:
         """The record of a JSON object; every field's kind is checked (a ``ValueError`` names the field)."""
-        names = cls.field_names()
-        if not isinstance(data, dict) or set(data) != set(names):
+        names = set(cls.field_names())
+        required = {item.name for item in _fields_of(cls) if not is_optional(item)}
+        if not isinstance(data, dict) or not required <= set(data) <= names:
             got = sorted(data) if isinstance(data, dict) else type(data).__name__
-            raise ValueError(f"a {cls.__name__} needs exactly the keys {sorted(names)}, got {got}")
+            optional = f" (and may have {sorted(names - required)})" if names - required else ""
+            raise ValueError(f"a {cls.__name__} needs exactly the keys {sorted(required)}{optional}, got {got}")
         for item in _fields_of(cls):
-            if not kind_of(item).check(data[item.name]):
+            if item.name in data and not kind_of(item).check(data[item.name]):
                 raise ValueError(f"{item.name} must be {kind_of(item).expected}, got {_short(data[item.name])}")
         return cls.of(**data)
 
@@ -156,7 +175,8 @@ class RoundResult:
         """The JSON schema of the JSON form, made from the field table (a field's meaning is its description)."""
         return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": cls.__name__,
                 "description": (cls.__doc__ or "").split("\n")[0], "type": "object",
-                "required": list(cls.field_names()), "additionalProperties": False,
+                "required": [item.name for item in _fields_of(cls) if not is_optional(item)],
+                "additionalProperties": False,
                 "properties": {item.name: {**kind_of(item).schema, "description": item.metadata["meaning"]}
                                for item in _fields_of(cls)}}
 
@@ -208,6 +228,7 @@ def table_fields() -> tuple[dataclasses.Field, ...]:
     return tuple(item for item in dataclasses.fields(RoundInfo) if kind_of(item).dtype is not None)
 
 
+@cache
 @cache
 def info_dtype() -> np.dtype:
     """One round's numbers as a numpy record, a field per ``table_fields()`` entry of the same name: winner

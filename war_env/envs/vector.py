@@ -16,6 +16,7 @@ scalar reference, ``ReferenceSteps``), with a warning: the same results, many ti
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from numbers import Integral
 
 import numpy as np
@@ -205,10 +206,10 @@ class WarVectorEnv(VectorEnv):
         where a round ended), Gymnasium's vector-info convention."""
         ended = np.flatnonzero(terminated)
         table = self._engine.table(ended)
-        rows = np.zeros(self.num_envs, dtype=info_dtype())
-        rows["winner"] = NO_WINNER
-        rows[ended] = table.rows
-        info = {name: rows[name] for name in rows.dtype.names}
+        words = self._blank_info_words.copy()  # info_dtype is packed int64: rows of words, assigned fast
+        words[ended] = table.rows.view(np.int64).reshape(len(ended), -1)
+        rows = words.view(info_dtype()).reshape(self.num_envs)
+        info = {name: rows[name] for name in _TABLE_NAMES}
         info["takeover"] = info["takeover"].astype(bool)
         info["reason"] = np.empty(self.num_envs, dtype=object)  # None where no round ended
         info["reason"][ended] = _REASONS[table.column("reason")]
@@ -216,8 +217,15 @@ class WarVectorEnv(VectorEnv):
         for game, pair in zip(ended.tolist(), table.reaction_lists()):  # one pair of lists per finished round
             info["reaction_ticks"][game] = pair
         mask = terminated.copy()
-        info.update({f"_{key}": mask for key in RoundInfo.field_names()})
+        info.update(dict.fromkeys(_INFO_MASKS, mask))
         return info, mask
+
+    @cached_property
+    def _blank_info_words(self) -> np.ndarray:
+        """The words of ``info["round"]`` where no round ended: zeros, the winner ``NO_WINNER``."""
+        rows = np.zeros(self.num_envs, dtype=info_dtype())
+        rows["winner"] = NO_WINNER
+        return rows.view(np.int64).reshape(self.num_envs, -1)
 
     def _restart_ended(self, infos: dict, done: np.ndarray) -> dict:
         """Same-step autoreset: the step's info and last observations of the rounds that ended go under
@@ -358,6 +366,8 @@ def _make_engine(backend: str, config: WarConfig, n: int, opponent: Bot, max_epi
 
 
 _REASONS = np.array(REASONS, dtype=object)
+_TABLE_NAMES = info_dtype().names
+_INFO_MASKS = tuple(f"_{key}" for key in RoundInfo.field_names())
 
 
 def _autoreset_mode(mode) -> AutoresetMode:

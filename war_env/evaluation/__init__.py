@@ -13,7 +13,9 @@ both, the probes' ``pool`` and ``leader`` too. The benchmark's shards, ``war-tra
 ``prompt``, ``war-curves`` and self-play matches all call it. Rounds with action latency, and agents that
 read the latency observation (``observes_latency``, the ``oracle``), are played through ``WarLatency-v0``
 (the same game as War-v0 when there is no latency, with the longer observation): on its batched vector env
-for an agent with a ``batch_policy``, else tick by tick.
+for an agent with a ``batch_policy``, else tick by tick. In real time (``realtime=`` seconds per tick) every
+round is played tick by tick through ``war_env.envs.realtime.RealTime``: the clock runs while the agent
+computes, and each record keeps the agent's compute time per decision.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from war_env import batched
 from war_env.core.bots import Bot
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
+from war_env.envs.realtime import RealTime
 from war_env.envs.war import WarEnv
 from war_env.evaluation.fastpath import agent_reaction_model
 from war_env.evaluation.fastpath import play_rounds as play_rounds_fast
@@ -44,6 +47,8 @@ def play_rounds(
     opponent_spec: str | None = None,
     on_round: Callable[[RoundRecord], None] | None = None,
     trust_model_file: bool = False,
+    realtime: float | None = None,
+    clock=None,
 ) -> list[RoundRecord]:
     """``agent`` (seat 0) against ``opponent`` (seat 1), round ``k`` dealt by ``reset(seed=seeds[k])``.
 
@@ -51,24 +56,29 @@ def play_rounds(
     that plays seat 1. ``indices`` numbers the rounds in the records (default ``0, 1, ...``);
     ``on_round`` sees each record as it is made; ``trust_model_file`` is passed to model specs (it
     lets SB3 unpickle a model file: only for files the user vouches for on the command line).
+    ``realtime`` plays every round in real time, each tick ``realtime`` seconds of ``clock`` (a
+    ``war_env.support.clock.Clock``; default the machine's), see ``war_env.envs.realtime.RealTime``.
+    An agent (in either seat) built here from a spec is closed at the end (an ``exec:`` agent's program stops).
     """
-    from war_env.agents import make_agent, make_opponent
+    from war_env.agents import Agent, make_agent, make_opponent
 
+    built = [spec is not None and not isinstance(spec, (Agent, Bot)) for spec in (agent, opponent)]
     player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
     agent = make_agent(agent, config=config, opponent=player, trust_model_file=trust_model_file)
+    try:
+        return _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spec, on_round, realtime, clock)
+    finally:
+        for made, player_made in zip(built, (agent, player)):
+            if made and isinstance(player_made, Agent):
+                player_made.close()
+
+
+def _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spec, on_round, realtime, clock):
     indices = range(len(seeds)) if indices is None else indices
     if len(indices) != len(seeds):
         raise ValueError(f"indices must give one round index per seed, got {len(indices)} for {len(seeds)} seeds")
     latency = plays_latency(config, agent)
-    batchable = isinstance(player, Bot)
-    played = None
-    if batchable and not config.has_latency and agent_reaction_model(agent, config) is not None:
-        if batched.available():
-            played = play_rounds_fast
-        else:
-            batched.warn_unavailable("war_env.evaluation.play_rounds", "plays these rounds tick by tick")
-    elif batchable and agent.batch_policy() is not None and batched.available():
-        played = play_rounds_batched
+    played = None if realtime is not None else _whole_rounds_player(agent, player, config)
     if played is not None:
         records = played(config, agent, player, seeds, indices=indices, agent_spec=agent_spec,
                          opponent_spec=opponent_spec)
@@ -76,6 +86,8 @@ def play_rounds(
             on_round(record)
         return records
     env = (WarLatencyEnv if latency else WarEnv)(opponent=player, config=config)
+    if realtime is not None:
+        env = RealTime(env, seconds_per_tick=realtime, clock=clock)
     records = []
     for index, seed in zip(indices, seeds):
         records.append(play_round(env, agent, seed, index=index, agent_spec=agent_spec, opponent_spec=opponent_spec))
@@ -89,6 +101,20 @@ def plays_latency(config: WarConfig, agent) -> bool:
     """Whether ``agent``'s rounds are played in WarLatency-v0 (the game with latency, or an agent that reads its
     observation: ``observes_latency``), else in War-v0."""
     return config.has_latency or getattr(agent, "observes_latency", False)
+
+
+def _whole_rounds_player(agent, player, config: WarConfig):
+    """The fast path or the batched one when they can play this pairing's rounds, else ``None``: every bot
+    plays on both (the probes' ``pool`` and ``leader`` too); the batched vector env is the latency game's where
+    ``plays_latency``."""
+    batchable = isinstance(player, Bot)
+    if batchable and not config.has_latency and agent_reaction_model(agent, config) is not None:
+        if batched.available():
+            return play_rounds_fast
+        batched.warn_unavailable("war_env.evaluation.play_rounds", "plays these rounds tick by tick")
+    elif batchable and agent.batch_policy() is not None and batched.available():
+        return play_rounds_batched
+    return None
 
 
 BATCH_ROUNDS = 1024
@@ -160,7 +186,7 @@ def play_round(env, agent, seed: int, *, index: int = 0, agent_spec: str | None 
     return RoundRecord.of_round(
         summary, round=index, seed=seed, agent=agent_spec if agent_spec is not None else agent.spec(),
         opponent=opponent_spec if opponent_spec is not None else _opponent_spec(base), episode_return=total,
-        reason=None if terminated else "truncated",
+        reason=None if terminated else "truncated", agent_error=agent.round_error(),
     )
 
 

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 
 from war_env.core.randomness import Stream, derive_seed
-from war_env.core.round_info import COUNT, NAME, NUMBER, RoundInfo, declared
+from war_env.core.round_info import COUNT, NAME, NOTE, NUMBER, SECONDS, TICKS, RoundInfo, declared
 
 
 @dataclass(frozen=True)
@@ -28,20 +28,32 @@ class RoundRecord(RoundInfo):
     agent: str = declared(NAME, "the spec of the agent in seat 0")
     opponent: str = declared(NAME, "the spec of the opponent in seat 1")
     episode_return: float = declared(NUMBER, "the agent's summed reward over the round")
+    compute_ticks: tuple[int, ...] = declared(
+        TICKS, "real time only (war_env.envs.realtime): ticks each decision of the agent missed while it "
+               "computed, in the order of its decisions (empty in lock-step)", default=())
+    compute_seconds: tuple[float, ...] = declared(
+        SECONDS, "real time only: each decision's compute time in seconds of wall time (empty in lock-step)",
+        default=())
+    agent_error: str | None = declared(
+        NOTE, "the first error of the agent's program in this round (an exec: client that broke the protocol, "
+              "crashed or went silent; its seat then waited), or null", default=None)
 
     @classmethod
     def of_round(cls, info: RoundInfo | dict, *, round: int, seed: int, agent: str, opponent: str,
-                 episode_return: float, reason: str | None = None) -> RoundRecord:
-        """The record of a round from its ``RoundInfo`` (or ``info["round"]`` dict); ``reason`` replaces the
-        info's (``"truncated"`` for a round cut short)."""
+                 episode_return: float, reason: str | None = None, agent_error: str | None = None) -> RoundRecord:
+        """The record of a round from its ``RoundInfo`` (or ``info["round"]`` dict, whose ``compute_ticks`` and
+        ``compute_seconds`` are kept when real time added them); ``reason`` replaces the info's
+        (``"truncated"`` for a round cut short)."""
         identity = {"round": int(round), "seed": int(seed), "agent": agent, "opponent": opponent,
-                    "episode_return": float(episode_return)}
+                    "episode_return": float(episode_return), "agent_error": agent_error}
+        compute = {}
         if not isinstance(info, RoundInfo):
+            compute = {name: tuple(info[name]) for name in ("compute_ticks", "compute_seconds") if name in info}
             info = RoundInfo.of(**info)
         values = {name: getattr(info, name) for name in RoundInfo.field_names()}
         if reason is not None:
             values["reason"] = reason
-        return cls(**values, **identity)
+        return cls(**values, **identity, **compute)
 
     def to_json(self) -> str:
         return json.dumps(self.to_json_dict(), separators=(",", ":"))

@@ -40,6 +40,9 @@ class League:
     rounds: int
     seed: int
     env_kwargs: dict = field(default_factory=dict)
+    realtime: float | None = None
+    """Seconds of wall time per tick when the rounds are played in real time (``war-bench --realtime``:
+    ``war_env.envs.realtime.RealTime``), else ``None`` (lock-step)."""
 
     def __post_init__(self):
         for kind, specs in (("agents", self.agents), ("opponents", self.opponents)):
@@ -52,6 +55,9 @@ class League:
             raise ValueError(f"rounds must be a whole number >= 1, got {self.rounds!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a whole number >= 0, got {self.seed!r}")
+        if self.realtime is not None and (isinstance(self.realtime, bool) or not isinstance(self.realtime, (int, float))
+                                          or not 0 < self.realtime <= 60):
+            raise ValueError(f"realtime (seconds per tick) must be above 0 and at most 60, got {self.realtime!r}")
 
     @property
     def oracle_reference(self) -> str | None:
@@ -67,13 +73,14 @@ class League:
         return self.seed + index
 
     def to_dict(self) -> dict:
+        realtime = {} if self.realtime is None else {"realtime": self.realtime}  # lock-step leagues keep their form
         return {"agents": list(self.agents), "opponents": list(self.opponents), "rounds": self.rounds,
-                "seed": self.seed, "env_kwargs": dict(self.env_kwargs)}
+                "seed": self.seed, "env_kwargs": dict(self.env_kwargs), **realtime}
 
     @classmethod
     def from_dict(cls, data: dict) -> League:
         return cls(tuple(data["agents"]), tuple(data["opponents"]), data["rounds"], data["seed"],
-                   dict(data["env_kwargs"]))
+                   dict(data["env_kwargs"]), data.get("realtime"))
 
     def config_hash(self) -> str:
         """sha256 of the league with the rules fully resolved (defaults spelt out, but for ``latency``
@@ -111,6 +118,8 @@ class Shard:
     trust_model_file: bool = False
     """From the command line of the run in progress only (``war-bench --trust-model-file``), never
     from a run folder: resuming someone else's run must not unpickle their model files."""
+    realtime: float | None = None
+    """The league's seconds per tick in real time, or ``None`` (lock-step)."""
 
 
 def play_shard(shard: Shard, on_round: Callable[[RoundRecord], None] | None = None) -> list[RoundRecord]:
@@ -120,7 +129,8 @@ def play_shard(shard: Shard, on_round: Callable[[RoundRecord], None] | None = No
     indices = [index for index, _ in shard.rounds]
     seeds = [seed for _, seed in shard.rounds]
     return play_rounds(shard.agent, shard.opponent, config, seeds, indices=indices, agent_spec=shard.agent,
-                       opponent_spec=shard.opponent, on_round=on_round, trust_model_file=shard.trust_model_file)
+                       opponent_spec=shard.opponent, on_round=on_round, trust_model_file=shard.trust_model_file,
+                       realtime=shard.realtime)
 
 
 def make_shards(league: League, done: set[tuple[str, str, int]], shard_rounds: int,
@@ -132,5 +142,6 @@ def make_shards(league: League, done: set[tuple[str, str, int]], shard_rounds: i
         for opponent in league.opponents:
             todo = [(i, league.round_seed(i)) for i in range(league.rounds) if (agent, opponent, i) not in done]
             for start in range(0, len(todo), shard_rounds):
-                shards.append(Shard(agent, opponent, env_kwargs, tuple(todo[start:start + shard_rounds]), trust_model_file))
+                shards.append(Shard(agent, opponent, env_kwargs, tuple(todo[start:start + shard_rounds]),
+                                    trust_model_file, league.realtime))
     return shards

@@ -57,8 +57,25 @@ def make_figures(league: League, rounds: dict, results: dict) -> dict:
             for name, draw in (("regret.png", _regret), ("reaction.png", _reaction), ("round_length.png", _round_length))}
 
 
+LABEL_CHARACTERS = 32
+"""Longest agent name on a plot: a model spec carries its file's path, which would squeeze the axes away."""
+
+
+def plot_label(agent: str) -> str:
+    """``agent`` as a plot shows it: whole when short, else its start and its end (the file's name) around
+    an ellipsis; the report's tables keep the whole spec."""
+    if len(agent) <= LABEL_CHARACTERS:
+        return agent
+    head = agent.split(":", 1)[0][:10] + ":"
+    return f"{head}…{agent[-(LABEL_CHARACTERS - len(head) - 1):]}"
+
+
+def _labels(agents: list[str]) -> list[str]:
+    return [plot_label(agent) for agent in agents]
+
+
 def _label_width(agents: list[str]) -> float:
-    return 0.3 + 0.075 * max(len(agent) for agent in agents)
+    return 0.3 + 0.075 * max(len(label) for label in _labels(agents))
 
 
 def _regret(plt, league, rounds, results, agents):
@@ -109,7 +126,7 @@ def _regret(plt, league, rounds, results, agents):
     amount.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(_plain_log_ticks(floor, ceiling)))
     amount.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
     amount.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    label = f"return lost per round to {reference} (log scale)"
+    label = f"return lost per round to {plot_label(reference)} (log scale)"
     if markers:
         label += "\nover all opponents: bars; per opponent: markers"
     amount.set_xlabel(label)
@@ -120,7 +137,7 @@ def _regret(plt, league, rounds, results, agents):
     share.set_title("Where it loses it", fontsize="medium")
     for axis in (amount, share):
         axis.grid(axis="x", alpha=0.3)
-    amount.set_yticks(range(len(agents)), agents)
+    amount.set_yticks(range(len(agents)), _labels(agents))
     amount.set_ylim(len(agents) - 0.5, -0.5)  # the best agent on top, as in the report's table
     handles = [plt.Rectangle((0, 0), 1, 1, color=CAUSE_COLOURS[c]) for c in causes]
     labels = [CAUSE_NAMES[c] for c in causes]
@@ -130,7 +147,7 @@ def _regret(plt, league, rounds, results, agents):
         handles.append(plt.Line2D([], [], color="black", marker=marker, markerfacecolor="white", linestyle="none"))
         labels.append(f"vs {opponent}")
     figure.legend(handles, labels, loc="outside lower center", ncols=min(len(handles), 8), fontsize="small", frameon=False)
-    figure.suptitle(f"Regret to {reference} on the same deals, by cause", fontsize="medium")
+    figure.suptitle(f"Regret to {plot_label(reference)} on the same deals, by cause", fontsize="medium")
     return figure, (f"regret to `{reference}` per round: how much (log scale; bars over all opponents with the "
                     f"{CONFIDENCE:.0%} interval, markers per opponent) and where (each cause's share of the losses)")
 
@@ -179,7 +196,8 @@ def _reaction(plt, league, rounds, results, agents):
     stats = {(p["agent"], p["opponent"]): p for p in results["pairings"]}
     starters = [a for a in agents if any(stats[(a, o)]["false_starts_per_round"]["value"] != 0
                                          for o in league.opponents)]
-    figure = plt.figure(layout="constrained", figsize=(10.5 if starters else 7.5, 0.9 + 0.95 * len(agents)))
+    figure = plt.figure(layout="constrained",
+                        figsize=(_label_width(agents) + (8.5 if starters else 5.5), 0.9 + 0.95 * len(agents)))
     grid = figure.add_gridspec(len(agents), 2 if starters else 1, width_ratios=[3, 2] if starters else [1])
     histograms = [figure.add_subplot(grid[row, 0]) for row in range(len(agents))]
     for axis in histograms[1:]:
@@ -197,7 +215,7 @@ def _reaction(plt, league, rounds, results, agents):
         turns.set_ylim(0, 1.05)
         turns.set_yticks([0, 0.5, 1], ["0", "50%", "100%"], fontsize="x-small")
         note = f"{int(draws)} draws\ntaken over in\n{taken_over / played:.0%} of rounds"
-        turns.set_ylabel(f"{agent}\n{note}", rotation=0, ha="right", va="center", fontsize="small")
+        turns.set_ylabel(f"{plot_label(agent)}\n{note}", rotation=0, ha="right", va="center", fontsize="small")
         turns.grid(axis="y", alpha=0.3)
         if turns is not histograms[-1]:
             turns.tick_params(labelbottom=False)
@@ -232,7 +250,7 @@ def _false_starts(plt, axis, league, stats, agents) -> None:
             if entry["low"] is not None and not entry.get("exact"):
                 axis.errorbar(entry["value"], y, xerr=[[entry["value"] - entry["low"]], [entry["high"] - entry["value"]]],
                               fmt="none", ecolor="black", capsize=2, linewidth=0.8)
-    axis.set_yticks(range(len(agents)), agents, fontsize="small")
+    axis.set_yticks(range(len(agents)), _labels(agents), fontsize="small")
     axis.set_ylim(len(agents) - 0.5, -0.5)
     axis.margins(x=0.1)
     axis.grid(axis="x", alpha=0.3)
@@ -263,7 +281,7 @@ def _round_length(plt, league, rounds, results, agents):
         twin = next((a for a in agents[:row] if all(np.array_equal(lengths[(a, o)], lengths[(agent, o)])
                                                      for o in league.opponents)), None)
         if twin is not None:
-            axis.annotate(f"same rounds as {twin}", (1.0, row), xycoords=("axes fraction", "data"), ha="right",
+            axis.annotate(f"same rounds as {plot_label(twin)}", (1.0, row), xycoords=("axes fraction", "data"), ha="right",
                           va="center", fontsize="x-small", color="dimgrey", xytext=(-4, 0), textcoords="offset points")
     axis.set_xscale("log")
     axis.margins(x=0.08)
@@ -271,7 +289,7 @@ def _round_length(plt, league, rounds, results, agents):
     axis.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(_plain_log_ticks(*axis.get_xlim())))
     axis.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
     axis.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    axis.set_yticks(range(len(agents)), agents)
+    axis.set_yticks(range(len(agents)), _labels(agents))
     axis.set_ylim(len(agents) - 0.5, -0.5)
     axis.grid(axis="x", which="both", alpha=0.3)
     axis.set_xlabel(f"round length, seconds of game time (ticks x {tick} s; log scale)")

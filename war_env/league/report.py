@@ -315,6 +315,33 @@ def first_screen(results: dict) -> list[str]:
     return headline(results) + [""] + regret_table(results, config) + [""] + outcome_line(results)
 
 
+def realtime_lines(results: dict) -> list[str]:
+    """A real-time run's section: each agent's compute time per decision and, against bots, its regret split
+    into compute and policy regret (``war_env.league.compute``); nothing for a lock-step run."""
+    realtime = results.get("realtime")
+    if realtime is None:
+        return []
+    lines = ["## Thinking time (real time)", "",
+             f"Played in real time, {realtime['tick_seconds']} s of wall time per tick: ticks passed while an agent "
+             "computed were waits for its seat. Compute regret is what the oracle loses with the agent's measured "
+             "delay distribution (as an action latency) against none; policy regret is the rest of the regret "
+             "(docs/realtime.md says what the split assumes).", "",
+             "| agent | decisions | compute ticks: median | 95th pct | max | seconds: median | 95th pct "
+             "| compute regret | policy regret |", "|---|---|---|---|---|---|---|---|---|"]
+    for entry in realtime["agents"]:
+        ticks, seconds = entry["ticks"], entry["seconds"]
+        compute = number(entry["compute_regret"]) if "compute_regret" in entry else "-"
+        policy = fmt(entry.get("policy_regret")) if "compute_regret" in entry else "-"
+        cells = [_maybe(ticks["median"], 1), _maybe(ticks["p95"], 1), _maybe(ticks["max"], 0),
+                 _maybe(seconds["median"], 4), _maybe(seconds["p95"], 4)]
+        lines.append(f"| {entry['agent']} | {entry['decisions']} | {' | '.join(cells)} | {compute} | {policy} |")
+    return lines + [""]
+
+
+def _maybe(value: float | None, digits: int) -> str:
+    return "–" if value is None else number(value, digits)
+
+
 def render_report(results: dict, run: dict, plots: dict[str, str]) -> str:
     config = WarConfig(**results["rules"])
     reference = results["reference_agent"]
@@ -329,6 +356,7 @@ def render_report(results: dict, run: dict, plots: dict[str, str]) -> str:
               "Mean return lost per round on the same deals (larger is worse):", ""]
     lines += _pairing_table(results, lambda p: "reference" if p["agent"] == reference else fmt(p["regret"])) + [""]
     lines += ["## Mean return per round", ""] + _pairing_table(results, lambda p: fmt(p["return"])) + [""]
+    lines += realtime_lines(results)
     lines += ["## Timing", "",
               f"Seconds are ticks x {results['rules']['tick_seconds']} s. An idle tick is a tick of the agent's open "
               "turn without a draw; a takeover counts the whole turn that ran out.", ""]

@@ -160,7 +160,8 @@ def replay_rounds(league: League, rounds: LeagueRounds, fingerprints: dict, trus
     the fast path plays (a reaction-time agent against a bot: microseconds a round) is replayed whole; any
     other pairing in ``REPLAYED_SAMPLE`` rounds drawn at random, since replaying it costs what playing did.
     Every record's card outcome, fields and return were checked on reading. A record that differs from its
-    replay is an error naming it. Returns one line per pairing saying what was replayed."""
+    replay is an error naming it. Returns one line per pairing saying what was replayed. Rounds played in real
+    time, and by an ``exec:`` program, are not replayed (``_not_replayable``)."""
     from war_env.agents import make_agent, make_opponent
     from war_env.evaluation import play_rounds
     from war_env.evaluation.fastpath import agent_reaction_model
@@ -170,6 +171,10 @@ def replay_rounds(league: League, rounds: LeagueRounds, fingerprints: dict, trus
     for (agent, opponent), columns in rounds.pairings.items():
         present = np.flatnonzero(columns.present).tolist()
         if not present:
+            continue
+        unreplayable = _not_replayable(league, agent, opponent)
+        if unreplayable is not None:
+            checked.append(f"{agent} vs {opponent}: not replayed ({unreplayable})")
             continue
         player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
         built = make_agent(agent, config=config, opponent=player, trust_model_file=trust_model_file)
@@ -186,6 +191,17 @@ def replay_rounds(league: League, rounds: LeagueRounds, fingerprints: dict, trus
         what = "every round" if whole else f"{len(indices)} of its {len(present)} rounds, at random"
         checked.append(f"{agent} vs {opponent}: {what}")
     return checked
+
+
+def _not_replayable(league: League, agent: str, opponent: str) -> str | None:
+    """Why a pairing's rounds cannot be checked by playing them again, or ``None``."""
+    from war_env.agents import is_exec_spec
+
+    if league.realtime is not None:
+        return "played in real time: its timing was the machine's"
+    if is_exec_spec(agent) or is_exec_spec(opponent):
+        return "an exec: program: not the project's, and not started again without the command line"
+    return None
 
 
 def _fingerprint(record: RoundRecord) -> np.uint64:

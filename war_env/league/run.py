@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from war_env.agents import BASELINES, make_agent, make_opponent, uses_opponent
+from war_env.agents import BASELINES, Agent, is_exec_spec, make_agent, make_opponent, uses_opponent
+from war_env.core.rules import WarConfig
 from war_env.evaluation.records import RoundRecord
 from war_env.league.league import (
     DEFAULT_OPPONENTS,
@@ -32,6 +33,7 @@ from war_env.league.league import (
     make_shards,
     with_oracle,
 )
+from war_env.league.compute import compute_summary
 from war_env.league.plots import make_plots
 from war_env.league.report import render_report
 from war_env.league.results import summarise, validate_results
@@ -56,12 +58,16 @@ class BenchmarkRun:
 
 def check_players(league: League, trust_model_file: bool = False) -> None:
     """Build every agent and opponent once (an agent built for its opponent, the ``oracle``, once per
-    opponent), so a bad spec fails before any round is played."""
+    opponent), so a bad spec fails before any round is played (an ``exec:`` program is started, greeted and
+    closed)."""
     config = league.config
     players = [make_opponent(spec, config=config, trust_model_file=trust_model_file) for spec in league.opponents]
     for spec in league.agents:
         for player in players if uses_opponent(spec) else [None]:
-            make_agent(spec, config=config, opponent=player, trust_model_file=trust_model_file)
+            make_agent(spec, config=config, opponent=player, trust_model_file=trust_model_file).close()
+    for player in players:
+        if isinstance(player, Agent):  # an agent in seat 1 (an exec: program stops)
+            player.close()
 
 
 def run_league(
@@ -78,13 +84,19 @@ def run_league(
     backend: str = "local",
     address: str | None = None,
     trust_model_file: bool = False,
+    realtime: bool = False,
+    tick_seconds: float | None = None,
 ) -> BenchmarkRun:
     """Play the league (or the rest of the run in ``resume``) and write the report files. When every
     opponent is a bot the ``oracle`` plays too (first, unless listed) and is the reference of every regret.
     ``backend="ray"`` plays the shards as Ray tasks (``war_env.league.ray_backend``; ``workers`` = tasks
     in flight) on the cluster at ``address``, or on a local Ray instance without one.
     ``trust_model_file`` lets SB3 unpickle the model files of model agents: it comes from the caller
-    (``war-bench --trust-model-file``) for this session only and is never read from the run folder."""
+    (``war-bench --trust-model-file``) for this session only and is never read from the run folder.
+    ``realtime`` plays every round in real time (``war_env.envs.realtime.RealTime``), each tick
+    ``tick_seconds`` of wall time (default: the rules' ``tick_seconds``).
+    On ``resume``, ``agents`` and ``opponents`` may be given only to restate the league's ``exec:`` specs:
+    a run folder never starts a program that the command line does not name (``check_exec_restated``)."""
     for name, value, minimum in (("workers", workers, 1), ("shard_rounds", shard_rounds, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
@@ -95,24 +107,49 @@ def run_league(
         from war_env.league.ray_backend import check_reachable
 
         check_reachable(address)
+    if tick_seconds is not None and not realtime:
+        raise ValueError("tick_seconds is the length of a tick in real time: give it with realtime (--realtime)")
     if resume is not None:
-        given = [name for name, value in (("agents", agents), ("opponents", opponents), ("rounds", rounds),
-                                          ("seed", seed), ("env_kwargs", env_kwargs), ("out", out)) if value is not None]
+        given = [name for name, value in (("rounds", rounds), ("seed", seed), ("env_kwargs", env_kwargs), ("out", out),
+                                          ("realtime", realtime or None)) if value is not None]
         if given:
             raise ValueError(f"a resumed run takes its league from {resume}/{CONFIG_FILE}; do not also give {given}")
         run_dir = Path(resume)
         league = read_league(run_dir)
+        check_exec_restated(league, agents or (), opponents or (), run_dir)
     else:
         opponents = tuple(opponents or DEFAULT_OPPONENTS)
+        env_kwargs = dict(env_kwargs or {})
+        seconds = (tick_seconds or WarConfig.from_kwargs(env_kwargs).tick_seconds) if realtime else None
         league = League(with_oracle(tuple(agents or BASELINES), opponents), opponents,
                         DEFAULT_ROUNDS if rounds is None else rounds, DEFAULT_SEED if seed is None else seed,
-                        dict(env_kwargs or {}))
+                        env_kwargs, seconds)
         run_dir = Path(out) if out is not None else Path("runs") / "bench" / datetime.now().strftime("%Y%m%d-%H%M%S")
     check_players(league, trust_model_file)
+    if league.realtime is not None and workers > 1:
+        print(f"war-bench: real time with {workers} workers: they share this machine's CPUs, and their contention "
+              "counts in the agents' compute times (measure with --workers 1)", file=sys.stderr)
     with locked_run_folder(run_dir, "war-bench"):
         if resume is None:
             _start_folder(run_dir, league)
         return _run(league, run_dir, workers, shard_rounds, progress, backend, address, trust_model_file)
+
+
+def check_exec_restated(league: League, agents: Sequence[str], opponents: Sequence[str], run_dir: Path) -> None:
+    """On ``--resume``: every ``exec:`` spec of the league must be given again on the command line (the
+    folder's config may come from someone else, and an ``exec:`` spec runs its command), and nothing else
+    may be given (the league is the folder's)."""
+    for kind, stored, given in (("agents", league.agents, agents), ("opponents", league.opponents, opponents)):
+        programs = [spec for spec in stored if is_exec_spec(spec)]
+        if set(given) != set(programs):
+            other = sorted(set(given) - set(programs))
+            if other:
+                raise ValueError(f"a resumed run takes its league from {run_dir}/{CONFIG_FILE}; --{kind} on --resume "
+                                 f"only restates its exec: {kind}, and {other} is not one of them")
+            raise ValueError(f"{run_dir}/{CONFIG_FILE} has exec: {kind} that run commands: "
+                             f"{sorted(set(programs) - set(given))}; a run folder never starts a program by itself: "
+                             f"restate them to run them (war-bench --resume {run_dir} --{kind} "
+                             + " ".join(repr(spec) for spec in programs) + ")")
 
 
 def read_league(run_dir: Path) -> League:
@@ -158,6 +195,8 @@ def _run(league: League, run_dir: Path, workers: int, shard_rounds: int, progres
     if len(rounds) != expected:
         raise RuntimeError(f"{rounds_path} holds {len(rounds)} of {expected} rounds after playing; cannot report")
     results = summarise(league, rounds.pairings, reference=league.oracle_reference)
+    if league.realtime is not None:
+        results["realtime"] = compute_summary(league, read_rounds(rounds_path), results)
     validate_results(results)
     write_atomic(run_dir / "results.json", json.dumps(results, indent=2) + "\n")
 

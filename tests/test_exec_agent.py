@@ -1,0 +1,200 @@
+"""``exec:COMMAND`` agents: the example clients play in lock-step and in real time, and a bad client cannot
+hurt the run (each way of breaking the protocol is one case: a one-line error naming the agent and what it
+sent, the seat left to the rules, no process left behind)."""
+
+import os
+import shutil
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from war_env.agents import ExecAgent, make_agent
+from war_env.core.rules import WarConfig
+from war_env.evaluation import play_rounds
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+SHORT = WarConfig(target_points=8)
+SEEDS = [0, 1, 2]
+
+
+def python_example() -> str:
+    return f"exec:{sys.executable} {EXAMPLES / 'python_agent.py'}"
+
+
+def node_example() -> str:
+    return f"exec:node {EXAMPLES / 'node_agent.js'}"
+
+
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js (node) is not installed")
+
+
+@pytest.mark.parametrize("spec", [python_example, pytest.param(node_example, marks=needs_node)])
+def test_an_example_client_presses_once_per_turn_as_prompt_does_in_lock_step(spec):
+    played = play_rounds(spec(), "human", SHORT, SEEDS)
+    expected = play_rounds("prompt", "human", SHORT, SEEDS, agent_spec=spec())
+    assert played == expected
+    assert all(record.agent_error is None for record in played)
+
+
+@pytest.mark.parametrize("spec", [python_example, pytest.param(node_example, marks=needs_node)])
+def test_an_example_client_plays_in_real_time_and_its_compute_time_is_recorded(spec):
+    played = play_rounds(spec(), "instant", SHORT, SEEDS[:2], realtime=0.02)
+    for record in played:
+        assert record.agent_error is None and not record.takeover[0]
+        assert len(record.compute_seconds) == len(record.compute_ticks) > 0
+        assert sorted(record.compute_ticks)[len(record.compute_ticks) // 2] == 0  # a pipe round trip: < 20 ms
+
+
+# --- bad clients -------------------------------------------------------------------------------------
+HELLO = 'import json, sys, time\nline = sys.stdin.readline()\nprint(json.dumps({"type": "hello"}), flush=True)\n'
+ON_OBSERVATION = HELLO + "for line in sys.stdin:\n    if json.loads(line)['type'] == 'observation':\n"
+
+BAD_CLIENTS = {
+    "malformed": ("print('not json', flush=True)", "sent a line that is not JSON; it sent 'not json'"),
+    "oversized": ("print('x' * 100000, flush=True)", "sent a line longer than 4096 bytes; it sent 'xxxx"),
+    "action outside {0, 1}": ("print(json.dumps({'action': 2}), flush=True)",
+                              "answered without an action 0 or 1"),
+    "a bool for an action": ("print(json.dumps({'action': True}), flush=True)", "it sent '{\"action\": true}'"),
+    "no answer": ("time.sleep(60)", "did not answer an observation by its deadline"),
+    "crash": ("sys.exit(3)", "ended its output (it exited with status 3)"),
+    "flood": ("[print(json.dumps({'action': 0})) for _ in range(10000)]; sys.stdout.flush()",
+              "sent more than the one line asked for"),
+}
+
+
+def bad_client(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "client.py"
+    path.write_text(ON_OBSERVATION + textwrap.indent(body, " " * 8) + "\n")
+    return f"{sys.executable} {path}"
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CLIENTS))
+def test_a_bad_client_gets_a_one_line_error_and_its_seat_is_left_to_the_rules(case, tmp_path, capfd):
+    body, expected = BAD_CLIENTS[case]
+    agent = ExecAgent(bad_client(tmp_path, body), config=SHORT, deadline=2.0)  # only the silent client waits it out
+    records = play_rounds(agent, "instant", SHORT, SEEDS[:2])
+    for record in records:
+        assert expected in record.agent_error and agent.spec() in record.agent_error
+        assert "\n" not in record.agent_error
+        assert record.takeover[0]  # it waited from its first decision on: the turn timer took the seat over
+    printed = capfd.readouterr().err
+    assert printed.count(records[0].agent_error) == 1  # the same error, twice in the records, printed once
+    agent.close()
+
+
+def test_a_client_that_never_reads_is_given_up_at_the_deadline(tmp_path):
+    path = tmp_path / "deaf.py"
+    path.write_text('import json, time\nprint(json.dumps({"type": "hello"}), flush=True)\ntime.sleep(60)\n')
+    agent = ExecAgent(f"{sys.executable} {path}", config=SHORT, deadline=0.2)
+    started = time.monotonic()
+    [record] = play_rounds(agent, "instant", SHORT, [0])
+    assert time.monotonic() - started < 5
+    assert "did not answer an observation by its deadline" in record.agent_error
+    agent.close()
+
+
+def test_a_client_that_dies_in_one_round_plays_the_next_round_anew(tmp_path):
+    marker = tmp_path / "crashed-once"
+    body = f"import pathlib\nm = pathlib.Path({str(marker)!r})\nif not m.exists():\n    m.touch(); sys.exit(1)\n" \
+           "print(json.dumps({'action': int(json.loads(line)['observation'][0] > 0.5)}), flush=True)"
+    agent = ExecAgent(bad_client(tmp_path, body), config=SHORT, deadline=5.0)  # roomy: the second round must answer
+    first, second = play_rounds(agent, "human", SHORT, SEEDS[:2])
+    assert "exited with status 1" in first.agent_error and first.takeover[0]
+    assert second.agent_error is None
+    assert second == play_rounds("eager", "human", SHORT, SEEDS[1:2], indices=[1], agent_spec=agent.spec())[0] \
+        or not second.takeover[0]
+    agent.close()
+
+
+def test_no_process_of_a_client_outlives_it(tmp_path):
+    child_pid_file = tmp_path / "child.pid"
+    path = tmp_path / "spawner.py"
+    path.write_text(HELLO.replace("import json, sys, time", "import json, subprocess, sys, time") +
+                    f"child = subprocess.Popen(['sleep', '60'])\nopen({str(child_pid_file)!r}, 'w').write(str(child.pid))\n"
+                    "time.sleep(60)\n")
+    agent = ExecAgent(f"{sys.executable} {path}", config=SHORT, deadline=0.2)
+    pids = [agent.process.pid]
+    for _ in range(50):
+        if child_pid_file.exists() and child_pid_file.read_text():
+            break
+        time.sleep(0.05)
+    pids.append(int(child_pid_file.read_text()))
+    agent.close()
+    for pid in pids:
+        assert _dies_soon(pid), f"process {pid} outlived the agent"
+
+
+def _dies_soon(pid: int, seconds: float = 5.0) -> bool:
+    """A SIGKILL is delivered at once, but a loaded machine may take a moment to end the process."""
+    deadline = time.monotonic() + seconds
+    while _alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie (reaped by no one yet) is dead
+        return stat.read().split()[2] != "Z"
+
+
+def test_a_command_that_does_not_start_or_says_no_hello_is_refused_when_built():
+    with pytest.raises(ValueError, match="cannot start 'no-such-program-war-env'"):
+        make_agent("exec:no-such-program-war-env --flag")
+    with pytest.raises(ValueError, match=r"agent 'exec:true' (ended its output|closed its input) \(it exited with status 0\)"):
+        make_agent("exec:true")
+    with pytest.raises(ValueError, match="needs a command after 'exec:'"):
+        make_agent("exec:")
+
+
+def test_a_client_whose_input_is_full_is_given_up_at_the_deadline_of_the_write(tmp_path):
+    path = tmp_path / "deaf.py"
+    path.write_text('import json, sys, time\nsys.stdin.readline()\nprint(json.dumps({"type": "hello"}), flush=True)\n'
+                    'time.sleep(60)\n')
+    agent = ExecAgent(f"{sys.executable} {path}", config=SHORT, deadline=0.3)
+    agent.reset(seed=0)
+    started = time.monotonic()
+    assert agent.act([0.5] * 200_000) == 0  # a line of megabytes: more than a pipe holds, and nobody reads it
+    assert time.monotonic() - started < 5
+    assert "stopped reading its input" in agent.round_error()
+    agent.close()
+
+
+def test_output_that_comes_after_the_answer_is_caught_before_the_next_question(tmp_path):
+    body = "print(json.dumps({'action': 0}), flush=True); time.sleep(0.05); print('late', flush=True)"
+    agent = ExecAgent(bad_client(tmp_path, body), config=SHORT, deadline=5.0)
+    agent.reset(seed=0)
+    assert agent.act([0.0] * 16) == 0 and agent.round_error() is None
+    time.sleep(0.5)
+    agent.act([0.0] * 16)
+    assert "sent more than the one line asked for; it sent 'late" in agent.round_error()
+    agent.close()
+
+
+def test_no_client_outlives_a_league_played_by_worker_processes(tmp_path):
+    from war_env.league import run_league
+
+    pids = tmp_path / "pids"
+    client = tmp_path / "client.py"
+    client.write_text(f"import os\nopen({str(pids)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
+                      + (EXAMPLES / "python_agent.py").read_text())
+    spec = f"exec:{sys.executable} {client}"
+    run = run_league([spec], ["instant", "human"], rounds=2, env_kwargs={"target_points": 8}, out=tmp_path / "run",
+                     workers=2, shard_rounds=1, progress=False)
+    assert run.rounds_played == 2 * 2 * 2  # the oracle and the client, against two opponents
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert len(started) >= 5  # the check of the spec, then one per shard
+    assert all(_dies_soon(pid) for pid in started)
+
+
+def test_an_exec_client_can_play_seat_1_in_lock_step():
+    played = play_rounds("prompt", python_example(), SHORT, SEEDS)
+    assert played == play_rounds("prompt", "prompt", SHORT, SEEDS, opponent_spec=python_example())

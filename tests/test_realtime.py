@@ -1,0 +1,192 @@
+"""Real time (war_env.envs.realtime.RealTime): the clock runs while the agent computes.
+
+Every test but one runs on a SimulatedClock that moves only when an agent "computes" (``advance``), so what
+happens tick by tick is exact; the last test runs on the machine's clock, with a short tick and a bound.
+"""
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from war_env.agents import Agent, make_agent
+from war_env.agents.oracle import solved, timing_problem
+from war_env.core.bots import make_bot
+from war_env.core.rules import WarConfig
+from war_env.envs.realtime import RealTime
+from war_env.envs.war import WarEnv
+from war_env.evaluation import play_rounds
+from war_env.league import run_league
+from war_env.league.compute import compute_regret, delay_distribution
+from war_env.league.league import League
+from war_env.league.rounds_file import read_rounds
+from war_env.support.clock import SimulatedClock, WallClock
+
+SHORT = WarConfig(target_points=8)  # short rounds: a few dozen ticks
+TICK = 0.1
+
+
+class Thinking(Agent):
+    """``prompt`` that spends ``seconds`` of the clock on every decision."""
+
+    name = "thinking"
+
+    def __init__(self, clock, seconds: float):
+        self.clock, self.seconds, self.prompt = clock, seconds, make_agent("prompt")
+
+    def act(self, observation) -> int:
+        if isinstance(self.clock, SimulatedClock):
+            self.clock.advance(self.seconds)
+        else:
+            WallClock().sleep_until(self.clock.now() + round(self.seconds * 1e9))
+        return self.prompt.act(observation)
+
+
+def without_compute(record):
+    return dataclasses.replace(record, compute_ticks=(), compute_seconds=())
+
+
+def test_an_agent_that_answers_within_its_tick_plays_the_lock_step_game():
+    seeds = list(range(6))
+    lock_step = play_rounds("prompt", "human", SHORT, seeds)
+    clock = SimulatedClock()
+    real = play_rounds(Thinking(clock, 0.099), "human", SHORT, seeds, realtime=TICK, clock=clock,
+                       agent_spec="prompt")
+    assert [without_compute(record) for record in real] == lock_step
+    assert all(set(record.compute_ticks) == {0} for record in real)
+    assert all(len(record.compute_ticks) == record.steps - _ticks_missed(record) for record in real)
+
+
+def _ticks_missed(record) -> int:
+    return sum(record.compute_ticks)
+
+
+@pytest.mark.parametrize("seconds, ticks", [(0.1, 1), (0.25, 2), (0.3, 3)])
+def test_a_decision_that_takes_c_seconds_acts_floor_c_over_tick_ticks_late(seconds, ticks):
+    clock = SimulatedClock()
+    [record] = play_rounds(Thinking(clock, seconds), "instant", SHORT, [3], realtime=TICK, clock=clock)
+    assert set(record.compute_ticks) == {ticks}
+    assert record.compute_seconds == (seconds,) * len(record.compute_seconds)
+    # prompt presses when it sees its turn open; it is seen one tick late per tick it spent thinking,
+    # and the press acts one tick after that: every draw's reaction is at least the compute delay
+    assert min(record.reaction_ticks[0]) >= ticks
+    # the ticks the seat missed are played as waits: every tick of the round is one step of the env
+    assert record.steps == record.ticks == len(record.compute_ticks) + sum(record.compute_ticks) - _cut(record)
+
+
+def _cut(record) -> int:
+    """Missed ticks the round did not reach (it ended while the agent computed)."""
+    return len(record.compute_ticks) + sum(record.compute_ticks) - record.ticks
+
+
+def test_an_agent_slower_than_the_turn_is_taken_over_by_the_rules():
+    clock = SimulatedClock()
+    config = WarConfig(target_points=8, turn_seconds=1.0)
+    [record] = play_rounds(Thinking(clock, 1.5), "instant", config, [1], realtime=TICK, clock=clock)
+    assert record.takeover[0]  # the takeover bot plays the seat from then on, as in the lock-step game
+
+
+def test_the_wrapper_hands_out_the_newest_observation_and_sums_the_rewards_of_the_ticks_it_played():
+    clock = SimulatedClock()
+    lock = WarEnv(opponent="instant", config=SHORT)
+    real = RealTime(WarEnv(opponent="instant", config=SHORT), clock=clock)
+    lock.reset(seed=5)
+    real.reset(seed=5)
+    clock.advance(0.35)  # ticks 1..3 pass while the agent thinks: three waits, then the press in tick 4
+    observation, reward, *_, info = real.step(1)
+    expected = [lock.step(action) for action in (0, 0, 0, 1)]
+    assert (observation == expected[-1][0]).all()
+    assert reward == pytest.approx(sum(step[1] for step in expected))
+    assert info["realtime"] == {"compute_seconds": 0.35, "compute_ticks": 3, "ticks": 4}
+    assert clock.now() == round(0.4 * 1e9)  # the step returned at tick 4's moment
+
+
+def test_the_tick_length_defaults_to_the_rules_and_is_checked():
+    assert RealTime(WarEnv(config=WarConfig(tick_seconds=0.05, turn_seconds=3.0))).seconds_per_tick == 0.05
+    with pytest.raises(ValueError, match="seconds_per_tick must be a number of seconds above 0"):
+        RealTime(WarEnv(), seconds_per_tick=0)
+    env = RealTime(gym.make("War-v0"), clock=SimulatedClock())
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(0)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="invalid action 2"):
+        env.step(2)
+
+
+def test_on_the_real_clock_a_sleeping_agent_is_measured_at_its_sleep_within_a_tick():
+    tick, sleep = 0.004, 0.009  # 2.25 ticks per decision: 2 ticks late, 3 when the machine wakes it late
+    clock = WallClock()
+    [record] = play_rounds(Thinking(clock, sleep), "instant", SHORT, [2], realtime=tick, clock=clock)
+    # the median: a loaded machine stalls now and then (tens of ms), and a stall's ticks are missed too
+    assert np.median(record.compute_ticks) == 2 and min(record.compute_ticks) == 2
+    assert np.median(record.compute_seconds) == pytest.approx(sleep, abs=tick)
+
+
+# --- war-bench --realtime ----------------------------------------------------------------------------
+PYTHON_CLIENT = f"exec:{sys.executable} {Path(__file__).resolve().parent.parent / 'examples' / 'python_agent.py'}"
+
+
+def test_war_bench_realtime_plays_scripted_and_exec_agents_and_prices_their_thinking_time(tmp_path):
+    run = run_league(["prompt", PYTHON_CLIENT], ["instant"], rounds=2, env_kwargs={"target_points": 8},
+                     out=tmp_path / "run", workers=1, progress=False, realtime=True, tick_seconds=0.02)
+    config = json.loads((tmp_path / "run" / "config.json").read_text())["league"]
+    assert config["realtime"] == 0.02 and config["agents"] == ["oracle", "prompt", PYTHON_CLIENT]
+    records = read_rounds(tmp_path / "run" / "rounds.jsonl.gz")
+    assert len(records) == 6 and all(record.compute_ticks and record.agent_error is None for record in records)
+    by_agent = {entry["agent"]: entry for entry in run.results["realtime"]["agents"]}
+    assert by_agent[PYTHON_CLIENT]["decisions"] == sum(len(r.compute_ticks) for r in records if r.agent == PYTHON_CLIENT)
+    assert by_agent["prompt"]["ticks"]["median"] == 0 and by_agent["prompt"]["compute_regret"] >= 0
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "## Thinking time (real time)" in report and "| compute regret | policy regret |" in report
+
+
+def test_thecompute_regret_of_a_known_delay_is_the_oracles_cost_at_that_latency():
+    league = League(("oracle", "slow"), ("human",), 1, 0, {}, 0.1)
+    config = league.config
+    ticks = np.array([2] * 10)
+    moves = 40.0
+    regret = compute_regret(league, "human", ticks, 16, moves)
+    problem = timing_problem(config, make_bot("human"))
+    at_two = solved(dataclasses.replace(problem, latency=(0.0, 0.0, 1.0))).cost_per_move
+    at_none = solved(dataclasses.replace(problem, latency=(1.0,))).cost_per_move
+    assert regret == pytest.approx((at_two - at_none) * moves) and regret > 0
+    assert delay_distribution(np.array([0, 0, 1, 3, 20]), 16) == (0.4, 0.2, 0.0, 0.2) + (0.0,) * 12 + (0.2,)
+
+
+def test_resuming_a_run_with_exec_agents_needs_them_restated(tmp_path):
+    run_league(["prompt", PYTHON_CLIENT], ["instant"], rounds=1, env_kwargs={"target_points": 8},
+               out=tmp_path / "run", workers=1, progress=False)
+    with pytest.raises(ValueError, match="a run folder never starts a program by itself: restate them"):
+        run_league(resume=tmp_path / "run", workers=1, progress=False)
+    with pytest.raises(ValueError, match=r"only restates its exec: agents, and \['eager'\] is not one of them"):
+        run_league(["eager"], resume=tmp_path / "run", workers=1, progress=False)
+    resumed = run_league([PYTHON_CLIENT], resume=tmp_path / "run", workers=1, progress=False)
+    assert resumed.rounds_played == 0
+
+
+def test_a_bad_exec_client_leaves_the_other_pairings_as_they_would_be(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text('import json, sys\nsys.stdin.readline()\nprint(json.dumps({"type": "hello"}), flush=True)\n'
+                   'sys.stdin.readline()\nsys.exit(5)\n')
+    league = dict(opponents=["human"], rounds=2, env_kwargs={"target_points": 8}, workers=1, progress=False)
+    with_bad = run_league(["prompt", f"exec:{sys.executable} {bad}"], out=tmp_path / "a", **league)
+    alone = run_league(["prompt"], out=tmp_path / "b", **league)
+    records = {path: read_rounds(tmp_path / path / "rounds.jsonl.gz") for path in ("a", "b")}
+    assert [r for r in records["a"] if r.agent != f"exec:{sys.executable} {bad}"] == records["b"]
+    assert all("exited with status 5" in r.agent_error for r in records["a"] if r.agent.startswith("exec:"))
+    assert with_bad.results["agents"][0] == alone.results["agents"][0]  # the oracle's numbers
+
+
+def test_the_tick_length_is_for_real_time_only_and_a_resumed_run_keeps_its_own(tmp_path):
+    with pytest.raises(ValueError, match="give it with realtime"):
+        run_league(["prompt"], ["instant"], rounds=1, out=tmp_path / "a", tick_seconds=0.01, progress=False)
+    with pytest.raises(ValueError, match=r"realtime \(seconds per tick\) must be above 0"):
+        League(("prompt",), ("instant",), 1, 0, {}, -1.0)
+    league = League(("prompt",), ("instant",), 1, 0, {}, 0.05)
+    assert League.from_dict(league.to_dict()) == league
+    assert "realtime" not in League(("prompt",), ("instant",), 1, 0).to_dict()  # lock-step configs keep their form
+    assert league.config_hash() != League(("prompt",), ("instant",), 1, 0).config_hash()

@@ -1,0 +1,91 @@
+"""Thinking time, measured and priced: the ``realtime`` part of a real-time run's results.
+
+Per agent, over every decision of its rounds (``RoundRecord.compute_ticks`` / ``compute_seconds``): the
+distribution of its compute time (median, 95th percentile, largest; in ticks and in seconds). Against bots,
+where the ``oracle`` is the reference, its regret is split in two:
+
+* **compute regret**: the oracle that acts with the agent's *measured* delay distribution (the share of
+  decisions that were 0, 1, 2, ... ticks late, as an action latency: ``war_env.core.optimum`` solved with
+  ``latency`` = that distribution) against the oracle with no delay, in return per round: the difference of
+  their exact costs per move times the agent's mean moves per round (its draws). It is exact for the
+  measured distribution; the sampling error of that distribution is not in an interval.
+* **policy regret**: the rest, the agent's measured regret minus its compute regret (its interval is the
+  regret's, shifted).
+
+What the split assumes: the oracle at a latency may send a press on every tick while earlier ones are in
+flight, while an agent that computes sends nothing until it answers; so the delayed oracle is a bound that
+a busy agent cannot beat with that delay, and policy regret includes what being busy costs beyond the
+delay. Delays are capped at ``min(16, turn_ticks - 1)`` ticks (the solver's range; the share of capped
+decisions is reported).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+import numpy as np
+
+from war_env.core.latency import MAX_LATENCY
+from war_env.evaluation.records import RoundRecord
+from war_env.league.league import League
+
+
+def compute_summary(league: League, records: Iterable[RoundRecord], results: dict) -> dict:
+    """The ``realtime`` entry of ``results.json`` for ``league`` (played in real time) from its records."""
+    cap = min(MAX_LATENCY, league.config.turn_ticks - 1)
+    ticks: dict[tuple[str, str], list[int]] = {}
+    seconds: dict[str, list[float]] = {agent: [] for agent in league.agents}
+    moves: dict[tuple[str, str], list[int]] = {}
+    for record in records:
+        pairing = (record.agent, record.opponent)
+        ticks.setdefault(pairing, []).extend(record.compute_ticks)
+        seconds[record.agent].extend(record.compute_seconds)
+        moves.setdefault(pairing, []).append(len(record.reaction_ticks[0]))
+    priced = league.oracle_reference is not None
+    regrets = {entry["agent"]: entry["regret"] for entry in results["agents"]}
+    agents = []
+    for agent in league.agents:
+        mine = np.concatenate([np.asarray(ticks.get((agent, opponent), []), dtype=np.int64)
+                               for opponent in league.opponents])
+        entry = {"agent": agent, "decisions": int(mine.size), "ticks": _quantiles(mine),
+                 "seconds": _quantiles(np.asarray(seconds[agent])),
+                 "capped_share": float(np.mean(mine > cap)) if mine.size else 0.0}
+        if priced and mine.size:
+            per_opponent = [compute_regret(league, opponent, np.asarray(ticks[(agent, opponent)]), cap,
+                                            float(np.mean(moves[(agent, opponent)])))
+                            for opponent in league.opponents]
+            entry["compute_regret"] = float(np.mean(per_opponent))
+            entry["policy_regret"] = _shifted(regrets[agent], entry["compute_regret"])
+        agents.append(entry)
+    return {"tick_seconds": league.realtime, "delay_cap_ticks": cap, "agents": agents}
+
+
+def _quantiles(values: np.ndarray) -> dict:
+    if not values.size:
+        return {"median": None, "p95": None, "max": None}
+    return {"median": float(np.quantile(values, 0.5)), "p95": float(np.quantile(values, 0.95)),
+            "max": float(values.max())}
+
+
+def delay_distribution(ticks: np.ndarray, cap: int) -> tuple[float, ...]:
+    """P(delay = d), d = 0 .. the largest (capped) delay, of measured compute ticks."""
+    counts = np.bincount(np.minimum(ticks, cap), minlength=1).astype(float)
+    return tuple((counts / counts.sum()).tolist())
+
+
+def compute_regret(league: League, opponent: str, ticks: np.ndarray, cap: int, moves: float) -> float:
+    """Return per round lost to the measured delays by the oracle: (its cost per move at them - at none) x moves."""
+    from war_env.agents.oracle import opponent_bot, solved, timing_problem
+
+    problem = timing_problem(league.config, opponent_bot(opponent, "oracle"))
+    delayed = replace(problem, latency=delay_distribution(ticks, cap))
+    undelayed = replace(problem, latency=(1.0,))
+    return (solved(delayed).cost_per_move - solved(undelayed).cost_per_move) * moves
+
+
+def _shifted(regret: dict | None, by: float) -> dict | None:
+    if regret is None:
+        return None
+    return {key: (value - by if isinstance(value, float) and key in ("value", "low", "high") else value)
+            for key, value in regret.items()}

@@ -20,10 +20,9 @@ from test_engine import DEALS  # noqa: E402
 import war_env  # noqa: E402,F401
 from war_env.batched import clock, hashing  # noqa: E402
 from war_env.batched.models import reaction_tables  # noqa: E402
-from war_env.batched.state import UNREACHABLE, params_of  # noqa: E402
+from war_env.batched.state import UNREACHABLE, new_state, params_of  # noqa: E402
 from war_env.core.bots import (  # noqa: E402
     ReactionModel,  # noqa: E402
-    make_bot,
     sample_reaction,
 )
 from war_env.core.cards import parse_piles  # noqa: E402
@@ -88,19 +87,23 @@ def test_the_compiled_hash_is_randomness_hash64():
             assert int(hashing.hash64(np.uint64(key), stream, counter)) == hash64(key, stream, counter)
 
 
-@pytest.mark.parametrize("bot", ["human", "uniform:low=1,high=10", "human:median=0.3,sigma=1.5,miss=0.3", "absent"])
+@pytest.mark.parametrize("bot", ["human", "uniform:low=1,high=10", "human:median=0.3,sigma=1.5,miss=0.3", "absent",
+                                 "pool:fast=2,slow=9,width=5", "leader:ahead=0,behind=20,width=7"])
 def test_reactions_are_sampled_exactly_as_the_bots_sample_them(bot):
     # The bucket table answers most reactions with one lookup; it must agree with bisect everywhere,
-    # also right at the CDF's steps.
+    # also right at the CDF's steps; a bot that varies, from each of its CDFs (the record's choice).
     config = WarConfig()
-    cdf = make_bot(bot).reaction_cdf(config)
     models = (ReactionModel.of_bot(bot, config, 0), None)
     params, (tables, cdfs) = params_of(config, models), reaction_tables(models, config)
+    state = new_state(1)
     keys = np.random.default_rng(1).integers(0, 1 << 63, 3000)
-    for key in keys.tolist():
-        for move in (0, 7):
-            expected = sample_reaction(cdf, hash_uniform(key, STREAM_REACTION[0], move))
-            assert clock.reaction(params[0], tables, cdfs, 0, np.uint64(key), move) == expected
+    for choice, cdf in enumerate(models[0].cdfs):
+        state["choice"][0, 0] = choice
+        for key in keys.tolist():
+            state["reaction_key"][0, 0] = key
+            for move in (0, 7):
+                expected = sample_reaction(cdf, hash_uniform(key, STREAM_REACTION[0], move))
+                assert clock.reaction(state[0], params[0], tables, cdfs, 0, move) == expected
 
 
 @pytest.mark.parametrize("field, value", [("target_points", 2**63), ("target_points", 2**64), ("max_battles", 2**63),

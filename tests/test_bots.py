@@ -91,12 +91,20 @@ def test_a_leader_reacts_fast_when_it_is_ahead_on_points_and_slowly_when_it_is_n
 
 
 @pytest.mark.parametrize("spec", ["pool", "leader"])
-def test_a_bot_that_varies_is_refused_by_the_engines_that_sample_one_cdf_in_one_line(spec):
-    from war_env.core.bots import ReactionModel
+def test_a_bot_that_varies_has_no_one_cdf_but_a_reaction_model_of_its_windows_and_rule(spec):
+    from war_env.core.bots import VARIES_BY_ROUND, VARIES_BY_SCORE, ReactionModel
 
-    with pytest.raises(ValueError, match="only the scalar reference plays it") as refused:
-        ReactionModel.of_bot(spec, CONFIG, seat=1)
+    bot = make_bot(spec)
+    with pytest.raises(ValueError, match="has no one reaction CDF") as refused:
+        bot.reaction_cdf(CONFIG)
     assert "\n" not in str(refused.value)
+    model = ReactionModel.of_bot(spec, CONFIG, seat=1)
+    assert model.cdfs == tuple(window.reaction_cdf(CONFIG) for window in bot.windows())
+    assert model.varies_by == (VARIES_BY_ROUND if spec == "pool" else VARIES_BY_SCORE)
+    assert model.prior == (bot.prior if spec == "pool" else ())
+    assert ReactionModel.of_bot("uniform", CONFIG, seat=1).cdfs == (make_bot("uniform").reaction_cdf(CONFIG),)
+    with pytest.raises(ValueError, match="needs a prior"):
+        ReactionModel(model.cdf, 2, choices=model.cdfs, varies_by=VARIES_BY_ROUND)
 
 
 @pytest.mark.parametrize("spec, message", [

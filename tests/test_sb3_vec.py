@@ -141,6 +141,17 @@ def test_the_latency_adapter_steps_exactly_like_sb3s_dummy_vec_env_over_war_late
     assert finished >= 4
 
 
+@pytest.mark.parametrize("env_id", ["WarMemory-v0", "WarInference-v0", "WarTableReading-v0"])
+def test_the_adapter_steps_the_probes_exactly_like_sb3s_dummy_vec_env(env_id):
+    num_envs = 3
+    ours = WarSB3VecEnv(num_envs, env_id=env_id, max_episode_steps=200)
+    theirs = dummy_vec_env(num_envs, env_id=env_id, max_episode_steps=200)
+    assert ours.observation_space == theirs.observation_space
+    assert ours.venv.opponent_bot == theirs.envs[0].unwrapped.opponent_bot  # the probe's own opponent
+    finished, _ = step_side_by_side(ours, theirs, num_envs, seed=3, steps=1200, draw_probability=0.2)
+    assert finished >= 4
+
+
 def test_ppo_trains_on_the_batched_latency_env():
     from stable_baselines3 import PPO
 

@@ -22,6 +22,8 @@ if "WarLatency-v0" not in registry:
              vector_entry_point="war_env.envs.vector:WarLatencyVectorEnv")
 _PROBE_CLASSES = {"anticipation": "WarAnticipationEnv", "memory": "WarMemoryEnv", "inference": "WarInferenceEnv",
                   "reading": "WarTableReadingEnv"}
-for _probe in PROBES.values():  # scalar reference only: the batched engine does not play the probes' bots yet
+for _probe in PROBES.values():
     if _probe.env_id not in registry:
-        register(id=_probe.env_id, entry_point=f"war_env.envs.probes:{_PROBE_CLASSES[_probe.name]}")
+        _class = _PROBE_CLASSES[_probe.name]
+        register(id=_probe.env_id, entry_point=f"war_env.envs.probes:{_class}",
+                 vector_entry_point=f"war_env.envs.probes:{_class.removesuffix('Env')}VectorEnv")

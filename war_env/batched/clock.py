@@ -25,27 +25,32 @@ from war_env.batched.borrow import borrowed
 from war_env.batched.cards import lay
 from war_env.batched.hashing import hash64, uniform
 from war_env.batched.models import BUCKET_BITS, UNSURE
-from war_env.batched.state import NEVER, NO_KEY_STREAM, NO_TURN
-from war_env.core.randomness import SEED_SHIFT, STREAM_LATENCY
+from war_env.batched.state import BY_ROUND, BY_SCORE, NEVER, NO_KEY_STREAM, NO_TURN
+from war_env.core.randomness import SEED_SHIFT, STREAM_LATENCY, Stream
 
 _BUCKET_SHIFT = np.uint64(64 - BUCKET_BITS)
 _SEED_SHIFT = np.uint64(SEED_SHIFT)
 _LATENCY_STREAMS = tuple(int(stream) for stream in STREAM_LATENCY)
+_OPPONENT_POOL = int(Stream.OPPONENT_POOL)
+_UNTIL_OVER = 1 << 62
+"""Moves of a round whose card game ``time_rounds`` plays itself: it stops at the round's end."""
 
 
 @numba.njit(cache=True, inline="always")
-def reaction(p, tables, cdfs, seat, key, move):
-    """``bots.sample_reaction(cdf, hash_uniform(key, stream, move))`` of the seat's model: the bucket
-    table of the hash's top bits, a binary search where a CDF value cuts the bucket."""
-    bits = hash64(key, p.stream[seat], move)
-    tick = tables[seat, bits >> _BUCKET_SHIFT]
+def reaction(r, p, tables, cdfs, seat, move):
+    """``bots.sample_reaction(cdf, hash_uniform(key, stream, move))`` of the seat's model, from its CDF of
+    ``r.choice[seat]`` (its only one unless it varies): the bucket table of the hash's top bits, a binary
+    search where a CDF value cuts the bucket."""
+    bits = hash64(r.reaction_key[seat], p.stream[seat], move)
+    choice = r.choice[seat] if tables.shape[1] > 1 else 0  # one CDF a seat (the array's shape): no load
+    tick = tables[seat, choice, bits >> _BUCKET_SHIFT]
     if tick != UNSURE:
         return np.int64(tick)
-    return np.int64(np.searchsorted(cdfs[seat], uniform(bits), side="right"))
+    return np.int64(np.searchsorted(cdfs[seat, choice], uniform(bits), side="right"))
 
 
 @numba.njit(cache=True, inline="always")
-def wait(p, tables, cdfs, seat, key, move, taken_over):
+def wait(r, p, tables, cdfs, seat, move, taken_over):
     """Ticks from the opening of the seat's turn to its draw, and whether that draw is the takeover
     bot's: the reaction if it is in time; ``turn_ticks - 1`` and the takeover if not (a seat pressed
     from outside, without a model, is due there too, unless it draws first); 0 once taken over."""
@@ -54,10 +59,30 @@ def wait(p, tables, cdfs, seat, key, move, taken_over):
     turn_ticks = p.turn_ticks
     ticks = turn_ticks
     if p.has_model[seat]:
-        ticks = reaction(p, tables, cdfs, seat, key, move)
+        ticks = reaction(r, p, tables, cdfs, seat, move)
     if ticks >= turn_ticks:
         return np.int64(turn_ticks - 1), True
     return ticks, False
+
+
+@numba.njit(cache=True, inline="always")
+def choose_by_score(r, p, seat):
+    """A seat whose model varies by score (a ``leader``) samples, in the turn opening now, its CDF of the
+    context ``Leader.context``: 1 if it has more points than the other seat, else 0."""
+    if p.varies[seat] == BY_SCORE:
+        r.choice[seat] = np.int64(r.points[seat] > r.points[1 - seat])
+
+
+@numba.njit(cache=True, inline="always")
+def choose_by_round(r, p):
+    """Each seat's CDF for the whole round: a ``pool``'s member, ``Pool.member_of`` (``sample_tick`` of its
+    cumulative prior at ``hash_uniform(round_key, Stream.OPPONENT_POOL, seat)``); 0 for any other model."""
+    for seat in range(2):
+        r.choice[seat] = 0
+        if p.varies[seat] == BY_ROUND:
+            u = uniform(hash64(r.round_key, _OPPONENT_POOL, seat))
+            member = np.searchsorted(p.prior_cdf[seat], u, side="right")
+            r.choice[seat] = min(np.int64(member), p.choices[seat] - 1)
 
 
 @numba.njit(cache=True, inline="always")
@@ -73,7 +98,9 @@ def open_turn(r, p, tables, cdfs, seat, opens):
     """The seat's turn opens on tick ``opens``; its own draw (or takeover) is due after its wait."""
     r.turn = seat
     r.opens[seat] = opens
-    ticks, late = wait(p, tables, cdfs, seat, r.reaction_key[seat], r.moves[seat], r.takeover[seat])
+    if tables.shape[1] > 1:  # some seat has several CDFs (its shape, not a load)
+        choose_by_score(r, p, seat)
+    ticks, late = wait(r, p, tables, cdfs, seat, r.moves[seat], r.takeover[seat])
     r.due[seat] = opens + ticks
     r.due_takeover[seat] = late
 
@@ -97,6 +124,8 @@ def begin_clock(r, p, tables, cdfs):
         r.sent[seat] = 0
         r.flight[seat] = 0
         r.delays[seat] = 0
+        r.last_reaction[seat] = 0
+    choose_by_round(r, p)
     r.ticks = 0
     r.steps = 0
     r.needs_reset = 0
@@ -110,8 +139,10 @@ def draw(r, log, p, tables, cdfs, seat, tick, takeover):
     log (2, capacity); the caller made room in the seat's row."""
     if not (r.takeover[seat] or takeover):
         slot = r.logged[seat]
-        log[seat, slot] = tick - r.opens[seat]
+        ticks = tick - r.opens[seat]
+        log[seat, slot] = ticks
         r.logged[seat] = slot + 1
+        r.last_reaction[seat] = ticks + 1
     if takeover:
         r.takeover[seat] = 1
     r.ticks = tick
@@ -196,7 +227,22 @@ def time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1):
     the tick after the previous move. Sets ``ticks`` (the round's), ``takeover``, ``logged`` (own draws)
     and ``steps`` (seat 0's env steps: to its takeover tick, if any); ``idle[g]`` gets seat 0's idle ticks
     in the steps before its last, and each seat's own reactions are packed into ``reactions0`` and
-    ``reactions1``, round after round."""
+    ``reactions1``, round after round.
+
+    A seat whose reactions vary by score (a ``leader``) reads the score as each of its turns opens, so there
+    the card game is not played beforehand: the rounds come as ``start`` left them, and each move is laid
+    (``cards.lay``) right after its wait, the score read before it (``choose_by_score``)."""
+    p = params[0]
+    if p.varies[0] == BY_SCORE or p.varies[1] == BY_SCORE:
+        _time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1, True)
+    else:
+        _time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1, None)
+
+
+@numba.njit(cache=True)
+def _time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1, with_cards):
+    """``time_rounds``: ``with_cards`` is ``None`` (the card games were played: numba compiles this body without
+    the card game's branches, which are pruned for a ``None`` argument) or ``True`` (lay the cards here)."""
     state, params, tables, cdfs, idle = borrowed((state, params, tables, cdfs, idle))
     packed = borrowed((reactions0, reactions1))
     p = params[0]
@@ -208,10 +254,16 @@ def time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1):
         before = (at[0], at[1])
         taken[:] = False
         tick = steps = idle[g] = 0
-        for move in range(r.moves[0]):
+        for move in range(r.moves[0] if with_cards is None else _UNTIL_OVER):
+            if with_cards is not None and r.over:
+                break
             for seat in (starter, 1 - starter):
-                ticks, late = wait(p, tables, cdfs, seat, r.reaction_key[seat], move, taken[seat])
+                if with_cards is not None:
+                    choose_by_score(r, p, seat)
+                ticks, late = wait(r, p, tables, cdfs, seat, move, taken[seat])
                 tick += 1 + ticks
+                if with_cards is not None:
+                    lay(r, p, seat)
                 if taken[seat]:
                     continue
                 if seat == 0:

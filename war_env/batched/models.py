@@ -22,19 +22,23 @@ UNSURE = -1
 
 def reaction_tables(models: tuple[ReactionModel | None, ReactionModel | None],
                     config: WarConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Both seats' ``(tables, cdfs)``: ``tables`` (2, 2**BUCKET_BITS), ``reaction_table`` of each seat (int16,
-    or int32 for turns of 2**15 ticks and more); ``cdfs`` float64 (2, turn_ticks). Zeros for a seat without
-    a model."""
+    """Both seats' ``(tables, cdfs)``, one row per CDF of the seat's model (``ReactionModel.cdfs``: one, or
+    a pool's members, a leader's contexts; the engine picks the row, ``state.ROUND``'s ``choice``): ``tables``
+    (2, k, 2**BUCKET_BITS), ``reaction_table`` of each (int16, or int32 for turns of 2**15 ticks and more);
+    ``cdfs`` float64 (2, k, turn_ticks), k the most CDFs of a seat. Zeros for a seat without a model."""
     turn_ticks = config.turn_ticks
-    tables = np.zeros((2, 1 << BUCKET_BITS), dtype=np.int16 if turn_ticks < np.iinfo(np.int16).max else np.int32)
-    cdfs = np.zeros((2, turn_ticks), dtype=np.float64)
+    rows = max((len(model.cdfs) for model in models if model is not None), default=1)
+    tables = np.zeros((2, rows, 1 << BUCKET_BITS),
+                      dtype=np.int16 if turn_ticks < np.iinfo(np.int16).max else np.int32)
+    cdfs = np.zeros((2, rows, turn_ticks), dtype=np.float64)
     for seat, model in enumerate(models):
         if model is None:
             continue
-        if len(model.cdf) != turn_ticks:
-            raise ValueError(f"seat {seat}'s reaction model has {len(model.cdf)} ticks, the config's turn {turn_ticks}")
-        tables[seat] = reaction_table(tuple(model.cdf))
-        cdfs[seat] = model.cdf
+        for row, cdf in enumerate(model.cdfs):
+            if len(cdf) != turn_ticks:
+                raise ValueError(f"seat {seat}'s reaction model has {len(cdf)} ticks, the config's turn {turn_ticks}")
+            tables[seat, row] = reaction_table(tuple(cdf))
+            cdfs[seat, row] = cdf
     return tables, cdfs
 
 

@@ -19,10 +19,10 @@ from war_env.batched import clock as clock_kernels
 from war_env.batched import stepping
 from war_env.batched.generators import POINTERS, pointers_of
 from war_env.batched.models import reaction_tables
-from war_env.batched.state import ROUND, new_log, new_state, params_of, reported_words
+from war_env.batched.state import BY_SCORE, ROUND, new_log, new_state, params_of, reported_words
 from war_env.core.bots import Bot, ReactionModel
 from war_env.core.cards import DECK_SIZE
-from war_env.core.observation import observation_size
+from war_env.core.observation import OBSERVATION_SIZE, inference_fields, latency_fields
 from war_env.core.round_info import RoundTable, info_dtype
 from war_env.core.rules import WarConfig
 
@@ -64,14 +64,27 @@ class BatchedRounds:
         stepping.start_rounds(self.state, *self.models)
 
     # --- whole rounds: the fast path ---------------------------------------------------------
+    @property
+    def clock_reads_score(self) -> bool:
+        """Whether a seat's reactions depend on the score as its turns open (a ``leader``): then the clock
+        over whole rounds (``time_rounds``) plays their card games along with it."""
+        return bool((self.params["varies"][0] == BY_SCORE).any())
+
     def play_cards(self) -> None:
-        """Every round's card game to its end (no clock: the cards never depend on timing)."""
+        """Every round's card game to its end (no clock: the cards never depend on timing). Where the clock
+        reads the score (``clock_reads_score``), the rounds as dealt are kept for ``time_rounds``."""
+        if self.clock_reads_score:
+            self._dealt = self.state.copy()
         card_kernels.play_cards(self.state, self.params)
 
     def time_rounds(self) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """The clock over the played card games (``clock.time_rounds``): seat 0's idle ticks before
-        its last env step, and each seat's own reaction ticks, packed round after round."""
+        its last env step, and each seat's own reaction ticks, packed round after round. Where the clock
+        reads the score, it plays the card games again from the deal, move by move, with the clock (the
+        same cards: they never depend on timing)."""
         moves = self.state["moves"][:, 0]
+        if self.clock_reads_score:
+            self.state = self._dealt
         idle = np.zeros(self.n, dtype=np.int64)
         packed = tuple(np.zeros(int(moves.sum()), dtype=self.log.dtype) for _ in range(2))
         clock_kernels.time_rounds(self.state, *self.models, idle, *packed)
@@ -104,21 +117,32 @@ class BatchedRounds:
         return self.state.nbytes + self.log.nbytes
 
 
+def observation_widths(config: WarConfig) -> tuple[int, ...]:
+    """The observations the engine writes (``stepping.observe``), by their width: War-v0's, WarLatency-v0's,
+    the inference probe's."""
+    return OBSERVATION_SIZE, len(latency_fields(config)), len(inference_fields(config))
+
+
 class BatchedSteps:
     """The vector env's engine: ``n`` rounds of seat 0 (pressed from outside, with the config's latency)
     against ``opponent``, stepped together, each reset from its own generator as ``WarEnv.reset`` does.
-    ``observes_latency``: the observations are WarLatency-v0's (``observation.latency_fields``), else War-v0's.
+    ``observation_width``: the floats of an observation: War-v0's 16 (``observation.OBSERVATION_FIELDS``, also over
+    the latency game: the memory probe's), WarLatency-v0's (``observation.latency_fields``), or those and the
+    inference probe's ``opponent_reaction`` (``observation.inference_fields``).
     ``restart``: a round that ended starts again on the next step (next-step autoreset); without, the
     caller restarts it (``restart_ended``: same-step) or resets it (disabled)."""
 
     backend = "numba"
 
     def __init__(self, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None,
-                 observes_latency: bool = False, restart: bool = True):
+                 observation_width: int = OBSERVATION_SIZE, restart: bool = True):
+        if observation_width not in observation_widths(config):
+            raise ValueError(f"the batched engine observes {observation_widths(config)} floats with this config, "
+                             f"not {observation_width}")
         self.rounds = BatchedRounds(config, n, (None, ReactionModel.of_bot(opponent, config, seat=1)), max_episode_steps)
         self.n = n
         self.restart = restart
-        self.observations = np.zeros((n, observation_size(config, observes_latency)), dtype=np.float32)
+        self.observations = np.zeros((n, observation_width), dtype=np.float32)
         self.masks = np.ones((n, 2), dtype=bool)
         self.rngs: list[np.random.Generator | None] = [None] * n
         """Each round's generator (``WarEnv``'s ``np_random``); the compiled code reads ``_pointers``."""

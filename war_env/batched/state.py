@@ -23,10 +23,11 @@ from functools import cache
 
 import numpy as np
 
-from war_env.core.bots import ReactionModel
+from war_env.core.bots import VARIES_BY_ROUND, VARIES_BY_SCORE, ReactionModel
 from war_env.core.cards import DECK_SIZE
 from war_env.core.latency import MAX_LATENCY, latency_cdf
 from war_env.core.observation import OBSERVATION_SIZE, scales
+from war_env.core.randomness import cumulative
 from war_env.core.rewards import outcome_rewards, tick_reward_table
 from war_env.core.round_info import NO_WINNER, REASONS, table_fields
 from war_env.core.rules import WarConfig
@@ -42,6 +43,11 @@ NO_CARD = -1
 NO_TURN = -1
 """``turn`` of a round that is over."""
 NO_KEY_STREAM = -1
+VARIES_CODE = {None: 0, VARIES_BY_ROUND: 1, VARIES_BY_SCORE: 2}
+"""``params.varies[seat]`` of a ``ReactionModel.varies_by``: which of the seat's CDFs a turn samples."""
+ONE_CDF, BY_ROUND, BY_SCORE = VARIES_CODE.values()
+MAX_CHOICES = 2
+"""The most CDFs a seat's reaction model has (a pool's members, a leader's contexts)."""
 REASON_CODE = {reason: code for code, reason in enumerate(REASONS)}
 """``r.reason`` is ``REASON_CODE[reason]`` (``-1`` while the round runs)."""
 
@@ -60,6 +66,8 @@ ROUND_FIELDS = (
     ("takeover", np.int64, PAIR, "the seat is played by the takeover bot"),
     ("false_starts", np.int64, PAIR, "draws pressed while the seat's turn was not open"),
     ("logged", np.int64, PAIR, "entries of the seat's reaction log"),
+    ("last_reaction", np.int64, PAIR, "the seat's last own reaction + 1 (its log's last entry + 1), 0 before its "
+                                      "first: the inference probe's opponent_reaction"),
     # The card game.
     ("cards", np.int64, PAIR, "cards in the seat's pile"),
     ("head", np.int64, PAIR, "ring slot of the seat's top card"),
@@ -83,6 +91,8 @@ ROUND_FIELDS = (
     # Keys and cards.
     ("round_key", np.uint64, (), "the round key: every random event of the round is a hash of it"),
     ("reaction_key", np.uint64, PAIR, "the key of the seat's reaction hashes (the round key, or an agent's seed)"),
+    ("choice", np.int64, PAIR, "which of the seat's reaction CDFs its reactions sample (params.varies): a pool's "
+                               "member for the round, a leader's context as its turn opened; else 0"),
     ("piles", np.int8, (3, RING), "rows 0 and 1: the seats' piles as rings; row POT: the pot in the order laid"),
 )
 """(name, type, shape, meaning) of every field of a round's state."""
@@ -106,6 +116,10 @@ PARAMS_FIELDS = (
     ("has_model", np.int64, PAIR, "1 if the seat draws by itself (a reaction model); 0 if pressed from outside"),
     ("stream", np.int64, PAIR, "the stream of the seat's reaction hashes"),
     ("key_stream", np.int64, PAIR, "ReactionModel.key_stream, NO_KEY_STREAM for the round key itself"),
+    ("varies", np.int64, PAIR, "VARIES_CODE of the seat's ReactionModel.varies_by: ONE_CDF, BY_ROUND (a pool's "
+                               "member, drawn as the round begins), BY_SCORE (a leader's context, as a turn opens)"),
+    ("choices", np.int64, PAIR, "how many CDFs the seat's model has (1 unless it varies)"),
+    ("prior_cdf", np.float64, (2, MAX_CHOICES), "BY_ROUND: the cumulative prior over the seat's CDFs (1 beyond)"),
 )
 """(name, type, shape, meaning) of every field of a game's parameters."""
 PARAMS = np.dtype([(name, kind, shape) for name, kind, shape, _ in PARAMS_FIELDS], align=True)
@@ -156,10 +170,19 @@ def params_of(config: WarConfig, models: tuple[ReactionModel | None, ReactionMod
     p["divisors"] = scales(config)
     for seat, model in enumerate(models):
         p["key_stream"][seat] = NO_KEY_STREAM
+        p["choices"][seat] = 1
+        p["prior_cdf"][seat] = 1.0
         if model is not None:
             p["has_model"][seat] = 1
             p["stream"][seat] = model.stream
             p["key_stream"][seat] = NO_KEY_STREAM if model.key_stream is None else model.key_stream
+            p["varies"][seat] = VARIES_CODE[model.varies_by]
+            p["choices"][seat] = len(model.cdfs)
+            if len(model.cdfs) > MAX_CHOICES:
+                raise ValueError(f"seat {seat}'s reaction model has {len(model.cdfs)} CDFs, the batched engine at "
+                                 f"most {MAX_CHOICES}")
+            if model.prior:
+                p["prior_cdf"][seat, :len(model.prior)] = cumulative(model.prior)
     return params
 
 

@@ -90,13 +90,17 @@ def observe(r, p, out, mask):
 @numba.njit(cache=True, inline="always")
 def observe_latency(r, p, out):
     """The fields the latency observation adds (``observation.observe_latency``): the opponent's clock,
-    scaled as seat 0's own, and seat 0's presses in flight by age. They change on every tick."""
+    scaled as seat 0's own, and seat 0's presses in flight by age. They change on every tick. With one
+    more column, the inference probe's (``observation.observe_inference``): the opponent's last own reaction
+    + 1 over the turn's ticks, at most 1, 0 before its first."""
     left = _ticks_left(r, p, 1)
     out[OBSERVATION_SIZE] = _encode(np.int64(left > 0), 1.0)
     out[OBSERVATION_SIZE + 1] = _encode(left, p.divisors[1])
     flight = r.flight[0]
     for age in range(p.max_delay):
         out[_IN_FLIGHT + age] = np.float32((flight >> age) & 1)
+    if out.shape[0] > _IN_FLIGHT + p.max_delay:  # the inference probe's opponent_reaction, scaled as timer_left
+        out[_IN_FLIGHT + p.max_delay] = _encode(r.last_reaction[1], p.divisors[1])
 
 
 # --- starting rounds ---------------------------------------------------------------------------

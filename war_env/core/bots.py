@@ -9,7 +9,9 @@ single env and the batched env draw identical reaction times.
 
 Two bots vary their distribution (``Bot.varies``), for the benchmark's probes (docs/probes.md): ``pool``
 plays each round as one of two members drawn by a hash of the round key, and ``leader`` reads the score as
-each of its turns opens. They play in the scalar reference only (``TimedRound`` asks ``turn_cdf``).
+each of its turns opens. The scalar reference asks them ``turn_cdf`` as each turn opens (``TimedRound``); the
+batched engine gets their CDFs and the rule that picks one (``ReactionModel.of_bot``: ``choices``, ``varies_by``,
+``prior``) and applies the same rule itself.
 """
 
 from __future__ import annotations
@@ -157,20 +159,34 @@ class Absent(Bot):
         return [0.0] * config.turn_ticks
 
 
+VARIES_BY_ROUND = "round"
+"""``ReactionModel.varies_by`` of a ``pool``: one of its CDFs per round, index ``sample_tick(cumulative(prior),
+hash_uniform(round_key, Stream.OPPONENT_POOL, seat))`` (``Pool.member_of``)."""
+VARIES_BY_SCORE = "score"
+"""``ReactionModel.varies_by`` of a ``leader``: one of its CDFs per turn, index ``int(points[seat] >
+points[other])`` as the turn opens (``Leader.context``)."""
+
+
 class _Varies(Bot):
     """A bot whose reaction distribution is one of a few ``uniform`` windows (``windows``), picked per round
-    (``Pool``) or per turn (``Leader``). The batched engine and the fast path sample one CDF for every move,
-    so they refuse it (its ``reaction_cdf``); the scalar reference plays it (``turn_cdf``)."""
+    (``Pool``) or per turn (``Leader``). It has no one ``reaction_cdf``: the scalar reference asks ``turn_cdf``
+    as each turn opens; the batched engine takes its windows' CDFs and its rule (``varies_by``) from
+    ``ReactionModel.of_bot`` and picks the CDF itself, by the same rule."""
 
     varies = True
+    varies_by = ""
+    """``VARIES_BY_ROUND`` or ``VARIES_BY_SCORE``: how the CDF of a turn is picked among ``windows``."""
 
     def windows(self) -> tuple[Uniform, ...]:
         raise NotImplementedError
 
+    def prior_of_windows(self) -> tuple[float, ...]:
+        """The prior over ``windows`` of a bot that picks one per round (empty for one that picks per turn)."""
+        return ()
+
     def reaction_cdf(self, config):
         raise ValueError(f"the {self.name} bot ({self.spec()}) changes its reaction distribution by round or by turn: "
-                         f"only the scalar reference plays it (WarLatency-v0, war_env.core.clock), not the batched "
-                         f"engine or the fast path")
+                         f"it has no one reaction CDF (ReactionModel.of_bot gives each of its windows' and its rule)")
 
     def _check_windows(self, **starts) -> None:
         for field, value in (*starts.items(), ("width", self.width)):
@@ -198,6 +214,7 @@ class Pool(_Varies):
     width: int = 2
     share_fast: float = 0.5
     name = "pool"
+    varies_by = VARIES_BY_ROUND
 
     def __post_init__(self):
         self._check_windows(fast=self.fast, slow=self.slow)
@@ -212,6 +229,9 @@ class Pool(_Varies):
     @property
     def prior(self) -> tuple[float, float]:
         return float(self.share_fast), 1.0 - float(self.share_fast)
+
+    def prior_of_windows(self):
+        return self.prior
 
     def member_of(self, round_key: int, seat: int) -> int:
         """The index (in ``windows``) of the member the seat's bot plays the round of ``round_key`` as."""
@@ -240,6 +260,7 @@ class Leader(_Varies):
     behind: int = 9
     width: int = 2
     name = "leader"
+    varies_by = VARIES_BY_SCORE
     CONTEXTS = ("not ahead", "ahead")
     """The table as the bot reads it, in the order of ``windows``."""
 
@@ -299,14 +320,43 @@ class ReactionModel:
     the seat is taken over on the last tick of its turn.
 
     ``presses_always`` (seat 0 of the fast path only) is the ``eager`` agent: it presses draw on every
-    tick, so it draws as its turn opens and every other tick of the round is a false start."""
+    tick, so it draws as its turn opens and every other tick of the round is a false start.
+
+    A bot that varies (``Bot.varies``: ``pool``, ``leader``) has several CDFs, ``choices`` (``cdf`` is the
+    first), and ``varies_by`` says which one a turn samples: ``VARIES_BY_ROUND``, the one of index
+    ``sample_tick(cumulative(prior), hash_uniform(round_key, Stream.OPPONENT_POOL, seat))`` all round;
+    ``VARIES_BY_SCORE``, as each turn opens, the one of index ``int(points[seat] > points[other seat])``."""
 
     cdf: tuple[float, ...]
     stream: int
     key_stream: int | None = None
     presses_always: bool = False
+    choices: tuple[tuple[float, ...], ...] = ()
+    varies_by: str | None = None
+    prior: tuple[float, ...] = ()
+
+    def __post_init__(self):
+        if self.varies_by not in (None, VARIES_BY_ROUND, VARIES_BY_SCORE):
+            raise ValueError(f"varies_by must be None, {VARIES_BY_ROUND!r} or {VARIES_BY_SCORE!r}, got {self.varies_by!r}")
+        if self.varies_by is not None and len(self.choices) < 2:
+            raise ValueError("a reaction model that varies needs two CDFs or more (choices)")
+        if (self.varies_by == VARIES_BY_ROUND) != (len(self.prior) > 0) or (
+                self.prior and len(self.prior) != len(self.choices)):
+            raise ValueError("a reaction model that varies by round needs a prior over its choices, and only it")
+        if self.varies_by == VARIES_BY_SCORE and len(self.choices) != len(Leader.CONTEXTS):
+            raise ValueError(f"a reaction model that varies by score has one CDF per context {Leader.CONTEXTS}")
+
+    @property
+    def cdfs(self) -> tuple[tuple[float, ...], ...]:
+        """Every CDF the model samples from: ``choices``, or ``(cdf,)``."""
+        return self.choices or (self.cdf,)
 
     @classmethod
     def of_bot(cls, bot: str | Bot, config: WarConfig, seat: int) -> ReactionModel:
         """The model of a bot seated at ``seat`` by the clock (``TimedRound`` controllers)."""
-        return cls(make_bot(bot).reaction_cdf(config), STREAM_REACTION[seat])
+        bot = make_bot(bot)
+        if not bot.varies:
+            return cls(bot.reaction_cdf(config), STREAM_REACTION[seat])
+        choices = tuple(window.reaction_cdf(config) for window in bot.windows())
+        return cls(choices[0], STREAM_REACTION[seat], choices=choices, varies_by=bot.varies_by,
+                   prior=tuple(bot.prior_of_windows()))

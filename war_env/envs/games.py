@@ -11,7 +11,8 @@ from __future__ import annotations
 from war_env.core.probes import PROBES, Probe
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv, with_default_latency
-from war_env.envs.probes import PROBE_ENVS
+from war_env.envs.probes import PROBE_ENVS, PROBE_VECTOR_ENVS
+from war_env.envs.vector import WarLatencyVectorEnv, WarVectorEnv
 from war_env.envs.war import WarEnv
 
 GAMES: dict[str, type[WarEnv]] = {
@@ -20,6 +21,12 @@ GAMES: dict[str, type[WarEnv]] = {
     **{probe.env_id: PROBE_ENVS[name] for name, probe in PROBES.items()},
 }
 """Env id -> the class ``gym.make(env_id)`` builds."""
+VECTOR_GAMES: dict[str, type[WarVectorEnv]] = {
+    "War-v0": WarVectorEnv,
+    "WarLatency-v0": WarLatencyVectorEnv,
+    **{probe.env_id: PROBE_VECTOR_ENVS[name] for name, probe in PROBES.items()},
+}
+"""Env id -> its batched vector env (``gym.make_vec(env_id, vectorization_mode="vector_entry_point")``)."""
 
 
 def check_env_id(env_id: str) -> str:
@@ -61,6 +68,11 @@ def default_opponent(env_id: str | None, fallback: str = "human") -> str:
 def make_game(env_id: str | None, opponent, config: WarConfig) -> WarEnv:
     """The env of ``env_id`` (``game_id``'s choice without one) with this opponent and these rules."""
     return GAMES[game_id(env_id, config)](opponent=opponent, config=config)
+
+
+def make_vector_game(env_id: str | None, num_envs: int, opponent, config: WarConfig) -> WarVectorEnv:
+    """``num_envs`` rounds of the game of ``env_id`` on the batched engine: sub-env ``i`` is ``make_game``'s env."""
+    return VECTOR_GAMES[game_id(env_id, config)](num_envs, opponent=opponent, config=config)
 
 
 def game_fields(env_id: str | None, config: WarConfig) -> tuple[str, ...]:

@@ -1,13 +1,17 @@
 """The probes' envs: the latency game (``WarLatencyEnv``) with each probe's opponent, latency, rewards and
-observation as defaults (``war_env.core.probes``). Thin glue: no rule of the game lives here."""
+observation as defaults (``war_env.core.probes``), and their batched vector envs (``WarLatencyVectorEnv``
+with the same defaults and observation: ``gym.make_vec(env_id, num_envs=N,
+vectorization_mode="vector_entry_point")``). Thin glue: no rule of the game lives here."""
 
 from __future__ import annotations
 
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from war_env.core.observation import OBSERVATION_FIELDS, inference_fields, observe, observe_inference
 from war_env.core.probes import PROBES, Probe
 from war_env.envs.latency import WarLatencyEnv
+from war_env.envs.vector import WarLatencyVectorEnv
 
 
 class ProbeEnv(WarLatencyEnv):
@@ -21,6 +25,12 @@ class ProbeEnv(WarLatencyEnv):
         if config is None:
             rules = {"latency": self.probe.latency, **self.probe.rules, **rules}
         super().__init__(render_mode=render_mode, opponent=opponent, config=config, **rules)
+
+    @classmethod
+    def observation_width(cls, config) -> int:
+        """Floats of the probe's observation under ``config`` (``fields_for``: WarLatency-v0's unless the probe
+        says otherwise); its vector env's too."""
+        return len(cls.fields_for(config))
 
 
 class WarAnticipationEnv(ProbeEnv):
@@ -209,3 +219,55 @@ class WarTableReadingEnv(ProbeEnv):
 
 
 PROBE_ENVS = {env.probe.name: env for env in (WarAnticipationEnv, WarMemoryEnv, WarInferenceEnv, WarTableReadingEnv)}
+
+
+class ProbeVectorEnv(WarLatencyVectorEnv):
+    """A probe batched: ``num_envs`` rounds of its single env (``single_env``, read its docstring), stepped by
+    the batched engine, with the single env's defaults (opponent, latency, reward weights) and observation.
+    Everything else (spaces of actions, step, autoreset, seeding, reset options, info, backends) is
+    ``WarVectorEnv``'s. Sub-env ``i`` is ``gym.make(env_id)`` reset with ``seed + i``, step for step
+    (``tests/test_vector_probes.py``)."""
+
+    single_env: type[ProbeEnv]
+
+    def __init__(self, num_envs: int = 1, opponent=None, max_episode_steps: int | None = None,
+                 render_mode: str | None = None, config=None, backend: str = "auto",
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, **rules):
+        probe = self.single_env.probe
+        opponent = probe.opponent if opponent is None else opponent
+        if config is None:
+            rules = {"latency": probe.latency, **probe.rules, **rules}
+        super().__init__(num_envs, opponent=opponent, max_episode_steps=max_episode_steps, render_mode=render_mode,
+                         config=config, backend=backend, autoreset_mode=autoreset_mode, **rules)
+
+    def observation_width(self, config) -> int:
+        return self.single_env.observation_width(config)
+
+
+class WarAnticipationVectorEnv(ProbeVectorEnv):
+    """``WarAnticipation-v0`` batched: WarLatency-v0's observation."""
+
+    single_env = WarAnticipationEnv
+
+
+class WarMemoryVectorEnv(ProbeVectorEnv):
+    """``WarMemory-v0`` batched: the latency game, War-v0's 16 fields."""
+
+    single_env = WarMemoryEnv
+
+
+class WarInferenceVectorEnv(ProbeVectorEnv):
+    """``WarInference-v0`` batched: the pool's member drawn per round by the engine as by ``Pool.member_of``,
+    WarLatency-v0's observation and ``opponent_reaction``."""
+
+    single_env = WarInferenceEnv
+
+
+class WarTableReadingVectorEnv(ProbeVectorEnv):
+    """``WarTableReading-v0`` batched: the leader's context read by the engine as each of its turns opens."""
+
+    single_env = WarTableReadingEnv
+
+
+PROBE_VECTOR_ENVS = {env.single_env.probe.name: env for env in (
+    WarAnticipationVectorEnv, WarMemoryVectorEnv, WarInferenceVectorEnv, WarTableReadingVectorEnv)}

@@ -34,29 +34,37 @@ require("train", "war_env.envs.sb3_vec")
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv  # noqa: E402
 
 from war_env.envs.latency import WarLatencyEnv  # noqa: E402
+from war_env.envs.probes import PROBE_VECTOR_ENVS  # noqa: E402
 from war_env.envs.vector import WarLatencyVectorEnv, WarVectorEnv, sub_env_round_info  # noqa: E402
 from war_env.envs.war import WarEnv  # noqa: E402
 
-ENV_IDS = {"War-v0": (WarVectorEnv, WarEnv), "WarLatency-v0": (WarLatencyVectorEnv, WarLatencyEnv)}
-"""The games ``WarSB3VecEnv`` batches: the vector env and the single env (its rendering views) of each id."""
+ENV_IDS = {"War-v0": (WarVectorEnv, WarEnv), "WarLatency-v0": (WarLatencyVectorEnv, WarLatencyEnv),
+           **{env.single_env.probe.env_id: (env, env.single_env) for env in PROBE_VECTOR_ENVS.values()}}
+"""The games ``WarSB3VecEnv`` batches: the vector env and the single env (its rendering views) of each id (War-v0,
+WarLatency-v0 and the probes, docs/probes.md)."""
 
 
 class WarSB3VecEnv(VecEnv):
-    """``WarSB3VecEnv(num_envs, opponent="human", max_episode_steps=None, config=None, render_mode=None,
+    """``WarSB3VecEnv(num_envs, opponent=None, max_episode_steps=None, config=None, render_mode=None,
     backend="auto", env_id="War-v0", **rules)``; the arguments are ``WarVectorEnv``'s, ``env_id`` the game
-    (``"War-v0"``, or ``"WarLatency-v0"``: action latency and its observation, ``WarLatencyVectorEnv``), and
+    (``"War-v0"``, ``"WarLatency-v0"``: action latency and its observation, ``WarLatencyVectorEnv``, or a probe's
+    id, ``war_env.envs.probes.ProbeVectorEnv``), ``opponent`` the env id's default (``"human"``, a probe's own)
+    unless given, and
     ``render_mode="rgb_array"`` draws frames (see the module docstring). ``env_method("action_masks")``
     serves sb3-contrib's ``MaskablePPO``."""
 
-    def __init__(self, num_envs: int = 1, opponent="human", max_episode_steps: int | None = None,
+    def __init__(self, num_envs: int = 1, opponent=None, max_episode_steps: int | None = None,
                  config=None, render_mode: str | None = None, backend: str = "auto", env_id: str = "War-v0", **rules):
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"WarSB3VecEnv draws rgb_array frames only (for VecVideoRecorder), got render_mode={render_mode!r}")
         if env_id not in ENV_IDS:
             raise ValueError(f"env_id must be one of {sorted(ENV_IDS)}, got {env_id!r}")
         vector_env, single_env = ENV_IDS[env_id]
-        self.venv = vector_env(num_envs, opponent=opponent, max_episode_steps=max_episode_steps, config=config,
+        if opponent is not None:
+            rules["opponent"] = opponent
+        self.venv = vector_env(num_envs, max_episode_steps=max_episode_steps, config=config,
                                backend=backend, autoreset_mode=AutoresetMode.SAME_STEP, **rules)
+        opponent = self.venv.opponent_bot
         super().__init__(num_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self._actions: np.ndarray | None = None
         self.render_mode = render_mode

@@ -1,7 +1,8 @@
 """WarVectorEnv: ``num_envs`` games of War-v0 advanced together by the batched engine.
 
 ``gym.make_vec("War-v0", num_envs=N, vectorization_mode="vector_entry_point")`` returns it;
-``gym.make_vec("WarLatency-v0", ...)`` its subclass ``WarLatencyVectorEnv`` (action latency). It is a thin
+``gym.make_vec("WarLatency-v0", ...)`` its subclass ``WarLatencyVectorEnv`` (action latency), and a probe's id
+its ``war_env.envs.probes.ProbeVectorEnv`` (docs/probes.md). It is a thin
 driver: the state of all games lives in the compiled engine (``war_env.batched``), whose ``step`` plays
 one env step of every game in one call (the tick, the opponent's draws, a taken-over round's play-out,
 rewards, the NEXT_STEP autoreset and the observations); this module adds Gymnasium's API (spaces,
@@ -109,6 +110,12 @@ class WarVectorEnv(VectorEnv):
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
     observes_latency = False
     """War-v0's: refuses a config with latency (``WarLatencyVectorEnv`` plays it)."""
+    single_env: type[WarEnv] = WarEnv
+    """The single env every sub-env equals step for step; the reference backend steps it."""
+
+    def observation_width(self, config: WarConfig) -> int:
+        """Floats of a sub-env's observation (the single env's): War-v0's 16, or WarLatency-v0's."""
+        return observation_size(config, self.observes_latency)
 
     def __init__(self, num_envs: int = 1, opponent: str | Bot = "human", max_episode_steps: int | None = None,
                  render_mode: str | None = None, config: WarConfig | None = None, backend: str = "auto",
@@ -142,11 +149,11 @@ class WarVectorEnv(VectorEnv):
         self.render_mode = None
         self.single_action_space = spaces.Discrete(2)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        size = observation_size(config, self.observes_latency)
+        size = self.observation_width(config)
         self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._engine = _make_engine(backend, config, self.num_envs, self.opponent_bot, max_episode_steps,
-                                    self.observes_latency, restart=self.autoreset_mode == AutoresetMode.NEXT_STEP)
+                                    self.single_env, size, restart=self.autoreset_mode == AutoresetMode.NEXT_STEP)
         self.backend = self._engine.backend
         self._started = False
         self._all_valid = np.ones(self.num_envs, dtype=bool)
@@ -284,17 +291,17 @@ class WarLatencyVectorEnv(WarVectorEnv):
     ``seed + i``, step for step (``tests/test_vector_latency.py``)."""
 
     observes_latency = True
+    single_env = WarLatencyEnv
 
 
 class ReferenceSteps:
-    """The vector env's engine without numba: ``n`` War-v0 (or WarLatency-v0) envs stepped in a loop
-    (the scalar reference), with the interface of ``war_env.batched.rounds.BatchedSteps``."""
+    """The vector env's engine without numba: ``n`` single envs (War-v0, WarLatency-v0 or a probe's) stepped in
+    a loop (the scalar reference), with the interface of ``war_env.batched.rounds.BatchedSteps``."""
 
     backend = "reference"
 
     def __init__(self, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None,
-                 observes_latency: bool = False, restart: bool = True):
-        single = WarLatencyEnv if observes_latency else WarEnv
+                 single: type[WarEnv] = WarEnv, restart: bool = True):
         self.restart = restart
         self.envs = [single(opponent=opponent, config=config) for _ in range(n)]
         self.max_episode_steps = max_episode_steps
@@ -345,17 +352,17 @@ class ReferenceSteps:
 
 
 def _make_engine(backend: str, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None,
-                 observes_latency: bool, restart: bool):
+                 single: type[WarEnv], observation_width: int, restart: bool):
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if backend == "numba" or (backend == "auto" and batched.available()):
         require("fast", "WarVectorEnv(backend='numba')")
         from war_env.batched.rounds import BatchedSteps
 
-        return BatchedSteps(config, n, opponent, max_episode_steps, observes_latency, restart)
+        return BatchedSteps(config, n, opponent, max_episode_steps, observation_width, restart)
     if backend == "auto":
         batched.warn_unavailable("WarVectorEnv", "steps num_envs War-v0 envs in a loop")
-    return ReferenceSteps(config, n, opponent, max_episode_steps, observes_latency, restart)
+    return ReferenceSteps(config, n, opponent, max_episode_steps, single, restart)
 
 
 _REASONS = np.array(REASONS, dtype=object)

@@ -8,28 +8,30 @@ agent whose draws are a reaction-time model (records proven equal by ``tests/tes
 compiled engine is installed (the ``fast`` extra); when a bot meets an agent whose action depends on
 the observation alone (``Agent.batch_policy``: a greedy trained model), all rounds at once on the
 batched vector env, one policy call per tick for every round (``play_rounds_batched``, records proven
-equal by ``tests/test_evaluation.py``); else tick by tick through War-v0 (``play_round``). The
-benchmark's shards, ``war-train``'s comparison with ``prompt``, ``war-curves`` and self-play matches
-all call it. Rounds with action latency, and agents that read the latency observation
-(``observes_latency``, the ``oracle``), are played tick by tick through ``WarLatency-v0`` (the same game
-as War-v0 when there is no latency, with the longer observation). In real time (``realtime=`` seconds per
-tick) every round is played tick by tick through ``war_env.envs.realtime.RealTime``: the clock runs while the
-agent computes, and each record keeps the agent's compute time per decision.
-``env_id`` names another game of
-``war_env.envs.games`` (a probe's, ``WarMemory-v0``): its rounds are played tick by tick through that env, so
-that every agent, and a model trained there, sees that probe's observation (``observation_game``).
+equal by ``tests/test_evaluation.py``); else tick by tick through War-v0 (``play_round``). Every bot plays on
+both, the probes' ``pool`` and ``leader`` too. The benchmark's shards, ``war-train``'s comparison with
+``prompt``, ``war-curves`` and self-play matches all call it. Rounds with action latency, and agents that
+read the latency observation (``observes_latency``, the ``oracle``), are played through ``WarLatency-v0``
+(the same game as War-v0 when there is no latency, with the longer observation): on its batched vector env
+for an agent with a ``batch_policy``, else tick by tick. In real time (``realtime=`` seconds per tick) every
+round is played tick by tick through ``war_env.envs.realtime.RealTime``: the clock runs while the agent
+computes, and each record keeps the agent's compute time per decision.
+``env_id`` names another game of ``war_env.envs.games`` (a probe's, ``WarMemory-v0``): its rounds are played
+through that env (batched, or tick by tick), so that every agent, and a model trained there, sees that probe's
+observation (``observation_game``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 
 from war_env import batched
 from war_env.core.bots import Bot
 from war_env.core.rules import WarConfig
-from war_env.envs.games import game_fields, game_id, make_game
+from war_env.envs.games import game_fields, game_id, make_game, make_vector_game
 from war_env.envs.realtime import RealTime
 from war_env.evaluation.fastpath import agent_reaction_model
 from war_env.evaluation.fastpath import play_rounds as play_rounds_fast
@@ -81,8 +83,7 @@ def _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spe
     indices = range(len(seeds)) if indices is None else indices
     if len(indices) != len(seeds):
         raise ValueError(f"indices must give one round index per seed, got {len(indices)} for {len(seeds)} seeds")
-    latency = config.has_latency or getattr(agent, "observes_latency", False)
-    played = None if realtime is not None else _whole_rounds_player(agent, player, config, latency, env_id)
+    played = None if realtime is not None else _whole_rounds_player(agent, player, config, env_id)
     if played is not None:
         records = played(config, agent, player, seeds, indices=indices, agent_spec=agent_spec,
                          opponent_spec=opponent_spec)
@@ -101,21 +102,22 @@ def _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spe
     return records
 
 
-def _whole_rounds_player(agent, player, config: WarConfig, latency: bool, env_id: str | None):
-    """The fast path or the batched one when they can play this pairing's rounds, else ``None``."""
-    # a bot that varies plays in the scalar reference only, and so do the games of other ids (the probes')
-    batchable = isinstance(player, Bot) and not player.varies and env_id in (None, "War-v0")
+def _whole_rounds_player(agent, player, config: WarConfig, env_id: str | None):
+    """The fast path or the batched one when they can play this pairing's rounds, else ``None``: every bot
+    plays on both (the probes' ``pool`` and ``leader`` too); the batched vector env is the one of the game
+    ``observation_game`` chooses (a probe's, WarLatency-v0's or War-v0's)."""
+    batchable = isinstance(player, Bot)
     if batchable and not config.has_latency and agent_reaction_model(agent, config) is not None:
         if batched.available():
             return play_rounds_fast
         batched.warn_unavailable("war_env.evaluation.play_rounds", "plays these rounds tick by tick")
-    elif batchable and not latency and agent.batch_policy() is not None and batched.available():
-        return play_rounds_batched
+    elif batchable and agent.batch_policy() is not None and batched.available():
+        return partial(play_rounds_batched, env_id=env_id)
     return None
 
 
 def observation_game(env_id: str | None, config: WarConfig, agent) -> str:
-    """The game ``agent`` plays tick by tick when asked to play ``env_id``: that one, but for an agent that reads
+    """The game ``agent`` plays when asked to play ``env_id``: that one, but for an agent that reads
     the opponent's clock in a game whose observation hides it (the ``oracle`` in the memory probe, the reference of
     its regrets), which plays the same game from WarLatency-v0's observation. Without ``env_id``: WarLatency-v0 when
     the rules have latency or the agent reads its observation, else War-v0. A model whose fields the game does not
@@ -140,10 +142,11 @@ BATCH_ROUNDS = 1024
 
 def play_rounds_batched(config: WarConfig, agent, opponent: Bot, seeds: Sequence[int], *,
                         indices: Sequence[int] | None = None, agent_spec: str | None = None,
-                        opponent_spec: str | None = None) -> list[RoundRecord]:
-    """``play_round`` for many seeds at once: sub-env ``k`` of a ``WarVectorEnv`` is reset with
-    ``seeds[k]`` (the same deal as ``env.reset(seed=seeds[k])``) and every tick asks the agent's
-    ``batch_policy()`` for the actions of all rounds still playing. The records equal ``play_round``'s."""
+                        opponent_spec: str | None = None, env_id: str | None = None) -> list[RoundRecord]:
+    """``play_round`` for many seeds at once: sub-env ``k`` of the batched vector env of the game ``play_rounds``
+    plays (``observation_game``: War-v0, WarLatency-v0 or a probe's) is reset with ``seeds[k]`` (the same deal as
+    ``env.reset(seed=seeds[k])``) and every tick asks the agent's ``batch_policy()`` for the actions of all rounds
+    still playing. The records equal ``play_round``'s."""
     policy = agent.batch_policy()
     if policy is None:
         raise ValueError(f"agent {agent.spec()!r} cannot play a batch of rounds (its batch_policy() is None)")
@@ -151,16 +154,17 @@ def play_rounds_batched(config: WarConfig, agent, opponent: Bot, seeds: Sequence
     agent_spec = agent_spec if agent_spec is not None else agent.spec()
     opponent_spec = opponent_spec if opponent_spec is not None else opponent.spec()
     with one_blas_thread():
-        return _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec)
+        return _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec,
+                             observation_game(env_id, config, agent))
 
 
-def _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec) -> list[RoundRecord]:
-    from war_env.envs.vector import WarVectorEnv, sub_env_round_info
+def _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec, game) -> list[RoundRecord]:
+    from war_env.envs.vector import sub_env_round_info
 
     records = []
     for start in range(0, len(seeds), BATCH_ROUNDS):
         chunk = [int(seed) for seed in seeds[start:start + BATCH_ROUNDS]]
-        env = WarVectorEnv(len(chunk), opponent=opponent, config=config)
+        env = make_vector_game(game, len(chunk), opponent, config)
         observations, _ = env.reset(seed=chunk)
         returns = np.zeros(len(chunk))
         summaries: list[dict | None] = [None] * len(chunk)

@@ -15,8 +15,9 @@ exactly like ``DummyVecEnv`` (``tests/test_sb3_vec.py``), so a model trained wit
 the same weights either way (``tests/test_training.py``).
 
 ``env_id`` names another game of ``war_env.envs.games`` (a probe's, ``WarMemory-v0``): its rules are
-``games.game_config``'s and its envs are ``gym.make(env_id)``'s, on ``"dummy"`` or ``"subproc"`` (the batched
-engine plays War-v0 and WarLatency-v0 only: ``"batched"`` falls back to ``"dummy"`` with a warning).
+``games.game_config``'s and its envs are ``gym.make(env_id)``'s, batched too (the engine plays every probe,
+``WarSB3VecEnv(env_id=...)``), but for a probe trained on chosen fields of its observation (``"dummy"``, with a
+warning).
 ``frame_stack`` K > 1 shows the policy its last K observations (SB3's ``VecFrameStack``: oldest first, zeros
 before a round's first), as ``SB3Agent`` replays them.
 """
@@ -88,13 +89,13 @@ def _vec(env_args, opponent, n_envs, seed, vec_env, trust_model_file, observatio
     config = game_config(game, env_args)
     if vec_env == "batched":
         player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
-        if env_id(config, game) not in ("War-v0", "WarLatency-v0"):
-            warnings.warn(f"the batched env plays War-v0 and WarLatency-v0 only, not {game}: training on "
-                          "vec_env='dummy'", RuntimeWarning, stacklevel=3)
-        elif isinstance(player, Bot) and not player.varies:
-            return _batched(config, player, n_envs, seed, observation)
+        if game is not None and check_observation_fields(observation) != OBSERVATION_FIELDS:
+            warnings.warn(f"the batched env shows a probe's observation whole, not chosen fields of {game}: training "
+                          "on vec_env='dummy'", RuntimeWarning, stacklevel=3)
+        elif isinstance(player, Bot):
+            return _batched(config, player, n_envs, seed, observation, env_id(config, game))
         else:
-            warnings.warn(f"the batched env plays bot opponents that do not vary only, not {opponent!r}: training "
+            warnings.warn(f"the batched env plays bot opponents only, not {opponent!r}: training "
                           "on vec_env='dummy'", RuntimeWarning, stacklevel=3)
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
@@ -105,12 +106,12 @@ def _vec(env_args, opponent, n_envs, seed, vec_env, trust_model_file, observatio
     return make_vec_env(factory, n_envs=n_envs, seed=seed, vec_env_cls=cls, vec_env_kwargs=kwargs)
 
 
-def _batched(config, opponent: Bot, n_envs: int, seed: int, observation):
+def _batched(config, opponent: Bot, n_envs: int, seed: int, observation, game: str):
     from stable_baselines3.common.vec_env import VecMonitor
 
     from war_env.envs.sb3_vec import WarSB3VecEnv
 
-    env = WarSB3VecEnv(n_envs, opponent=opponent, config=config, env_id=env_id(config))
+    env = WarSB3VecEnv(n_envs, opponent=opponent, config=config, env_id=game)
     env.seed(seed)
     fields = check_observation_fields(observation)
     if fields != OBSERVATION_FIELDS:

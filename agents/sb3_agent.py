@@ -10,16 +10,17 @@ from war_env.agents.base import Agent
 from war_env.agents.fields import CAN_DRAW, FIELD_INDEX, check_observation_fields, observes_latency
 from war_env.agents.model_files import load_model, observation_fields, read_metadata
 from war_env.core.observation import OBSERVATION_FIELDS
-from war_env.support.threads import single_threaded_torch
+from war_env.support.threads import single_threaded_torch, use_threads
 
 
 def load_sb3_agent(
-    algo: str, path: str, trust_model_file: bool = False, deterministic: bool = True
+    algo: str, path: str, trust_model_file: bool = False, deterministic: bool = True, threads: int = 1
 ) -> "SB3Agent":
-    """An ``Agent`` that plays with the SB3 model in ``path`` (see the module docstring for safety)."""
+    """An ``Agent`` that plays with the SB3 model in ``path`` (see the module docstring for safety) on
+    ``threads`` CPU threads."""
     model = load_model(algo, path, trust_model_file)
     fields = observation_fields(read_metadata(path))
-    return SB3Agent(model, check_algorithm(algo), str(path), deterministic, fields)
+    return SB3Agent(model, check_algorithm(algo), str(path), deterministic, fields, threads)
 
 
 class SB3Agent(Agent):
@@ -33,13 +34,20 @@ class SB3Agent(Agent):
     plain Linear/activation stacks (a trusted custom file), goes through the torch policy.
     MaskablePPO gets its action mask from the observation: ``can_draw`` (index 0) is exactly
     ``action_masks()[1]``.
+
+    ``threads``: torch's intra-op threads and numpy's BLAS threads for this agent's inference. Both are the
+    process's settings (``torch.set_num_threads``): each inference (a decision, or a batch of them) sets them
+    to this agent's count first, so agents of different counts in one process each compute on their own
+    count, and whatever the process runs next inherits the last one's.
     """
 
-    def __init__(self, model, algo: str, path: str, deterministic: bool = True, fields=OBSERVATION_FIELDS):
+    def __init__(self, model, algo: str, path: str, deterministic: bool = True, fields=OBSERVATION_FIELDS,
+                 threads: int = 1):
         torch = single_threaded_torch()
         self.model = model
         self.algo = algo
         self.path = path
+        self.threads = int(threads)
         self.deterministic = bool(deterministic)
         self.name = algo
         self._torch = torch
@@ -52,7 +60,7 @@ class SB3Agent(Agent):
         """Plays from WarLatency-v0's observation (the evaluation loop then plays it through WarLatency-v0)."""
 
     def spec(self) -> str:
-        return f"{self.algo}:{self.path}"
+        return f"{self.algo}:{self.path}" if self.threads == 1 else f"{self.algo}:path={self.path},threads={self.threads}"
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None and not self.deterministic:
@@ -74,6 +82,7 @@ class SB3Agent(Agent):
 
     def _actions(self, observations: np.ndarray) -> np.ndarray:
         """Greedy (or sampled) actions for full War-v0 observations, one per row."""
+        use_threads(self.threads)
         seen = observations if self._columns is None else observations[:, self._columns]
         if self._layers is not None:
             scores = _forward(self._layers, seen)

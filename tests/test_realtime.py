@@ -6,6 +6,7 @@ happens tick by tick is exact; the last test runs on the machine's clock, with a
 
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -142,6 +143,43 @@ def test_war_bench_realtime_plays_scripted_and_exec_agents_and_prices_their_thin
     assert by_agent["prompt"]["ticks"]["median"] == 0 and by_agent["prompt"]["compute_regret"] >= 0
     report = (tmp_path / "run" / "report.md").read_text()
     assert "## Thinking time (real time)" in report and "| compute regret | policy regret |" in report
+
+
+def test_the_thinking_time_section_shows_a_model_agents_parameters_file_size_and_threads(tmp_path):
+    pytest.importorskip("stable_baselines3")
+    from test_league import _tiny_ppo_file
+
+    from war_env.agents.algorithms import network_parameters
+
+    model = _tiny_ppo_file(tmp_path / "model.zip")
+    threads = min(2, os.cpu_count())
+    agents = [f"ppo:{model}", f"ppo:path={model},threads={threads}"]
+    run = run_league(agents, ["instant"], rounds=1, env_kwargs={"target_points": 4}, out=tmp_path / "run",
+                     workers=1, progress=False, realtime=True, tick_seconds=0.02)
+    by_agent = {entry["agent"]: entry for entry in run.results["realtime"]["agents"]}
+    parameters = network_parameters("ppo", {"pi": [8], "vf": [8]}, 16)
+    for agent, count in zip(agents, (1, threads)):
+        assert by_agent[agent]["model"] == {"parameters": parameters, "file_bytes": model.stat().st_size, "threads": count}
+    assert "model" not in by_agent["oracle"]
+    report = (tmp_path / "run" / "report.md").read_text()
+    size = f"{parameters:,} parameters, file {model.stat().st_size / 1024:,.1f} KiB"
+    assert f"- `ppo:{model}`: {size}, 1 thread\n" in report
+    assert f"- `ppo:path={model},threads={threads}`: {size}, {threads} thread" in report
+
+
+def test_each_model_agent_computes_on_its_own_threads_in_one_process(tmp_path):
+    torch = pytest.importorskip("torch")
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from test_league import _tiny_ppo_file
+
+    model = _tiny_ppo_file(tmp_path / "model.zip")
+    threads = min(2, os.cpu_count())
+    more, one = make_agent(f"ppo:path={model},threads={threads}"), make_agent(f"ppo:{model}")
+    assert more.spec() == f"ppo:path={model},threads={threads}" and one.spec() == f"ppo:{model}"
+    for agent, count in ((more, threads), (one, 1)):  # the process's setting, set by each agent as it acts
+        agent.act(np.zeros(16, np.float32))
+        assert torch.get_num_threads() == count
+        assert {pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"} <= {count}
 
 
 def test_thecompute_regret_of_a_known_delay_is_the_oracles_cost_at_that_latency():

@@ -17,16 +17,23 @@ flight, while an agent that computes sends nothing until it answers; so the dela
 a busy agent cannot beat with that delay, and policy regret includes what being busy costs beyond the
 delay. Delays are capped at ``min(16, turn_ticks - 1)`` ticks (the solver's range; the share of capped
 decisions is reported).
+
+A model agent's entry also has its size and threads (``model``): the parameters in its file's ``policy.pth``,
+the file's bytes and the CPU threads it computed on (its spec's ``threads``).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import replace
 
 import numpy as np
 
+from war_env.agents import MODEL_ALGOS, model_spec
+from war_env.agents.model_files import parameter_count
 from war_env.core.latency import MAX_LATENCY
+from war_env.core.specs import split_spec
 from war_env.evaluation.records import RoundRecord
 from war_env.league.league import League
 
@@ -50,7 +57,7 @@ def compute_summary(league: League, records: Iterable[RoundRecord], results: dic
                                for opponent in league.opponents])
         entry = {"agent": agent, "decisions": int(mine.size), "ticks": _quantiles(mine),
                  "seconds": _quantiles(np.asarray(seconds[agent])),
-                 "capped_share": float(np.mean(mine > cap)) if mine.size else 0.0}
+                 "capped_share": float(np.mean(mine > cap)) if mine.size else 0.0, **model_facts(agent)}
         if priced and mine.size:
             per_opponent = [compute_regret(league, opponent, np.asarray(ticks[(agent, opponent)]), cap,
                                             float(np.mean(moves[(agent, opponent)])))
@@ -59,6 +66,19 @@ def compute_summary(league: League, records: Iterable[RoundRecord], results: dic
             entry["policy_regret"] = _shifted(regrets[agent], entry["compute_regret"])
         agents.append(entry)
     return {"tick_seconds": league.realtime, "delay_cap_ticks": cap, "agents": agents}
+
+
+def model_facts(spec: str) -> dict:
+    """``{"model": {"parameters", "file_bytes", "threads"}}`` for a model agent's spec (the counts ``None``
+    when its file cannot be read now), ``{}`` for any other agent."""
+    if split_spec(spec)[0] not in MODEL_ALGOS:
+        return {}
+    _, path, threads = model_spec(spec)
+    try:
+        parameters, size = parameter_count(path), os.path.getsize(path)
+    except (OSError, ValueError):
+        parameters = size = None
+    return {"model": {"parameters": parameters, "file_bytes": size, "threads": threads}}
 
 
 def _quantiles(values: np.ndarray) -> dict:

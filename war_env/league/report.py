@@ -330,7 +330,7 @@ def realtime_lines(results: dict) -> list[str]:
              "| compute regret | policy regret |", "|---|---|---|---|---|---|---|---|---|"]
     for entry in realtime["agents"]:
         ticks, seconds = entry["ticks"], entry["seconds"]
-        compute = number(entry["compute_regret"]) if "compute_regret" in entry else "-"
+        compute = fmt(entry["compute_regret"]) if "compute_regret" in entry else "-"
         policy = fmt(entry.get("policy_regret")) if "compute_regret" in entry else "-"
         cells = [_maybe(ticks["median"], 1), _maybe(ticks["p95"], 1), _maybe(ticks["max"], 0),
                  _maybe(seconds["median"], 4), _maybe(seconds["p95"], 4)]

@@ -41,7 +41,7 @@ def machine_cores() -> int:
 
 def use_threads(threads: int) -> None:
     """Set torch's intra-op threads and numpy's BLAS threads to ``threads`` where they differ: process-wide
-    settings, so a model agent calls this before each of its inferences (a check of well under a
+    settings, so a model agent calls this before each of its inferences (a check of about a
     microsecond when nothing changes). Without threadpoolctl (the train extra) BLAS is left as it is."""
     import torch
 

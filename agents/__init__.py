@@ -12,11 +12,12 @@ Spec grammar (the project's ``war_env.core.specs`` plus two rules for text that 
   counting: ``war_env.agents.counting``). ``press_once`` (press as the turn opens, once) needs neither.
 * ``bot:SPEC``: everything after the first ``:`` is a bot spec, taken verbatim
   (``bot:fixed:ticks=5``, ``bot:uniform:low=1,high=10``).
-* ``ppo:PATH``, ``a2c:PATH``, ``dqn:PATH``, ``maskable_ppo:PATH``: the text after the first ``:`` is
-  the model file's path, verbatim (``ppo:runs/x/best.zip``; any characters, ``=`` and ``,`` included),
-  unless it starts with ``path=``: then it is ``key=value`` options, ``path=FILE`` (a path without ``,``)
-  and ``threads=N``, the CPU threads of the agent's inference (1 to the machine's cores; 1 by default, the
-  fastest for small networks: ``war_env.support.threads``): ``ppo:path=runs/x/best.zip,threads=2``.
+* ``ppo:PATH``, ``a2c:PATH``, ``dqn:PATH``, ``maskable_ppo:PATH``, ``recurrent_ppo:PATH``: the text after the
+  first ``:`` is the model file's path, verbatim (``ppo:runs/x/best.zip``; any characters, ``=`` and ``,``
+  included), unless it starts with ``path=``: then it is ``key=value`` options, ``path=FILE`` (a path without
+  ``,``) and ``threads=N``, the CPU threads of the agent's inference (1 to the machine's cores; 1 by default,
+  the fastest for small networks: ``war_env.support.threads``): ``ppo:path=runs/x/best.zip,threads=2``. A
+  frame-stacked policy is an ordinary ``ppo:PATH`` (its file says how many frames it sees).
   Model files are loaded weights-only. Whether to trust a file's pickled data is never part of a spec
   (specs are stored in run folders, which other people send): it is the ``trust_model_file`` argument,
   which the commands take from their own command line only.
@@ -57,7 +58,7 @@ SCRIPTED = {
     "blind": Blind,
     "counting": Counting,
 }
-MODEL_ALGOS = ("ppo", "a2c", "dqn", "maskable_ppo")
+MODEL_ALGOS = ("ppo", "a2c", "dqn", "maskable_ppo", "recurrent_ppo")
 AGENT_NAMES = tuple(SCRIPTED) + ("bot:SPEC",) + tuple(f"{algo}:PATH" for algo in MODEL_ALGOS) + ("exec:COMMAND",)
 """What an agent spec may start with, as the error for an unknown name lists them."""
 BASELINES = ("prompt", "eager", "random:p=0.2", "last_moment", "never", "human")

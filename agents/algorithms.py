@@ -17,8 +17,14 @@ ALGORITHMS = {
     "a2c": ("stable_baselines3", "A2C"),
     "dqn": ("stable_baselines3", "DQN"),
     "maskable_ppo": ("sb3_contrib", "MaskablePPO"),
+    "recurrent_ppo": ("sb3_contrib", "RecurrentPPO"),
 }
 """Algorithm name (as in spec strings ``ppo:PATH`` and ``war-train --algo``) -> (module, class)."""
+POLICIES = {"recurrent_ppo": "MlpLstmPolicy"}
+"""The SB3 policy of each algorithm that is not ``MlpPolicy``: RecurrentPPO's runs an LSTM before its MLPs."""
+RECURRENT = frozenset(POLICIES)
+"""Algorithms whose policy keeps a state from tick to tick (reset at each round)."""
+MAX_LSTM_HIDDEN = 1024
 
 MAX_PARAMETERS = 10_000_000
 """Largest network (weights and biases of one policy, DQN's target network included): 40 MB of float32,
@@ -32,8 +38,10 @@ DEFAULT_POLICY_KWARGS = {
     "a2c": {"net_arch": {"pi": [64, 64], "vf": [64, 64]}, "activation_fn": "tanh"},
     "maskable_ppo": {"net_arch": {"pi": [64, 64], "vf": [64, 64]}, "activation_fn": "tanh"},
     "dqn": {"net_arch": [64, 64], "activation_fn": "relu"},
+    "recurrent_ppo": {"net_arch": {"pi": [64, 64], "vf": [64, 64]}, "activation_fn": "tanh", "lstm_hidden_size": 256},
 }
-"""SB3's own MlpPolicy defaults, used for a model file without ``war_env_model.json``."""
+"""SB3's own MlpPolicy defaults (sb3-contrib's MlpLstmPolicy's for RecurrentPPO: an LSTM of 256 for the actor and
+one for the critic), used for a model file without ``war_env_model.json``."""
 
 
 def check_algorithm(algo: str) -> str:
@@ -59,14 +67,16 @@ def algorithm_class(algo: str) -> type:
     return getattr(importlib.import_module(module_name), class_name)
 
 
-def check_policy_kwargs(algo: str, policy_kwargs: dict) -> dict:
-    """Validate the JSON form of ``policy_kwargs``: ``net_arch`` and ``activation_fn`` only."""
+def check_policy_kwargs(algo: str, policy_kwargs: dict, inputs: int = OBSERVATION_SIZE) -> dict:
+    """Validate the JSON form of ``policy_kwargs``: ``net_arch`` and ``activation_fn`` (and RecurrentPPO's
+    ``lstm_hidden_size``) only; the network on ``inputs`` observation floats must fit ``MAX_PARAMETERS``."""
     algo = check_algorithm(algo)
     if not isinstance(policy_kwargs, dict):
         raise ValueError(f"policy_kwargs must be a JSON object, got {policy_kwargs!r}")
-    unknown = set(policy_kwargs) - {"net_arch", "activation_fn"}
+    known = set(DEFAULT_POLICY_KWARGS[algo])
+    unknown = set(policy_kwargs) - known
     if unknown:
-        raise ValueError(f"unknown policy_kwargs key(s) {sorted(unknown)}; known: ['activation_fn', 'net_arch']")
+        raise ValueError(f"unknown {algo} policy_kwargs key(s) {sorted(unknown)}; known: {sorted(known)}")
     checked = dict(DEFAULT_POLICY_KWARGS[algo])
     checked.update(policy_kwargs)
     activation = checked["activation_fn"]
@@ -80,9 +90,12 @@ def check_policy_kwargs(algo: str, policy_kwargs: dict) -> dict:
         _check_layers("net_arch.vf", net_arch["vf"])
     else:
         raise ValueError(f"net_arch must be a list of layer sizes or {{'pi': [...], 'vf': [...]}}, got {net_arch!r}")
-    size = network_parameters(algo, net_arch, OBSERVATION_SIZE)
+    hidden = checked.get("lstm_hidden_size")
+    if hidden is not None and (isinstance(hidden, bool) or not isinstance(hidden, int) or not 1 <= hidden <= MAX_LSTM_HIDDEN):
+        raise ValueError(f"lstm_hidden_size must be an integer in [1, {MAX_LSTM_HIDDEN}], got {hidden!r}")
+    size = network_parameters(algo, checked, inputs)
     if size > MAX_PARAMETERS:
-        raise ValueError(f"net_arch {net_arch!r} makes a network of {size:,} parameters; at most {MAX_PARAMETERS:,}")
+        raise ValueError(f"policy_kwargs {policy_kwargs!r} make a network of {size:,} parameters; at most {MAX_PARAMETERS:,}")
     return checked
 
 
@@ -95,19 +108,25 @@ def _check_layers(name: str, layers) -> None:
         raise ValueError(f"{name} has {len(layers)} layers; at most {MAX_LAYERS}")
 
 
-def network_parameters(algo: str, net_arch, inputs: int) -> int:
-    """Weights and biases of SB3's MlpPolicy for ``algo`` with ``net_arch`` (validated) on ``inputs``
-    observation fields and War-v0's two actions: PPO/A2C have a policy and a value network, DQN a
-    Q-network and its target copy."""
+def network_parameters(algo: str, policy_kwargs: dict, inputs: int) -> int:
+    """Weights and biases of ``algo``'s policy with ``policy_kwargs`` (validated) on ``inputs`` observation
+    floats and War-v0's two actions: PPO/A2C have a policy and a value network, DQN a Q-network and its
+    target copy; RecurrentPPO puts an LSTM before each of its two networks (sb3-contrib's default: one for
+    the actor, one for the critic; torch's LSTM has two biases per gate)."""
+    net_arch = policy_kwargs["net_arch"]
 
-    def mlp(layers: list[int], outputs: int) -> int:
-        sizes = [inputs, *layers, outputs]
+    def mlp(first: int, layers: list[int], outputs: int) -> int:
+        sizes = [first, *layers, outputs]
         return sum((fan_in + 1) * fan_out for fan_in, fan_out in zip(sizes, sizes[1:]))
 
     if algo == "dqn":
-        return 2 * mlp(net_arch, 2)
+        return 2 * mlp(inputs, net_arch, 2)
     pi, vf = (net_arch, net_arch) if isinstance(net_arch, list) else (net_arch["pi"], net_arch["vf"])
-    return mlp(pi, 2) + mlp(vf, 1)
+    if algo not in RECURRENT:
+        return mlp(inputs, pi, 2) + mlp(inputs, vf, 1)
+    hidden = policy_kwargs["lstm_hidden_size"]
+    lstm = 4 * hidden * (inputs + hidden + 2)
+    return 2 * lstm + mlp(hidden, pi, 2) + mlp(hidden, vf, 1)
 
 
 def torch_policy_kwargs(policy_kwargs: dict) -> dict:
@@ -115,7 +134,7 @@ def torch_policy_kwargs(policy_kwargs: dict) -> dict:
     import torch
 
     return {
-        "net_arch": policy_kwargs["net_arch"],
+        **policy_kwargs,
         "activation_fn": getattr(torch.nn, ACTIVATIONS[policy_kwargs["activation_fn"]]),
     }
 
@@ -127,7 +146,7 @@ def build_model(algo: str, env, policy_kwargs: dict | None = None, hyperparamete
     kwargs = check_policy_kwargs(algo, policy_kwargs or {})
     cls = algorithm_class(algo)
     return cls(
-        "MlpPolicy",
+        POLICIES.get(algo, "MlpPolicy"),
         env,
         policy_kwargs=torch_policy_kwargs(kwargs),
         device="cpu",

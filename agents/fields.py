@@ -11,12 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 from war_env.core.latency import MAX_LATENCY
-from war_env.core.observation import INDEX, OBSERVATION_FIELDS, latency_fields
+from war_env.core.observation import INDEX, INFERENCE_EXTRA_FIELDS, OBSERVATION_FIELDS, latency_fields
 from war_env.core.rules import WarConfig
 
 FIELD_INDEX = {name: i for i, name in enumerate(latency_fields(WarConfig(latency=f"fixed:ticks={MAX_LATENCY}")))}
 """Column of every field a policy may see: War-v0's, then WarLatency-v0's (the opponent's clock, the presses
 in flight ``in_flight_0`` .. ``in_flight_15``), at their index in WarLatency-v0's observation."""
+WHOLE_ONLY = INFERENCE_EXTRA_FIELDS
+"""Fields whose column depends on the game (the inference probe's ``opponent_reaction`` follows the presses in
+flight): a policy that sees one sees its game's whole observation, as it is (``columns_of``)."""
 CAN_DRAW = INDEX["can_draw"]
 TIMING_FIELDS = ("can_draw", "timer_left", "has_drawn", "opponent_has_drawn", "at_war", "started")
 """The observation fields about the clock and the current step; the rest (piles, cards, pot, points,
@@ -31,13 +34,23 @@ def check_observation_fields(fields) -> tuple[str, ...]:
         return TIMING_FIELDS
     if not isinstance(fields, (list, tuple)) or not fields or not all(isinstance(name, str) for name in fields):
         raise ValueError(f'observation must be "all", "timing" or a non-empty list of field names, got {fields!r}')
-    unknown = [name for name in fields if name not in FIELD_INDEX]
+    unknown = [name for name in fields if name not in FIELD_INDEX and name not in WHOLE_ONLY]
     if unknown:
-        raise ValueError(f"unknown observation field(s) {unknown}; known: {list(OBSERVATION_FIELDS)} and "
-                         f"WarLatency-v0's opponent_can_draw, opponent_timer_left, in_flight_0 .. in_flight_{MAX_LATENCY - 1}")
+        raise ValueError(f"unknown observation field(s) {unknown}; known: {list(OBSERVATION_FIELDS)}, "
+                         f"WarLatency-v0's opponent_can_draw, opponent_timer_left, in_flight_0 .. in_flight_{MAX_LATENCY - 1} "
+                         f"and WarInference-v0's {', '.join(WHOLE_ONLY)}")
     if len(set(fields)) != len(fields):
         raise ValueError(f"observation fields must not repeat, got {list(fields)}")
     return tuple(fields)
+
+
+def columns_of(fields) -> np.ndarray | None:
+    """The columns of ``fields`` in any game's observation that shows them (every field but ``WHOLE_ONLY`` has
+    the same column in all of them), or ``None`` when a field of ``WHOLE_ONLY`` is among them: then the policy
+    sees the observation as it is, which must be exactly ``fields``."""
+    if any(name in WHOLE_ONLY for name in fields):
+        return None
+    return np.array([FIELD_INDEX[name] for name in fields])
 
 
 def observes_latency(fields) -> bool:
@@ -46,14 +59,18 @@ def observes_latency(fields) -> bool:
 
 
 def select_observation(env, fields):
-    """Wrap a War-v0 (or WarLatency-v0) env so the policy sees only ``fields`` (in that order); all of
-    War-v0's fields: unchanged."""
+    """Wrap a War-v0 (or WarLatency-v0, or a probe's) env so the policy sees only ``fields`` (in that order);
+    the env's own fields: unchanged."""
     fields = check_observation_fields(fields)
-    if fields == OBSERVATION_FIELDS:
+    shown = env.unwrapped.observation_fields()
+    if fields == shown:
         return env
+    columns = columns_of(fields)
+    if columns is None:
+        raise ValueError(f"a policy that sees {', '.join(WHOLE_ONLY)} sees its game's whole observation, "
+                         f"{list(shown)}; got {list(fields)}")
     from gymnasium import spaces
     from gymnasium.wrappers import TransformObservation
 
-    columns = np.array([FIELD_INDEX[name] for name in fields])
     space = spaces.Box(0.0, 1.0, (len(columns),), np.float32)
     return TransformObservation(env, lambda observation: observation[columns], space)

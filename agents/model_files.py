@@ -33,15 +33,19 @@ import zipfile
 import zlib
 from pathlib import Path
 
+import gymnasium as gym
+import numpy as np
+
 from war_env.agents.algorithms import (
     DEFAULT_POLICY_KWARGS,
+    POLICIES,
     algorithm_class,
     build_model,
     check_algorithm,
     check_policy_kwargs,
     network_parameters,
 )
-from war_env.agents.fields import check_observation_fields, observes_latency, select_observation
+from war_env.agents.fields import check_observation_fields
 from war_env.agents.pth_files import check_pth, check_zip_directory, load_pth
 from war_env.support.atomic import write_atomic
 
@@ -58,27 +62,36 @@ MAX_LOAD_BYTES = 256 << 20
 (``MAX_PARAMETERS``) peaks 186 MiB above a small one (its 40 MB of weights built, then loaded, and Adam's
 80 MB of moments); every crafted file of ``tests/test_model_files.py`` is refused without growing past the
 small one's peak."""
+MAX_FRAME_STACK = 64
+"""Most observations a frame-stacked policy sees at once (``frame_stack`` in ``war_env_model.json``)."""
 OVERHEAD_BYTES = 2 << 20
 """What a ``.pth`` entry holds besides its tensors: ``data.pkl`` (at most ``pth_files.MAX_PICKLE_BYTES``)
 and the headers and alignment of its records."""
 
 
-def save_model(model, path: str | os.PathLike, algo: str, policy_kwargs: dict, observation="all", **metadata) -> Path:
+def save_model(model, path: str | os.PathLike, algo: str, policy_kwargs: dict, observation="all", frame_stack: int = 1,
+               env_id: str | None = None, **metadata) -> Path:
     """Save ``model`` to ``path`` atomically (a temporary file in the same folder, then a rename), as
     SB3's own zip plus the plain-JSON ``war_env_model.json`` that ``load_sb3_agent`` reads.
 
-    ``observation`` names the fields the policy sees (see ``check_observation_fields``);
-    ``metadata`` adds JSON fields (e.g. ``opponent``); a crash never leaves a half-written zip.
+    ``observation`` names the fields the policy sees (see ``check_observation_fields``); ``frame_stack`` how
+    many of the last observations it sees at once (SB3's ``VecFrameStack``: oldest first, zeros before the
+    round's first); ``env_id`` the game it was trained on; ``metadata`` adds JSON fields (e.g. ``opponent``);
+    a crash never leaves a half-written zip.
     """
     path = Path(path)
     buffer = io.BytesIO()
     model.save(buffer)
+    fields = check_observation_fields(observation)
+    stack = check_frame_stack(frame_stack)
     record = {
         "format": METADATA_FORMAT,
         "algorithm": check_algorithm(algo),
-        "policy": "MlpPolicy",
-        "policy_kwargs": check_policy_kwargs(algo, policy_kwargs),
-        "observation_fields": list(check_observation_fields(observation)),
+        "policy": POLICIES.get(check_algorithm(algo), "MlpPolicy"),
+        "policy_kwargs": check_policy_kwargs(algo, policy_kwargs, len(fields) * stack),
+        "observation_fields": list(fields),
+        "frame_stack": stack,
+        "env_id": env_id,
         "num_timesteps": int(model.num_timesteps),
         **metadata,
     }
@@ -173,26 +186,21 @@ def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = Fals
         check_weights(path, {"policy": model.policy.state_dict()})
         return model
     source = f"its {METADATA_NAME}" if metadata else f"SB3's default MlpPolicy for {algo} (the file has no {METADATA_NAME})"
+    inputs = len(observation_fields(metadata)) * frame_stack_of(metadata)
     try:
-        policy_kwargs = check_policy_kwargs(algo, metadata["policy_kwargs"] if metadata else DEFAULT_POLICY_KWARGS[algo])
+        policy_kwargs = check_policy_kwargs(algo, metadata["policy_kwargs"] if metadata else DEFAULT_POLICY_KWARGS[algo],
+                                            inputs)
     except (KeyError, TypeError, ValueError) as error:
         raise ValueError(f"model file {str(path)!r}: {METADATA_NAME} has no valid policy_kwargs: {error}") from None
-    fields = observation_fields(metadata)
     # The network is built before its weights are read: its size must fit the tensors the file holds
     # (4 bytes per float32 parameter), so a small file cannot make this process allocate a huge one.
-    needed = 4 * network_parameters(algo, policy_kwargs["net_arch"], len(fields))
+    needed = 4 * network_parameters(algo, policy_kwargs, inputs)
     held = entry_sizes(path).get("policy.pth", 0)
     if needed > held:
         raise _does_not_fit(path, algo, source, f"that network needs {needed:,} bytes of weights, the file's "
                                                 f"policy.pth holds {held:,}")
     if env is None:
-        import gymnasium as gym
-
-        import war_env  # noqa: F401  (registers War-v0)
-
-        flights = sum(name.startswith("in_flight_") for name in fields)  # spaces only: any latency that long
-        game = gym.make("WarLatency-v0", latency=f"fixed:ticks={flights}") if observes_latency(fields) else gym.make("War-v0")
-        env = select_observation(game, fields)
+        env = SpacesOnly(inputs)
     hyperparameters = {"buffer_size": 1, "learning_starts": 0} if algo == "dqn" else {}
     model = build_model(algo, env, policy_kwargs, hyperparameters)
     try:
@@ -274,7 +282,7 @@ def _check_every_pth(path: Path) -> None:
 
 def _does_not_fit(path: Path, algo: str, source: str, why: str) -> ValueError:
     return ValueError(
-        f"model file {str(path)!r} does not fit a {algo} War-v0 policy built from {source}: {why}. Only weights "
+        f"model file {str(path)!r} does not fit a {algo} War policy built from {source}: {why}. Only weights "
         "are loaded (no code from the file runs); pass trust_model_file=True (--trust-model-file) to let SB3 "
         "unpickle the whole file if you trust it."
     )
@@ -316,10 +324,48 @@ def observation_fields(metadata: dict | None) -> tuple[str, ...]:
         raise ValueError(f"{METADATA_NAME}: {error}") from None
 
 
+def check_frame_stack(frame_stack) -> int:
+    if isinstance(frame_stack, bool) or not isinstance(frame_stack, int) or not 1 <= frame_stack <= MAX_FRAME_STACK:
+        raise ValueError(f"frame_stack must be an integer in [1, {MAX_FRAME_STACK}], got {frame_stack!r}")
+    return frame_stack
+
+
+def frame_stack_of(metadata: dict | None) -> int:
+    """How many observations a saved policy sees at once: from its metadata, else 1."""
+    try:
+        return check_frame_stack((metadata or {}).get("frame_stack", 1))
+    except ValueError as error:
+        raise ValueError(f"{METADATA_NAME}: {error}") from None
+
+
+def env_id_of(metadata: dict | None) -> str | None:
+    """The game a saved policy was trained on (``None``: not recorded, a file from before the probes)."""
+    env_id = (metadata or {}).get("env_id")
+    if env_id is not None and not isinstance(env_id, str):
+        raise ValueError(f"{METADATA_NAME}: env_id must be a string or null, got {env_id!r}")
+    return env_id
+
+
+class SpacesOnly(gym.Env):
+    """The spaces a saved policy was built for, and nothing to play: SB3 reads them to build the network
+    the weights go into (it never steps this env)."""
+
+    def __init__(self, inputs: int):
+        self.observation_space = gym.spaces.Box(0.0, 1.0, (inputs,), np.float32)
+        self.action_space = gym.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        raise RuntimeError("a model loaded for its weights has no env to play")
+
+    def step(self, action):
+        raise RuntimeError("a model loaded for its weights has no env to play")
+
+
 def _load_trusted(algo: str, path: Path, env):
     """SB3's full ``load``: unpickles the file's ``data`` (runs code from it). Opt-in only."""
     model = algorithm_class(algo).load(str(path), env=env, device="cpu")
-    size = len(observation_fields(read_metadata(path)))
+    metadata = read_metadata(path)
+    size = len(observation_fields(metadata)) * frame_stack_of(metadata)
     shape = getattr(model.observation_space, "shape", None)
     actions = getattr(model.action_space, "n", None)
     if shape != (size,) or actions != 2:

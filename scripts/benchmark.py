@@ -10,9 +10,11 @@ import os
 import sys
 
 from war_env.agents import BASELINES
+from war_env.core.probes import PROBES
 from war_env.core.specs import parse_assignments
 from war_env.league import DEFAULT_OPPONENTS, DEFAULT_ROUNDS, DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, run_league
 from war_env.league.ray_backend import ShardsFailed
+from war_env.league.suite import DEFAULT_SUITE_ROUNDS, REPORT_FILE, run_suite
 from war_env.league.workers import WorkerDied
 from war_env.scripts.common import HelpFormatter, run_command, seed
 
@@ -32,6 +34,8 @@ examples:
   war-bench --resume runs/bench/20261202-134500
   war-bench --realtime --tick-seconds 0.01 --agents prompt "exec:python examples/python_agent.py" \
             --opponents human --workers 1                 # docs/realtime.md
+  war-bench --suite --agents counting ppo:runs/x/final.zip   # one score per capability (docs/probes.md)
+  war-bench --suite --resume runs/suite/20261204-040000
 """
 
 
@@ -62,6 +66,15 @@ def build_parser() -> argparse.ArgumentParser:
                              "time is recorded and priced (docs/realtime.md); measure with --workers 1 on a quiet machine")
     league.add_argument("--tick-seconds", type=float, metavar="S", default=argparse.SUPPRESS,
                         help="with --realtime: wall seconds per tick (default: the rules' tick_seconds, 0.1)")
+    suite = parser.add_argument_group("the probe suite (docs/probes.md)")
+    suite.add_argument("--suite", action="store_true",
+                       help="play every probe (a league on its env id, with its opponent and yardsticks: oracle, "
+                            "best simple baselines, the agent lacking the capability) with the --agents given, and "
+                            "write suite.md, suite.json and suite.png: one score per agent and capability, 0 = the "
+                            f"best simple baseline, 1 = the oracle (default rounds: {DEFAULT_SUITE_ROUNDS}); "
+                            "with --resume, continue a suite")
+    suite.add_argument("--probes", nargs="+", choices=list(PROBES), default=argparse.SUPPRESS,
+                       help=f"with --suite: the probes to play (default: all, {' '.join(PROBES)})")
     parser.add_argument("--workers", type=int, metavar="N", default=DEFAULT_WORKERS,
                         help=f"worker processes; the results do not depend on it (default: the number of CPUs, "
                              f"here {DEFAULT_WORKERS})")
@@ -89,6 +102,10 @@ def cli(argv: list[str] | None = None) -> int:
 
     def call() -> int:
         given = vars(args)
+        if args.suite:
+            return _suite(given)
+        if "probes" in given:
+            raise ValueError("--probes goes with --suite")
         env = given.get("env")
         try:
             run = run_league(
@@ -106,6 +123,20 @@ def cli(argv: list[str] | None = None) -> int:
         return 0
 
     return run_command(parser, call, extras=("bench",))
+
+
+def _suite(given: dict) -> int:
+    """``war-bench --suite``: the probes' leagues and the suite report."""
+    other = [f"--{name}" for name in ("opponents", "env", "backend", "address") if name in given and (
+        name not in ("backend", "address") or given[name] not in ("local", None))]
+    if other:
+        raise ValueError(f"--suite plays each probe against its own opponent and rules, locally; do not give {other}")
+    run = run_suite(given.get("agents", ()), given.get("probes"), given.get("rounds"), given.get("seed"),
+                    given.get("out"), given["workers"], given["resume"], given["shard_rounds"],
+                    progress=not given["quiet"], trust_model_file=given["trust_model_file"])
+    print(f"played {run.rounds_played} rounds")
+    print(f"suite report: {run.run_dir / REPORT_FILE}")
+    return 0
 
 
 if __name__ == "__main__":

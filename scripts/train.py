@@ -11,16 +11,18 @@ from war_env.scripts.common import HelpFormatter, run_command, seed
 from war_env.training.run import TrainResult, train
 
 DESCRIPTION = """\
-Train PPO, A2C, DQN (stable-baselines3) or MaskablePPO (sb3-contrib) on War-v0 against an opponent,
-then compare the best and the final model with the `prompt` baseline on held-out paired rounds
+Train PPO, A2C, DQN (stable-baselines3), MaskablePPO or RecurrentPPO (sb3-contrib) on War-v0, or on a
+probe's game (--env-id WarMemory-v0, docs/probes.md), against an opponent, then compare the best and the final model with the `prompt` baseline on held-out paired rounds
 (PASSED only when both meet the bar).
 
 The run folder receives config.json (the exact configuration, which --resume reads back),
 checkpoints/, best.zip and final.zip (load them as ALGO:PATH, e.g. in war-bench), eval/ and tb/
 (TensorBoard) and model_card.json (versions, wall time, evaluations, the comparison).
 
-example:
+examples:
   war-train --algo ppo --opponent human --run-dir runs/ppo-human
+  war-train --algo recurrent_ppo --env-id WarMemory-v0 --timesteps 20000
+  war-train --algo ppo --frame-stack 4 --env-id WarMemory-v0 --timesteps 20000
 """
 
 
@@ -40,9 +42,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="batched: all envs stepped together by the compiled engine (bot opponents; the fast "
                              "extra); dummy: SB3's DummyVecEnv over War-v0 envs; subproc: one process per env")
     parser.add_argument("--seed", type=seed, metavar="S", default=0, help="training env i is seeded S + i")
-    parser.add_argument("--opponent", metavar="SPEC", default="human",
+    parser.add_argument("--opponent", metavar="SPEC", default=None,
                         help="opponent bot spec (instant, fixed:ticks=5, uniform:low=1,high=10, human, absent), "
-                             "an agent spec, or a saved model ALGO:PATH")
+                             "an agent spec, or a saved model ALGO:PATH (default: a probe's own, else human)")
+    parser.add_argument("--env-id", metavar="ID", default=None,
+                        help="the game: War-v0, WarLatency-v0 or a probe's (WarAnticipation-v0, WarMemory-v0, "
+                             "WarInference-v0, WarTableReading-v0) (default: War-v0, or WarLatency-v0 with a latency)")
+    parser.add_argument("--frame-stack", type=int, metavar="K", default=1,
+                        help="the policy sees its last K observations at once (SB3's VecFrameStack; the model file "
+                             "remembers K, so ALGO:PATH plays it the same way)")
     parser.add_argument("--env-arg", action="append", metavar="KEY=VALUE", default=None,
                         help="a War-v0 rule, timer or reward argument, e.g. --env-arg turn_seconds=2 (repeatable)")
     parser.add_argument("--runs-root", metavar="DIR", default="runs", help="parent folder of new run folders")
@@ -83,6 +91,8 @@ def cli(argv: list[str] | None = None) -> int:
             seed=args.seed,
             opponent=args.opponent,
             env_args=parse_assignments(args.env_arg or [], "--env-arg"),
+            env_id=args.env_id,
+            frame_stack=args.frame_stack,
             runs_root=args.runs_root,
             run_dir=args.run_dir,
             resume=args.resume,

@@ -141,7 +141,7 @@ def test_a_plain_sb3_file_with_another_architecture_does_not_fit(tmp_path):
     model = _small_model("ppo")  # 8-unit layers; without our metadata the loader expects SB3's 64x64
     path = tmp_path / "plain.zip"
     model.save(path)
-    with pytest.raises(ValueError, match="does not fit a ppo War-v0 policy built from SB3's default"):
+    with pytest.raises(ValueError, match="does not fit a ppo War policy built from SB3's default"):
         load_sb3_agent("ppo", str(path))
 
 
@@ -292,7 +292,7 @@ def test_a_huge_metadata_entry_is_refused_before_it_is_read(saved_ppo, tmp_path)
 
 
 @pytest.mark.parametrize("net_arch, message", [
-    ({"pi": [60000, 60000], "vf": [8]}, "makes a network of 3,601,.* parameters; at most 10,000,000"),
+    ({"pi": [60000, 60000], "vf": [8]}, "make a network of 3,601,.* parameters; at most 10,000,000"),
     ({"pi": [1] * 200, "vf": [8]}, "200 layers; at most 32"),
     ({"pi": [1000, 1000], "vf": [8]}, "needs 4,0.* bytes of weights, the file's policy.pth holds"),
 ])
@@ -477,7 +477,7 @@ def test_the_largest_network_allowed_loads_within_the_memory_bound(loading_a_sma
     from war_env.core.observation import OBSERVATION_SIZE
 
     arch = {"pi": [2200, 2200], "vf": [2200, 2200]}
-    assert 0.95 * MAX_PARAMETERS < network_parameters("ppo", arch, OBSERVATION_SIZE) <= MAX_PARAMETERS
+    assert 0.95 * MAX_PARAMETERS < network_parameters("ppo", {"net_arch": arch}, OBSERVATION_SIZE) <= MAX_PARAMETERS
     model = build_model("ppo", gym.make("War-v0"), {"net_arch": arch}, {"n_steps": 16, "batch_size": 16, "n_epochs": 1},
                         seed=0)
     model.learn(16)  # Adam's moments are in the file, as in every checkpoint

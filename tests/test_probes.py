@@ -25,7 +25,7 @@ from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
 from war_env.envs.probes import WarMemoryEnv
 from war_env.evaluation import play_round, play_rounds
-from war_env.evaluation.probes import clairvoyant_records, exact_gaps
+from war_env.evaluation.probes import clairvoyant_records, exact_gaps, seat_moves
 from war_env.league.probes import records_of
 from war_env.league.stats import bootstrap_mean
 
@@ -44,6 +44,19 @@ def test_every_probe_is_a_registered_env_with_its_opponent_latency_and_rewards(n
     assert env.observation_space.shape == (size,) == observation.shape
     assert gym.make(probe.env_id, opponent="instant").unwrapped.opponent_bot == make_bot("instant")
     assert gym.make(probe.env_id, config=WarConfig()).unwrapped.config == WarConfig()
+
+
+@pytest.mark.parametrize("name", sorted(PROBES))
+def test_being_taken_over_costs_more_than_the_timing_of_the_longest_round_played_the_simple_way(name):
+    # With War-v0's takeover weight (-1) a seat that never pressed, taken over after 30 idle ticks, paid less
+    # than the oracle's timing (every learner found it: docs/probes.md). press_once pays exactly its latency in
+    # idle ticks a move (it never false-starts), and the oracle less in expectation: a takeover must cost more
+    # than that over the longest of the dealt rounds, with a margin for longer ones.
+    config = PROBES[name].config()
+    longest_round = config.max_delay * IDLE * seat_moves(config).max()
+    assert -config.reward_takeover >= 10 * longest_round, (config.reward_takeover, longest_round)
+    never = play_rounds("never", PROBES[name].opponent, config, [0], env_id=PROBES[name].env_id)[0]
+    assert never.takeover[0] and never.episode_return <= config.reward_takeover + outcome_reward(config, never.winner, 0)
 
 
 def test_the_inference_observation_shows_how_long_the_opponent_took_last_time():

@@ -157,7 +157,7 @@ def test_the_thinking_time_section_shows_a_model_agents_parameters_file_size_and
     run = run_league(agents, ["instant"], rounds=1, env_kwargs={"target_points": 4}, out=tmp_path / "run",
                      workers=1, progress=False, realtime=True, tick_seconds=0.02)
     by_agent = {entry["agent"]: entry for entry in run.results["realtime"]["agents"]}
-    parameters = network_parameters("ppo", {"pi": [8], "vf": [8]}, 16)
+    parameters = network_parameters("ppo", {"net_arch": {"pi": [8], "vf": [8]}}, 16)
     for agent, count in zip(agents, (1, threads)):
         assert by_agent[agent]["model"] == {"parameters": parameters, "file_bytes": model.stat().st_size, "threads": count}
     assert "model" not in by_agent["oracle"]

@@ -5,7 +5,8 @@ reaches the optimum in most settings. A probe is a config (opponent bot, latency
 observation chosen so that an agent *lacking* one capability loses at least ``MIN_GAP`` per round to the
 exact optimum, computed, not hoped for (``war_env.evaluation.probes.exact_gaps``, and
 ``tests/test_probes.py``). Every probe weighs a false start at -0.02 and an idle tick at -0.01 (the
-defaults, -0.1 and -0.001, make a false start cost a hundred idle ticks, and pressing ahead rarely pays),
+defaults, -0.1 and -0.001, make a false start cost a hundred idle ticks, and pressing ahead rarely pays), and a
+takeover at -100 (more than any round of timing costs, so that being taken over never pays),
 and every opponent always reacts within its turn (it is never taken over, so the optimum's cost per move
 is exactly the objective it optimises). Each probe names:
 
@@ -21,8 +22,11 @@ from dataclasses import dataclass, field
 
 from war_env.core.rules import WarConfig
 
-PROBE_REWARDS = {"reward_false_start": -0.02, "reward_idle_tick": -0.01}
-"""The reward weights of every probe (the other weights are War-v0's)."""
+PROBE_REWARDS = {"reward_false_start": -0.02, "reward_idle_tick": -0.01, "reward_takeover": -100.0}
+"""The reward weights of every probe (the other weights are War-v0's). The takeover costs more than any round of
+timing can (``press_once`` pays at most 0.06 a move, and a seat makes about a hundred moves a round): with War-v0's
+-1 a seat that never presses, taken over after 30 idle ticks, paid less than the oracle's timing (the learners found
+it, docs/probes.md), and the oracle, the optimum of play that is never taken over, was not the env's."""
 MIN_GAP = 0.1
 """The least return per round the agent lacking a probe's capability must lose to the optimum."""
 SIMPLE_BASELINES = ("press_once", "lead")

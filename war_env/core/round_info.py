@@ -69,7 +69,8 @@ def _pair_of(check: Callable[[object], bool]) -> Callable[[object], bool]:
 
 
 def _tick_list(value) -> bool:
-    return isinstance(value, list) and all(_whole(item) for item in value)
+    """``_whole`` for every item, in C loops: a record holds about 200 ticks, and the report reads millions."""
+    return isinstance(value, list) and set(map(type, value)) <= {int} and min(value, default=0) >= 0
 
 
 _WHOLE = {"type": "integer", "minimum": 0}
@@ -85,7 +86,7 @@ COUNTS = Kind("counts", lambda value: (int(value[0]), int(value[1])), _pair_of(_
 FLAGS = Kind("flags", lambda value: (bool(value[0]), bool(value[1])), _pair_of(lambda value: isinstance(value, bool)),
              {"type": "array", "items": {"type": "boolean"}, "minItems": 2, "maxItems": 2}, "a pair of true/false",
              ("<i8", (2,)))
-TICK_LISTS = Kind("tick lists", lambda value: (tuple(int(tick) for tick in value[0]), tuple(int(tick) for tick in value[1])),
+TICK_LISTS = Kind("tick lists", lambda value: (tuple(map(int, value[0])), tuple(map(int, value[1]))),
                   _pair_of(_tick_list),
                   {"type": "array", "items": {"type": "array", "items": _WHOLE}, "minItems": 2, "maxItems": 2},
                   "a pair of lists of whole numbers >= 0", None)

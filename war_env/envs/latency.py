@@ -91,8 +91,9 @@ class WarLatencyEnv(WarEnv):
     def __init__(self, render_mode: str | None = None, opponent="human", config=None, **rules):
         super().__init__(render_mode=render_mode, opponent=opponent, config=config, **with_default_latency(config, rules))
 
-    def _observation_size(self) -> int:
-        return len(latency_fields(self.config))
+    @classmethod
+    def fields_for(cls, config) -> tuple[str, ...]:
+        return latency_fields(config)
 
     def _observe(self, seat: int) -> np.ndarray:
         return observe_latency(self.round, seat)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from war_env.core.observation import OBSERVATION_SIZE, inference_fields, observe, observe_inference
+from war_env.core.observation import OBSERVATION_FIELDS, inference_fields, observe, observe_inference
 from war_env.core.probes import PROBES, Probe
 from war_env.envs.latency import WarLatencyEnv
 
@@ -29,7 +29,7 @@ class WarAnticipationEnv(ProbeEnv):
     ## Description
     WarLatency-v0's game (read ``war_env.envs.latency.WarLatencyEnv``) with the probe's defaults: the opponent
     ``uniform:low=3,high=12`` (it draws 3 to 12 ticks into its turn, evenly), a fixed latency of 6 ticks, and
-    a false start weighed at -0.02, an idle tick at -0.01 (``war_env.core.probes.PROBE_REWARDS``). Waiting to
+    a false start weighed at -0.02, an idle tick at -0.01, a takeover at -100 (``war_env.core.probes.PROBE_REWARDS``). Waiting to
     see the turn open costs the 6 ticks of latency on every move; the optimum sends presses ahead, timed to
     the opponent's reaction distribution, and beats the best single fixed lead (docs/probes.md).
 
@@ -46,7 +46,7 @@ class WarAnticipationEnv(ProbeEnv):
     WarLatency-v0's: War-v0's 16 fields, the opponent's turn clock, the presses in flight by age.
 
     ## Rewards
-    War-v0's with ``reward_false_start=-0.02`` and ``reward_idle_tick=-0.01``.
+    War-v0's with ``reward_false_start=-0.02``, ``reward_idle_tick=-0.01`` and ``reward_takeover=-100``.
 
     ## Starting State
     WarLatency-v0's.
@@ -90,7 +90,7 @@ class WarMemoryEnv(ProbeEnv):
     War-v0's 16 fields (``war_env.envs.war.WarEnv``), nothing more.
 
     ## Rewards
-    War-v0's with ``reward_false_start=-0.02`` and ``reward_idle_tick=-0.01``.
+    War-v0's with ``reward_false_start=-0.02``, ``reward_idle_tick=-0.01`` and ``reward_takeover=-100``.
 
     ## Starting State
     WarLatency-v0's.
@@ -107,8 +107,9 @@ class WarMemoryEnv(ProbeEnv):
 
     probe = PROBES["memory"]
 
-    def _observation_size(self) -> int:
-        return OBSERVATION_SIZE
+    @classmethod
+    def fields_for(cls, config) -> tuple[str, ...]:
+        return OBSERVATION_FIELDS
 
     def _observe(self, seat: int) -> np.ndarray:
         return observe(self.round, seat)
@@ -140,7 +141,7 @@ class WarInferenceEnv(ProbeEnv):
     own draw + 1) / turn ticks, 0 before its first.
 
     ## Rewards
-    War-v0's with ``reward_false_start=-0.02`` and ``reward_idle_tick=-0.01``.
+    War-v0's with ``reward_false_start=-0.02``, ``reward_idle_tick=-0.01`` and ``reward_takeover=-100``.
 
     ## Starting State
     WarLatency-v0's; the pool's member for the round is drawn from the round key.
@@ -157,8 +158,9 @@ class WarInferenceEnv(ProbeEnv):
 
     probe = PROBES["inference"]
 
-    def _observation_size(self) -> int:
-        return len(inference_fields(self.config))
+    @classmethod
+    def fields_for(cls, config) -> tuple[str, ...]:
+        return inference_fields(config)
 
     def _observe(self, seat: int) -> np.ndarray:
         return observe_inference(self.round, seat)
@@ -188,7 +190,7 @@ class WarTableReadingEnv(ProbeEnv):
     WarLatency-v0's.
 
     ## Rewards
-    War-v0's with ``reward_false_start=-0.02`` and ``reward_idle_tick=-0.01``.
+    War-v0's with ``reward_false_start=-0.02``, ``reward_idle_tick=-0.01`` and ``reward_takeover=-100``.
 
     ## Starting State
     WarLatency-v0's.

@@ -11,7 +11,7 @@ from gymnasium import spaces
 from war_env.core.bots import Bot, make_bot
 from war_env.core.clock import TimedRound
 from war_env.core.deal import check_new_match, check_options, deal_round
-from war_env.core.observation import OBSERVATION_SIZE, action_mask, observe
+from war_env.core.observation import OBSERVATION_FIELDS, action_mask, observe
 from war_env.core.randomness import Stream, derive_seed
 from war_env.core.rewards import outcome_reward
 from war_env.core.rules import WarConfig, make_config
@@ -158,7 +158,7 @@ class WarEnv(gym.Env):
         self.render_mode = render_mode
         self.opponent_bot, self.opponent_policy = _resolve_opponent(opponent)
         self.action_space = spaces.Discrete(2)
-        self.observation_space = spaces.Box(0.0, 1.0, (self._observation_size(),), np.float32)
+        self.observation_space = spaces.Box(0.0, 1.0, (len(self.observation_fields()),), np.float32)
         self.scoreboard = Scoreboard()
         self.round: TimedRound | None = None
         self._steps = 0
@@ -248,8 +248,14 @@ class WarEnv(gym.Env):
         return parse_action(policy.act(self._observe(1)))
 
     # --- helpers -------------------------------------------------------------------------
-    def _observation_size(self) -> int:
-        return OBSERVATION_SIZE
+    def observation_fields(self) -> tuple[str, ...]:
+        """The names of the observation's fields, in order (``war_env.core.observation``)."""
+        return self.fields_for(self.config)
+
+    @classmethod
+    def fields_for(cls, config: WarConfig) -> tuple[str, ...]:
+        """The observation's fields under ``config``'s rules (subclasses that observe more override it)."""
+        return OBSERVATION_FIELDS
 
     def _observe(self, seat: int) -> np.ndarray:
         return observe(self.round, seat)

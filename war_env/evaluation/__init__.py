@@ -15,6 +15,9 @@ all call it. Rounds with action latency, and agents that read the latency observ
 as War-v0 when there is no latency, with the longer observation). In real time (``realtime=`` seconds per
 tick) every round is played tick by tick through ``war_env.envs.realtime.RealTime``: the clock runs while the
 agent computes, and each record keeps the agent's compute time per decision.
+``env_id`` names another game of
+``war_env.envs.games`` (a probe's, ``WarMemory-v0``): its rounds are played tick by tick through that env, so
+that every agent, and a model trained there, sees that probe's observation (``observation_game``).
 """
 
 from __future__ import annotations
@@ -26,9 +29,8 @@ import numpy as np
 from war_env import batched
 from war_env.core.bots import Bot
 from war_env.core.rules import WarConfig
-from war_env.envs.latency import WarLatencyEnv
+from war_env.envs.games import game_fields, game_id, make_game
 from war_env.envs.realtime import RealTime
-from war_env.envs.war import WarEnv
 from war_env.evaluation.fastpath import agent_reaction_model
 from war_env.evaluation.fastpath import play_rounds as play_rounds_fast
 from war_env.evaluation.records import RoundRecord, agent_seed
@@ -48,11 +50,13 @@ def play_rounds(
     trust_model_file: bool = False,
     realtime: float | None = None,
     clock=None,
+    env_id: str | None = None,
 ) -> list[RoundRecord]:
     """``agent`` (seat 0) against ``opponent`` (seat 1), round ``k`` dealt by ``reset(seed=seeds[k])``.
 
     ``agent`` is an ``Agent`` or an agent spec; ``opponent`` a bot spec or ``Bot``, or an agent (spec)
-    that plays seat 1. ``indices`` numbers the rounds in the records (default ``0, 1, ...``);
+    that plays seat 1. ``env_id`` the game (``war_env.envs.games``; by default War-v0, or WarLatency-v0 when
+    the rules have latency or the agent reads its observation). ``indices`` numbers the rounds in the records (default ``0, 1, ...``);
     ``on_round`` sees each record as it is made; ``trust_model_file`` is passed to model specs (it
     lets SB3 unpickle a model file: only for files the user vouches for on the command line).
     ``realtime`` plays every round in real time, each tick ``realtime`` seconds of ``clock`` (a
@@ -65,26 +69,27 @@ def play_rounds(
     player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
     agent = make_agent(agent, config=config, opponent=player, trust_model_file=trust_model_file)
     try:
-        return _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spec, on_round, realtime, clock)
+        return _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spec, on_round, realtime, clock,
+                            env_id)
     finally:
         for made, player_made in zip(built, (agent, player)):
             if made and isinstance(player_made, Agent):
                 player_made.close()
 
 
-def _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spec, on_round, realtime, clock):
+def _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spec, on_round, realtime, clock, env_id):
     indices = range(len(seeds)) if indices is None else indices
     if len(indices) != len(seeds):
         raise ValueError(f"indices must give one round index per seed, got {len(indices)} for {len(seeds)} seeds")
     latency = config.has_latency or getattr(agent, "observes_latency", False)
-    played = None if realtime is not None else _whole_rounds_player(agent, player, config, latency)
+    played = None if realtime is not None else _whole_rounds_player(agent, player, config, latency, env_id)
     if played is not None:
         records = played(config, agent, player, seeds, indices=indices, agent_spec=agent_spec,
                          opponent_spec=opponent_spec)
         for record in records if on_round is not None else ():
             on_round(record)
         return records
-    env = (WarLatencyEnv if latency else WarEnv)(opponent=player, config=config)
+    env = make_game(observation_game(env_id, config, agent), player, config)
     if realtime is not None:
         env = RealTime(env, seconds_per_tick=realtime, clock=clock)
     records = []
@@ -96,9 +101,10 @@ def _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spe
     return records
 
 
-def _whole_rounds_player(agent, player, config: WarConfig, latency: bool):
+def _whole_rounds_player(agent, player, config: WarConfig, latency: bool, env_id: str | None):
     """The fast path or the batched one when they can play this pairing's rounds, else ``None``."""
-    batchable = isinstance(player, Bot) and not player.varies  # a bot that varies plays in the scalar reference only
+    # a bot that varies plays in the scalar reference only, and so do the games of other ids (the probes')
+    batchable = isinstance(player, Bot) and not player.varies and env_id in (None, "War-v0")
     if batchable and not config.has_latency and agent_reaction_model(agent, config) is not None:
         if batched.available():
             return play_rounds_fast
@@ -106,6 +112,26 @@ def _whole_rounds_player(agent, player, config: WarConfig, latency: bool):
     elif batchable and not latency and agent.batch_policy() is not None and batched.available():
         return play_rounds_batched
     return None
+
+
+def observation_game(env_id: str | None, config: WarConfig, agent) -> str:
+    """The game ``agent`` plays tick by tick when asked to play ``env_id``: that one, but for an agent that reads
+    the opponent's clock in a game whose observation hides it (the ``oracle`` in the memory probe, the reference of
+    its regrets), which plays the same game from WarLatency-v0's observation. Without ``env_id``: WarLatency-v0 when
+    the rules have latency or the agent reads its observation, else War-v0. A model whose fields the game does not
+    show is refused."""
+    reads_latency = getattr(agent, "observes_latency", False)
+    if env_id is None:
+        return "WarLatency-v0" if config.has_latency or reads_latency else "War-v0"
+    shown = game_fields(env_id, config)
+    if reads_latency and "opponent_can_draw" not in shown:
+        return "WarLatency-v0"
+    needed = getattr(agent, "fields", None)
+    if needed is not None and not set(needed) <= set(shown):
+        missing = [name for name in needed if name not in shown]
+        raise ValueError(f"agent {agent.spec()!r} sees {missing}, which {game_id(env_id, config)}'s observation "
+                         f"does not show (it was trained on {getattr(agent, 'env_id', None) or 'another game'})")
+    return env_id
 
 
 BATCH_ROUNDS = 1024

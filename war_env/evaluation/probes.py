@@ -40,9 +40,14 @@ MOVE_DEALS = 2000
 """Card games dealt (seeds 0, 1, ...) to count the seat's mean number of moves in a round."""
 
 
-@lru_cache(maxsize=16)
 def mean_moves(config: WarConfig, deals: int = MOVE_DEALS) -> float:
     """The mean number of draws seat 0 makes in a round of ``config``'s card game, over ``deals`` deals."""
+    return float(np.mean(seat_moves(config, deals)))
+
+
+@lru_cache(maxsize=16)
+def seat_moves(config: WarConfig, deals: int = MOVE_DEALS) -> np.ndarray:
+    """The draws seat 0 makes in each of ``deals`` dealt rounds (seeds 0, 1, ...) of ``config``'s card game."""
     moves = []
     for seed in range(deals):
         permutation, starter, round_key = draw_deal(np.random.default_rng(seed))
@@ -50,7 +55,7 @@ def mean_moves(config: WarConfig, deals: int = MOVE_DEALS) -> float:
         while game.result is None:
             game.draw(game.next_to_draw())
         moves.append(game.moves[0])
-    return float(np.mean(moves))
+    return np.array(moves)
 
 
 def components(config: WarConfig, bot: Bot) -> list[tuple[float, Bot]]:

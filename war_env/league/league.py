@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from war_env.core.bots import BOTS
 from war_env.core.rules import WarConfig
 from war_env.core.specs import split_spec
+from war_env.envs.games import check_env_id, game_config
 from war_env.evaluation import play_rounds
 from war_env.evaluation.records import RoundRecord
 
@@ -43,6 +44,9 @@ class League:
     realtime: float | None = None
     """Seconds of wall time per tick when the rounds are played in real time (``war-bench --realtime``:
     ``war_env.envs.realtime.RealTime``), else ``None`` (lock-step)."""
+    env_id: str | None = None
+    """The game (``war_env.envs.games``: a probe's, ``WarMemory-v0``); ``None``: War-v0, or WarLatency-v0 when the
+    rules have latency (a league from before the probes)."""
 
     def __post_init__(self):
         for kind, specs in (("agents", self.agents), ("opponents", self.opponents)):
@@ -58,6 +62,8 @@ class League:
         if self.realtime is not None and (isinstance(self.realtime, bool) or not isinstance(self.realtime, (int, float))
                                           or not 0 < self.realtime <= 60):
             raise ValueError(f"realtime (seconds per tick) must be above 0 and at most 60, got {self.realtime!r}")
+        if self.env_id is not None:
+            check_env_id(self.env_id)
 
     @property
     def oracle_reference(self) -> str | None:
@@ -67,20 +73,24 @@ class League:
 
     @property
     def config(self) -> WarConfig:
-        return WarConfig.from_kwargs(self.env_kwargs)
+        """The rules: ``env_kwargs`` over the game's defaults (a probe's latency and reward weights)."""
+        return game_config(self.env_id, self.env_kwargs)
 
     def round_seed(self, index: int) -> int:
         return self.seed + index
 
     def to_dict(self) -> dict:
-        realtime = {} if self.realtime is None else {"realtime": self.realtime}  # lock-step leagues keep their form
-        return {"agents": list(self.agents), "opponents": list(self.opponents), "rounds": self.rounds,
-                "seed": self.seed, "env_kwargs": dict(self.env_kwargs), **realtime}
+        """The league as JSON (config.json, the config hash)."""
+        data = {"agents": list(self.agents), "opponents": list(self.opponents), "rounds": self.rounds,
+                "seed": self.seed, "env_kwargs": dict(self.env_kwargs)}
+        # lock-step War-v0 leagues keep their form (and their hash): the optional keys only when set
+        optional = {name: getattr(self, name) for name in ("realtime", "env_id") if getattr(self, name) is not None}
+        return {**data, **optional}
 
     @classmethod
     def from_dict(cls, data: dict) -> League:
         return cls(tuple(data["agents"]), tuple(data["opponents"]), data["rounds"], data["seed"],
-                   dict(data["env_kwargs"]), data.get("realtime"))
+                   dict(data["env_kwargs"]), data.get("realtime"), data.get("env_id"))
 
     def config_hash(self) -> str:
         """sha256 of the league with the rules fully resolved (defaults spelt out, but for ``latency``
@@ -120,17 +130,19 @@ class Shard:
     from a run folder: resuming someone else's run must not unpickle their model files."""
     realtime: float | None = None
     """The league's seconds per tick in real time, or ``None`` (lock-step)."""
+    env_id: str | None = None
+    """The league's game (``League.env_id``)."""
 
 
 def play_shard(shard: Shard, on_round: Callable[[RoundRecord], None] | None = None) -> list[RoundRecord]:
     """Play the shard's rounds (``war_env.evaluation.play_rounds``: the fast path where it applies, else
     tick by tick). The records in the shard's order; ``on_round`` sees each one."""
-    config = WarConfig.from_kwargs(shard.env_kwargs)
+    config = game_config(shard.env_id, dict(shard.env_kwargs))
     indices = [index for index, _ in shard.rounds]
     seeds = [seed for _, seed in shard.rounds]
     return play_rounds(shard.agent, shard.opponent, config, seeds, indices=indices, agent_spec=shard.agent,
                        opponent_spec=shard.opponent, on_round=on_round, trust_model_file=shard.trust_model_file,
-                       realtime=shard.realtime)
+                       realtime=shard.realtime, env_id=shard.env_id)
 
 
 def make_shards(league: League, done: set[tuple[str, str, int]], shard_rounds: int,
@@ -143,5 +155,5 @@ def make_shards(league: League, done: set[tuple[str, str, int]], shard_rounds: i
             todo = [(i, league.round_seed(i)) for i in range(league.rounds) if (agent, opponent, i) not in done]
             for start in range(0, len(todo), shard_rounds):
                 shards.append(Shard(agent, opponent, env_kwargs, tuple(todo[start:start + shard_rounds]),
-                                    trust_model_file, league.realtime))
+                                    trust_model_file, league.realtime, league.env_id))
     return shards

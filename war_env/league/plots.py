@@ -238,7 +238,7 @@ def _false_starts(plt, axis, league, stats, agents) -> None:
     """False starts per round, one group of bars per agent, one bar per opponent, with intervals."""
     opponents = league.opponents
     height = 0.8 / len(opponents)
-    for (index, opponent), colour in zip(enumerate(opponents), _colours(len(opponents))):
+    for (index, opponent), colour in zip(enumerate(opponents), colours(len(opponents))):
         for row, agent in enumerate(agents):
             entry = stats[(agent, opponent)]["false_starts_per_round"]
             y = row - 0.4 + height * (index + 0.5)
@@ -271,7 +271,7 @@ def _round_length(plt, league, rounds, results, agents):
     offsets = np.linspace(-0.25, 0.25, len(league.opponents)) if len(league.opponents) > 1 else [0.0]
     lengths = {(a, o): rounds[(a, o)].ticks * tick
                for a in agents for o in league.opponents}
-    for (opponent, offset), colour in zip(zip(league.opponents, offsets), _colours(len(league.opponents))):
+    for (opponent, offset), colour in zip(zip(league.opponents, offsets), colours(len(league.opponents))):
         for row, agent in enumerate(agents):
             low, median, high = np.percentile(lengths[(agent, opponent)], [5, 50, 95])
             axis.plot([low, high], [row + offset] * 2, color=colour, linewidth=2, solid_capstyle="butt")
@@ -309,7 +309,7 @@ def _plain_log_ticks(low: float, high: float) -> list[float]:
     return [low, high]
 
 
-def _colours(n: int) -> list:
+def colours(n: int) -> list:
     import matplotlib
 
     return [matplotlib.colormaps["tab10"](i % 10) for i in range(n)]

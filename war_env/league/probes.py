@@ -16,11 +16,8 @@ from dataclasses import dataclass
 
 from war_env.agents import make_agent
 from war_env.core.bots import make_bot
-from war_env.core.observation import OBSERVATION_SIZE
 from war_env.core.probes import PROBES, Probe
-from war_env.envs.latency import WarLatencyEnv
-from war_env.envs.probes import PROBE_ENVS
-from war_env.evaluation import play_round
+from war_env.evaluation import observation_game, play_rounds
 from war_env.evaluation.probes import ProbeGaps, clairvoyant_records, exact_gaps
 from war_env.league.stats import bootstrap_mean
 
@@ -40,13 +37,8 @@ def records_of(probe: Probe, spec: str, seeds) -> tuple[list, bool]:
     if spec == "clairvoyant":
         return clairvoyant_records(probe, seeds), False
     agent = make_agent(spec, config=config, opponent=bot)
-    env = PROBE_ENVS[probe.name]()
-    elsewhere = getattr(agent, "observes_latency", False) and env.observation_space.shape[0] == OBSERVATION_SIZE
-    if elsewhere:
-        env = WarLatencyEnv(opponent=bot, config=config)
-    records = [play_round(env, agent, seed, index=index) for index, seed in enumerate(seeds)]
-    env.close()
-    return records, elsewhere
+    records = play_rounds(agent, bot, config, seeds, env_id=probe.env_id)
+    return records, observation_game(probe.env_id, config, agent) != probe.env_id
 
 
 @dataclass(frozen=True)

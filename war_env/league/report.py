@@ -359,6 +359,8 @@ def render_report(results: dict, run: dict, plots: dict[str, str]) -> str:
     config = WarConfig(**results["rules"])
     reference = results["reference_agent"]
     game = f"WarLatency-v0 (latency {config.latency})" if config.has_latency else "War-v0"
+    if results["config"].get("env_id"):  # a probe's game (docs/probes.md)
+        game = f"{results['config']['env_id']} (latency {config.latency})"
     lines = [f"# {game} benchmark report", ""]
     lines += headline(results) + [""]
     lines += [f"## Agents ranked by regret to `{reference}`", ""] + regret_table(results, config) + [""]

@@ -183,7 +183,8 @@ def replay_rounds(league: League, rounds: LeagueRounds, fingerprints: dict, trus
         for start in range(0, len(indices), REPLAY_CHUNK):  # a chunk of records at a time: memory stays flat
             chunk = indices[start:start + REPLAY_CHUNK]
             replays = play_rounds(built, player, config, [league.round_seed(i) for i in chunk], indices=chunk,
-                                  agent_spec=agent, opponent_spec=opponent, trust_model_file=trust_model_file)
+                                  agent_spec=agent, opponent_spec=opponent, trust_model_file=trust_model_file,
+                                  env_id=league.env_id)
             for index, replay in zip(chunk, replays):
                 if _fingerprint(replay) != fingerprints[(agent, opponent)][index]:
                     raise ValueError(f"the record of round {index} of {agent} vs {opponent} is not what the round "

@@ -86,6 +86,7 @@ def run_league(
     trust_model_file: bool = False,
     realtime: bool = False,
     tick_seconds: float | None = None,
+    env_id: str | None = None,
 ) -> BenchmarkRun:
     """Play the league (or the rest of the run in ``resume``) and write the report files. When every
     opponent is a bot the ``oracle`` plays too (first, unless listed) and is the reference of every regret.
@@ -96,7 +97,8 @@ def run_league(
     ``realtime`` plays every round in real time (``war_env.envs.realtime.RealTime``), each tick
     ``tick_seconds`` of wall time (default: the rules' ``tick_seconds``).
     On ``resume``, ``agents`` and ``opponents`` may be given only to restate the league's ``exec:`` specs:
-    a run folder never starts a program that the command line does not name (``check_exec_restated``)."""
+    a run folder never starts a program that the command line does not name (``check_exec_restated``).
+    ``env_id`` names the game (``war_env.envs.games``: a probe's); by default the rules choose it."""
     for name, value, minimum in (("workers", workers, 1), ("shard_rounds", shard_rounds, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
@@ -111,7 +113,7 @@ def run_league(
         raise ValueError("tick_seconds is the length of a tick in real time: give it with realtime (--realtime)")
     if resume is not None:
         given = [name for name, value in (("rounds", rounds), ("seed", seed), ("env_kwargs", env_kwargs), ("out", out),
-                                          ("realtime", realtime or None)) if value is not None]
+                                          ("realtime", realtime or None), ("env_id", env_id)) if value is not None]
         if given:
             raise ValueError(f"a resumed run takes its league from {resume}/{CONFIG_FILE}; do not also give {given}")
         run_dir = Path(resume)
@@ -123,7 +125,7 @@ def run_league(
         seconds = (tick_seconds or WarConfig.from_kwargs(env_kwargs).tick_seconds) if realtime else None
         league = League(with_oracle(tuple(agents or BASELINES), opponents), opponents,
                         DEFAULT_ROUNDS if rounds is None else rounds, DEFAULT_SEED if seed is None else seed,
-                        env_kwargs, seconds)
+                        env_kwargs, seconds, env_id)
         run_dir = Path(out) if out is not None else Path("runs") / "bench" / datetime.now().strftime("%Y%m%d-%H%M%S")
     check_players(league, trust_model_file)
     if league.realtime is not None and workers > 1:

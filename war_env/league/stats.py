@@ -137,6 +137,39 @@ def _bootstrap_ratio(s: np.ndarray, c: np.ndarray) -> dict:
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 
+def bootstrap_score(agent: Sequence[float], zero: Sequence[float], one: Sequence[float]) -> dict:
+    """The normalised score ``(mean(agent) - mean(zero)) / (mean(one) - mean(zero))`` of paired rounds (round i
+    of each is the same deal) with a paired percentile bootstrap over rounds: 0 is the ``zero`` agent's return,
+    1 the ``one`` agent's (bsuite's idea of one score per capability). Exactly 0 or 1 (``exact``) for an agent
+    whose returns are ``zero``'s or ``one``'s round for round; ``None`` when ``one`` is not above ``zero`` on
+    these rounds (no scale to score on)."""
+    a, z, o = (np.asarray(x, dtype=float) for x in (agent, zero, one))
+    return _cached("score", (a, z, o), lambda: _bootstrap_score(a, z, o))
+
+
+def _bootstrap_score(a: np.ndarray, z: np.ndarray, o: np.ndarray) -> dict:
+    from scipy.stats import bootstrap
+
+    method = f"paired bootstrap percentile over rounds ({BOOTSTRAP_RESAMPLES} resamples)"
+    span = o.mean() - z.mean() if a.size else 0.0
+    if not span > 0:
+        return estimate(None, None, None, method)
+    for value, same in ((0.0, z), (1.0, o)):
+        if np.array_equal(a, same):
+            return estimate(value, value, value, method, exact=True)
+    value = (a.mean() - z.mean()) / span
+    if a.size < 2:
+        return estimate(value, None, None, method)
+
+    def statistic(x, y, w, axis=-1):
+        return (x.mean(axis) - y.mean(axis)) / (w.mean(axis) - y.mean(axis))
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = bootstrap((a, z, o), statistic, paired=True, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
+                           batch=_batch(3 * a.size), method="percentile", rng=data_rng(a, z, o))
+    return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
+
+
 def iqm(values) -> float:
     """The interquartile mean: the mean of the middle half (``scipy.stats.trim_mean(values, 0.25)``)."""
     from scipy.stats import trim_mean
@@ -168,6 +201,37 @@ def iqm_interval(*tasks: Sequence[float]) -> dict:
     result = bootstrap(samples, statistic, paired=False, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
                        batch=_batch(pooled.size),
                        method="percentile", rng=data_rng(*samples))
+    return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
+
+
+def probability_of_improvement(x_tasks: Sequence[Sequence[float]], y_tasks: Sequence[Sequence[float]]) -> dict:
+    """P(X > Y) as rliable defines it (Agarwal et al. 2021): per task, the Mann-Whitney probability that a run of
+    X scores above a run of Y (ties count one half), averaged over the tasks; with a stratified percentile
+    bootstrap (each task's runs of X and of Y resampled on their own)."""
+    from scipy.stats import bootstrap
+
+    xs = tuple(np.asarray(task, dtype=float) for task in x_tasks)
+    ys = tuple(np.asarray(task, dtype=float) for task in y_tasks)
+    method = f"probability of improvement, stratified bootstrap percentile over runs ({BOOTSTRAP_RESAMPLES} resamples)"
+    if len(xs) != len(ys) or not xs or min(task.size for task in xs + ys) == 0:
+        raise ValueError("probability_of_improvement needs the runs of both algorithms on the same non-empty tasks")
+    tasks = len(xs)
+
+    def statistic(*samples, axis=-1):
+        per_task = []
+        for x, y in zip(samples[:tasks], samples[tasks:]):
+            x, y = np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1)
+            wins = (x[..., :, None] > y[..., None, :]) + 0.5 * (x[..., :, None] == y[..., None, :])
+            per_task.append(wins.mean(axis=(-2, -1)))
+        return np.mean(per_task, axis=0)
+
+    value = float(statistic(*xs, *ys))
+    if min(task.size for task in xs + ys) < 2:
+        return estimate(value, None, None, method)
+    if all(np.all(task == task[0]) for task in xs + ys):  # nothing to resample
+        return estimate(value, value, value, method, exact=True)
+    result = bootstrap(xs + ys, statistic, paired=False, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
+                       method="percentile", rng=data_rng(*xs, *ys))
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 

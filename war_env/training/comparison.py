@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from war_env.core.rules import WarConfig
+from war_env.envs.games import game_config
 from war_env.evaluation import play_rounds
 from war_env.evaluation.summary import RoundColumns
 
@@ -54,12 +54,14 @@ class HeldOutRounds:
 
 
 def held_out_stats(agent, opponent: str, env_args: dict, rounds: int, seed: int,
-                   trust_model_file: bool = False) -> HeldOutRounds:
-    """``agent`` (an ``Agent`` or spec) over rounds ``seed .. seed + rounds - 1`` against ``opponent``."""
+                   trust_model_file: bool = False, env_id: str | None = None) -> HeldOutRounds:
+    """``agent`` (an ``Agent`` or spec) over rounds ``seed .. seed + rounds - 1`` against ``opponent``, in the
+    game ``env_id`` (``war_env.envs.games``; by default the one the rules choose)."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a whole number >= 1, got {rounds!r}")
-    config = WarConfig.from_kwargs(env_args)
-    records = play_rounds(agent, opponent, config, range(seed, seed + rounds), trust_model_file=trust_model_file)
+    config = game_config(env_id, env_args)
+    records = play_rounds(agent, opponent, config, range(seed, seed + rounds), trust_model_file=trust_model_file,
+                          env_id=env_id)
     return HeldOutRounds(records[0].agent, records[0].opponent, seed, RoundColumns.of_records(records, config))
 
 

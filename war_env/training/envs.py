@@ -13,6 +13,12 @@ Three ways to batch the training envs (``vec_env``):
 All three are the same game step for step: env ``i`` is seeded ``seed + i``, and the adapter steps
 exactly like ``DummyVecEnv`` (``tests/test_sb3_vec.py``), so a model trained with the same seed learns
 the same weights either way (``tests/test_training.py``).
+
+``env_id`` names another game of ``war_env.envs.games`` (a probe's, ``WarMemory-v0``): its rules are
+``games.game_config``'s and its envs are ``gym.make(env_id)``'s, on ``"dummy"`` or ``"subproc"`` (the batched
+engine plays War-v0 and WarLatency-v0 only: ``"batched"`` falls back to ``"dummy"`` with a warning).
+``frame_stack`` K > 1 shows the policy its last K observations (SB3's ``VecFrameStack``: oldest first, zeros
+before a round's first), as ``SB3Agent`` replays them.
 """
 
 from __future__ import annotations
@@ -25,8 +31,8 @@ import numpy as np
 from war_env.agents import make_opponent
 from war_env.agents.fields import FIELD_INDEX, check_observation_fields, select_observation
 from war_env.core.bots import Bot
-from war_env.core.observation import OBSERVATION_FIELDS, latency_fields
-from war_env.core.rules import WarConfig
+from war_env.core.observation import OBSERVATION_FIELDS
+from war_env.envs.games import game_config, game_fields, game_id
 
 VEC_ENVS = ("batched", "dummy", "subproc")
 
@@ -35,49 +41,65 @@ class WarEnvFactory:
     """Picklable env constructor (SubprocVecEnv sends it to a worker process): War-v0 with the given
     rule arguments and opponent spec, showing the policy the ``observation`` fields."""
 
-    def __init__(self, env_args: dict, opponent: str, trust_model_file: bool, observation=OBSERVATION_FIELDS):
+    def __init__(self, env_args: dict, opponent: str, trust_model_file: bool, observation=OBSERVATION_FIELDS,
+                 game: str | None = None):
         self.env_args, self.opponent, self.trust_model_file = env_args, opponent, trust_model_file
         self.observation = tuple(observation)
+        self.game = game
 
     def __call__(self):
-        config = WarConfig.from_kwargs(self.env_args)
+        config = game_config(self.game, self.env_args)
         opponent = make_opponent(self.opponent, config=config, trust_model_file=self.trust_model_file)
-        return select_observation(gym.make(env_id(config), opponent=opponent, config=config), self.observation)
+        return select_observation(gym.make(env_id(config, self.game), opponent=opponent, config=config), self.observation)
 
 
-def policy_fields(observation, config) -> tuple[str, ...]:
-    """The fields a run's policy sees: ``observation``, except that with action latency "all" (War-v0's
-    fields) means all of WarLatency-v0's: the opponent's clock and the presses in flight too (with them the
-    state is Markov)."""
+def policy_fields(observation, config, game: str | None = None) -> tuple[str, ...]:
+    """The fields a run's policy sees: ``observation``, except that "all" (War-v0's fields) means all of the
+    game's: with action latency WarLatency-v0's, the opponent's clock and the presses in flight too (with them
+    the state is Markov); in a probe's game (``game``) its observation as it is."""
     fields = check_observation_fields(observation)
-    if config.has_latency and fields == OBSERVATION_FIELDS:
-        return latency_fields(config)
+    if fields == OBSERVATION_FIELDS and (config.has_latency or game is not None):
+        return game_fields(env_id(config, game), config)
     return fields
 
 
-def env_id(config) -> str:
-    """The game a run trains on: ``WarLatency-v0`` (its observation shows the presses in flight) when the
-    rules have action latency, else ``War-v0``."""
-    return "WarLatency-v0" if config.has_latency else "War-v0"
+def env_id(config, game: str | None = None) -> str:
+    """The game a run trains on: ``game`` when named, else ``WarLatency-v0`` (its observation shows the presses in
+    flight) when the rules have action latency, else ``War-v0``."""
+    return game_id(game, config)
 
 
 def make_vec(env_args: dict, opponent: str, n_envs: int, seed: int, vec_env: str = "batched", trust_model_file=False,
-             observation=OBSERVATION_FIELDS):
-    """``n_envs`` War-v0 envs for SB3 (env ``i`` seeded ``seed + i``, episode statistics monitored);
-    the policy sees the ``observation`` fields. ``vec_env``: one of ``VEC_ENVS`` (see the module)."""
+             observation=OBSERVATION_FIELDS, game: str | None = None, frame_stack: int = 1):
+    """``n_envs`` envs of ``game`` (default: War-v0, or WarLatency-v0 with latency) for SB3 (env ``i`` seeded
+    ``seed + i``, episode statistics monitored); the policy sees the ``observation`` fields, the last
+    ``frame_stack`` observations at once. ``vec_env``: one of ``VEC_ENVS`` (see the module)."""
     if vec_env not in VEC_ENVS:
         raise ValueError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got {vec_env!r}")
-    config = WarConfig.from_kwargs(env_args)
+    env = _vec(env_args, opponent, n_envs, seed, vec_env, trust_model_file, observation, game)
+    if frame_stack == 1:
+        return env
+    from stable_baselines3.common.vec_env import VecFrameStack
+
+    return VecFrameStack(env, frame_stack)
+
+
+def _vec(env_args, opponent, n_envs, seed, vec_env, trust_model_file, observation, game):
+    config = game_config(game, env_args)
     if vec_env == "batched":
         player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
-        if isinstance(player, Bot):
+        if env_id(config, game) not in ("War-v0", "WarLatency-v0"):
+            warnings.warn(f"the batched env plays War-v0 and WarLatency-v0 only, not {game}: training on "
+                          "vec_env='dummy'", RuntimeWarning, stacklevel=3)
+        elif isinstance(player, Bot) and not player.varies:
             return _batched(config, player, n_envs, seed, observation)
-        warnings.warn(f"the batched env plays bot opponents only, not {opponent!r}: training on vec_env='dummy'",
-                      RuntimeWarning, stacklevel=2)
+        else:
+            warnings.warn(f"the batched env plays bot opponents that do not vary only, not {opponent!r}: training "
+                          "on vec_env='dummy'", RuntimeWarning, stacklevel=3)
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    factory = WarEnvFactory(env_args, opponent, trust_model_file, observation)
+    factory = WarEnvFactory(env_args, opponent, trust_model_file, observation, game)
     cls = SubprocVecEnv if vec_env == "subproc" else DummyVecEnv
     kwargs = {"start_method": "spawn"} if vec_env == "subproc" else None  # never fork a process running torch
     return make_vec_env(factory, n_envs=n_envs, seed=seed, vec_env_cls=cls, vec_env_kwargs=kwargs)

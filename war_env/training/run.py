@@ -1,4 +1,6 @@
-"""A ``war-train`` run: train PPO, A2C, DQN (stable-baselines3) or MaskablePPO (sb3-contrib) on War-v0.
+"""A ``war-train`` run: train PPO, A2C, DQN (stable-baselines3), MaskablePPO or RecurrentPPO (sb3-contrib) on
+War-v0, or on another game of ``war_env.envs.games`` (``env_id``: a probe's, docs/probes.md), the policy seeing
+one observation or the last ``frame_stack`` ones.
 
 A run folder (``runs/<algo>-<opponent>-s<seed>-<time>/`` unless given) receives:
 
@@ -42,9 +44,9 @@ import numpy as np
 
 from war_env.agents import make_opponent
 from war_env.agents.algorithms import build_model, check_algorithm
-from war_env.agents.model_files import load_model, save_model
+from war_env.agents.model_files import check_frame_stack, load_model, save_model
 from war_env.agents.sb3_agent import load_sb3_agent
-from war_env.core.rules import WarConfig
+from war_env.envs.games import check_env_id, default_opponent, game_config
 from war_env.support.atomic import write_atomic
 from war_env.support.provenance import provenance
 from war_env.support.run_folder import locked_run_folder
@@ -84,8 +86,10 @@ def train(
     timesteps: int | None = None,
     n_envs: int | None = None,
     seed: int = 0,
-    opponent: str = "human",
+    opponent: str | None = None,
     env_args: dict | None = None,
+    env_id: str | None = None,
+    frame_stack: int = 1,
     runs_root: str | os.PathLike = "runs",
     run_dir: str | os.PathLike | None = None,
     resume: str | os.PathLike | None = None,
@@ -96,7 +100,8 @@ def train(
     trust_model_file: bool = False,
     verbose: int = 0,
 ) -> TrainResult:
-    """Train (or resume), save final/best models and the model card; returns where they are."""
+    """Train (or resume), save final/best models and the model card; returns where they are. ``opponent``:
+    by default the probe's own for a probe's ``env_id``, else ``human``."""
     single_threaded_torch()  # tiny MLPs: one thread is the fastest, and the machines are shared
     non_negative_int("bench_rounds", bench_rounds)  # used after training: checked before it
     non_negative_int("bench_seed", bench_seed)
@@ -104,7 +109,7 @@ def train(
         plan = _resume_plan(resume, timesteps)
     else:
         plan = _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, env_args, runs_root, run_dir,
-                         vec_env, trust_model_file)
+                         vec_env, trust_model_file, env_id, frame_stack)
     with locked_run_folder(plan.run_dir, "war-train"):
         if resume is None:
             _start_folder(plan)
@@ -124,15 +129,19 @@ class _Plan:
 
 
 def _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, env_args, runs_root, run_dir, vec_env,
-              trust_model_file=False):
+              trust_model_file=False, env_id=None, frame_stack=1):
     """Everything checked (the opponent built once), nothing written: see ``_start_folder``."""
+    if env_id is not None:
+        check_env_id(env_id)
+    opponent = default_opponent(env_id) if opponent is None else opponent
+    frame_stack = check_frame_stack(frame_stack)
     algo = check_algorithm(algo)
     config_path = Path(config_path) if config_path else shipped_config_file(algo)
     config = load_config(config_path, overrides)
     if config.algorithm != algo:
         raise ValueError(f"config file {str(config_path)!r} is for {config.algorithm!r}, not {algo!r}")
     env_args = dict(env_args or {})
-    rules = WarConfig.from_kwargs(env_args)  # unknown keys and bad values fail here, before anything is created
+    rules = game_config(env_id, env_args)  # unknown keys and bad values fail here, before anything is created
     if not isinstance(opponent, str):
         raise ValueError(f"opponent must be a spec string, got {opponent!r}")
     make_opponent(opponent, config=rules, trust_model_file=trust_model_file)
@@ -149,6 +158,8 @@ def _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, e
         "seed": seed,
         "opponent": opponent,
         "env_args": env_args,
+        "env_id": env_id,
+        "frame_stack": frame_stack,
         "vec_env": vec_env,
     }
     if run_dir is None:
@@ -218,15 +229,17 @@ def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, 
     algo, target = settings["algorithm"], settings["timesteps"]
     train_args = {**settings["env_args"], **config.train_env}
     fields = _policy_fields(plan)
+    game, stack = settings.get("env_id"), settings.get("frame_stack", 1)
     model = load_model(algo, plan.checkpoint) if plan.checkpoint is not None else None
     done = int(model.num_timesteps) if model is not None else 0
     env = make_vec(train_args, settings["opponent"], settings["n_envs"], settings["seed"] + done,
-                   settings["vec_env"], trust_model_file, fields)
+                   settings["vec_env"], trust_model_file, fields, game, stack)
     eval_kind = "batched" if settings["vec_env"] == "batched" else "dummy"  # SB3 wants both of one kind
     eval_env = make_vec(settings["env_args"], settings["opponent"], 1, config.evaluation["seed"], eval_kind,
-                        trust_model_file, fields)
+                        trust_model_file, fields, game, stack)
     model = _model_for(plan, env, verbose, model)
     model_meta = {"algo": algo, "policy_kwargs": config.policy_kwargs, "observation": list(fields),
+                  "frame_stack": stack, "env_id": game,
                   "opponent": settings["opponent"], "env_args": settings["env_args"], "seed": settings["seed"]}
     callbacks = make_callbacks(model_meta, run_dir, config, eval_env, settings["n_envs"], _best_so_far(run_dir), done)
     started_at = int(model.num_timesteps)
@@ -250,7 +263,8 @@ def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, 
 
 
 def _policy_fields(plan: _Plan) -> tuple[str, ...]:
-    return policy_fields(plan.config.observation, WarConfig.from_kwargs(plan.settings["env_args"]))
+    game = plan.settings.get("env_id")
+    return policy_fields(plan.config.observation, game_config(game, plan.settings["env_args"]), game)
 
 
 def _model_for(plan: _Plan, env, verbose: int, checkpoint=None):
@@ -291,7 +305,9 @@ def _model_card(plan: _Plan, model, best: Path, train_seconds, bench_rounds, ben
         "algorithm": settings["algorithm"],
         "opponent": settings["opponent"],
         "env_args": settings["env_args"],
-        "war_config": asdict(WarConfig.from_kwargs(settings["env_args"])),
+        "env_id": settings.get("env_id"),
+        "frame_stack": settings.get("frame_stack", 1),
+        "war_config": asdict(game_config(settings.get("env_id"), settings["env_args"])),
         "train_env_rewards": config.train_env,
         "timesteps": int(model.num_timesteps),
         "timesteps_requested": settings["timesteps"],
@@ -310,11 +326,12 @@ def _model_card(plan: _Plan, model, best: Path, train_seconds, bench_rounds, ben
     if bench_rounds:  # the best model and the final one: a user may take either, so both must meet the bar
         started = time.perf_counter()
         opponent, env_args = settings["opponent"], settings["env_args"]
-        prompt = held_out_stats(BASELINE, opponent, env_args, bench_rounds, bench_seed, trust_model_file)
+        game = settings.get("env_id")
+        prompt = held_out_stats(BASELINE, opponent, env_args, bench_rounds, bench_seed, trust_model_file, game)
         for key, model_file in (("benchmark", best), ("benchmark_final", plan.run_dir / "final.zip")):
             agent = load_sb3_agent(settings["algorithm"], str(model_file))
-            card[key] = compare(held_out_stats(agent, opponent, env_args, bench_rounds, bench_seed, trust_model_file),
-                                prompt)
+            card[key] = compare(held_out_stats(agent, opponent, env_args, bench_rounds, bench_seed, trust_model_file,
+                                               game), prompt)
             card[key]["model_file"] = model_file.name
         card["benchmark"]["wall_seconds"] = round(time.perf_counter() - started, 1)
     return card

@@ -1,0 +1,196 @@
+"""Learners with memory on the probes: RecurrentPPO (sb3-contrib) and PPO with frame stacking, through
+``war-train``, ``war-curves`` and agent specs (``recurrent_ppo:PATH``, ``ppo:PATH`` of a frame-stacked model).
+
+Tiny budgets: the point is the plumbing (what the files say, that the agent replays the policy exactly as SB3
+runs it, the LSTM state reset each round), not what the learners learn (docs/probes.md, "The learners").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import war_env  # noqa: F401
+from war_env.agents import make_agent
+from war_env.agents.model_files import load_model, read_metadata
+from war_env.core.observation import OBSERVATION_FIELDS
+from war_env.data import training_config_file
+from war_env.training.run import train
+
+TINY = {"n_steps": 32, "batch_size": 32, "n_epochs": 1}
+
+
+def tiny_config(tmp_path, algo: str, lstm: int = 8):
+    raw = json.loads(training_config_file(algo).read_text())
+    raw["hyperparameters"].update(TINY)
+    raw["policy_kwargs"]["net_arch"] = {"pi": [8], "vf": [8]}
+    if algo == "recurrent_ppo":
+        raw["policy_kwargs"]["lstm_hidden_size"] = lstm
+    raw["evaluation"] = {"every_timesteps": 64, "rounds": 1, "seed": 1_000_000}
+    path = tmp_path / f"{algo}.json"
+    path.write_text(json.dumps(raw))
+    return path
+
+
+@pytest.fixture(scope="module")
+def recurrent(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("recurrent")
+    return train("recurrent_ppo", config_path=tiny_config(tmp_path, "recurrent_ppo"), timesteps=128, n_envs=2,
+                 env_id="WarMemory-v0", run_dir=tmp_path / "run", bench_rounds=2)
+
+
+@pytest.fixture(scope="module")
+def stacked(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("stacked")
+    return train("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=128, n_envs=2, env_id="WarMemory-v0",
+                 frame_stack=3, run_dir=tmp_path / "run", bench_rounds=2)
+
+
+def sb3_actions_over_rounds(model, env_id: str, seeds, frame_stack: int = 1) -> list[list[int]]:
+    """SB3's own greedy actions, round by round, in a DummyVecEnv of one env (VecFrameStack when stacked;
+    sb3-contrib's state with episode starts when recurrent): the reference the agent must replay."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecFrameStack
+
+    rounds = []
+    for seed in seeds:
+        venv = DummyVecEnv([lambda: gym.make(env_id)])
+        venv.seed(seed)
+        if frame_stack > 1:
+            venv = VecFrameStack(venv, frame_stack)
+        observation, state, start, actions = venv.reset(), None, np.ones(1, dtype=bool), []
+        while True:
+            action, state = model.predict(observation, state=state, episode_start=start, deterministic=True)
+            actions.append(int(action[0]))
+            observation, _, done, _ = venv.step(action)
+            start = done
+            if done[0]:
+                break
+        rounds.append(actions)
+    return rounds
+
+
+def agent_actions_over_rounds(agent, env_id: str, seeds) -> list[list[int]]:
+    """The agent's actions, round by round, in one env it plays on after another (reset each round)."""
+    env = gym.make(env_id)
+    rounds = []
+    for seed in seeds:
+        observation, _ = env.reset(seed=seed)
+        agent.reset()
+        actions, done = [], False
+        while not done:
+            actions.append(agent.act(observation))
+            observation, _, terminated, truncated, _ = env.step(actions[-1])
+            done = terminated or truncated
+        rounds.append(actions)
+    return rounds
+
+
+def test_recurrent_ppo_trains_on_a_probe_and_its_file_says_so(recurrent):
+    metadata = read_metadata(recurrent.final_model)
+    assert metadata["algorithm"] == "recurrent_ppo" and metadata["policy"] == "MlpLstmPolicy"
+    assert metadata["env_id"] == "WarMemory-v0" and metadata["frame_stack"] == 1
+    assert metadata["observation_fields"] == list(OBSERVATION_FIELDS)  # the memory probe shows War-v0's fields
+    assert metadata["policy_kwargs"]["lstm_hidden_size"] == 8
+    card = recurrent.model_card
+    assert card["env_id"] == "WarMemory-v0" and card["opponent"] == "uniform:low=12,high=13"  # the probe's own
+    assert card["war_config"]["reward_idle_tick"] == -0.01  # the probe's weights
+    assert card["benchmark"]["model"]["rounds"] == 2
+
+
+def test_the_recurrent_agent_replays_sb3_contribs_policy_with_the_state_reset_each_round(recurrent):
+    agent = make_agent(f"recurrent_ppo:{recurrent.final_model}")
+    assert agent.recurrent and agent._lstm is not None  # the numpy LSTM, not torch
+    assert agent.batch_policy() is None  # its memory goes from tick to tick: rounds one by one
+    seeds = [3, 4, 3]
+    expected = sb3_actions_over_rounds(load_model("recurrent_ppo", recurrent.final_model), "WarMemory-v0", seeds)
+    played = agent_actions_over_rounds(agent, "WarMemory-v0", seeds)
+    assert played == expected
+    assert played[0] == played[2]  # round 3 replays round 1: nothing carried over from the rounds between
+
+
+def test_a_frame_stacked_policy_remembers_its_frames_and_the_agent_stacks_them_as_sb3_does(stacked):
+    metadata = read_metadata(stacked.final_model)
+    assert metadata["frame_stack"] == 3 and metadata["env_id"] == "WarMemory-v0"
+    assert stacked.model_card["frame_stack"] == 3
+    model = load_model("ppo", stacked.final_model)
+    assert model.observation_space.shape == (3 * len(OBSERVATION_FIELDS),)
+    agent = make_agent(f"ppo:{stacked.final_model}")
+    assert agent.frame_stack == 3 and agent.batch_policy() is None
+    seeds = [5, 6]
+    assert agent_actions_over_rounds(agent, "WarMemory-v0", seeds) == sb3_actions_over_rounds(
+        model, "WarMemory-v0", seeds, frame_stack=3)
+
+
+def test_a_model_trained_on_a_probe_refuses_a_game_whose_observation_lacks_its_fields(tmp_path):
+    from war_env.evaluation import play_rounds
+
+    result = train("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=1,
+                   env_id="WarInference-v0", run_dir=tmp_path / "run", bench_rounds=0)
+    assert "opponent_reaction" in read_metadata(result.final_model)["observation_fields"]
+    with pytest.raises(ValueError, match="opponent_reaction.*WarTableReading-v0"):
+        play_rounds(f"ppo:{result.final_model}", "leader:ahead=4,behind=10,width=2",
+                    gym.make("WarTableReading-v0").unwrapped.config, [0], env_id="WarTableReading-v0")
+
+
+def test_war_train_takes_the_algorithm_the_probe_and_the_frame_stack_on_its_command_line(tmp_path, capsys):
+    from war_env.scripts.train import cli
+
+    config = tiny_config(tmp_path, "ppo")
+    assert cli(["--algo", "ppo", "--config", str(config), "--env-id", "WarAnticipation-v0", "--frame-stack", "2",
+                "--timesteps", "64", "--n-envs", "1", "--bench-rounds", "0", "--run-dir", str(tmp_path / "run"),
+                "--no-progress-bar"]) == 0
+    settings = json.loads((tmp_path / "run" / "config.json").read_text())["settings"]
+    assert settings["env_id"] == "WarAnticipation-v0" and settings["frame_stack"] == 2
+    assert settings["opponent"] == "uniform:low=3,high=12"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--env-id", "WarNothing-v0"], "unknown env id 'WarNothing-v0'"),
+    (["--frame-stack", "0"], r"frame_stack must be an integer in \[1, 64\], got 0"),
+])
+def test_bad_env_ids_and_frame_stacks_get_one_line_errors(argv, message, tmp_path, capsys):
+    from war_env.scripts.train import cli
+
+    with pytest.raises(SystemExit):
+        cli(["--timesteps", "64", "--run-dir", str(tmp_path / "run"), *argv])
+    last = capsys.readouterr().err.strip().splitlines()[-1]  # argparse's usage, then the one-line error
+    assert re.fullmatch(f"war-train: error: {message}.*", last)
+    assert not (tmp_path / "run").exists()
+
+
+def test_war_curves_trains_and_evaluates_recurrent_ppo(tmp_path):
+    from war_env.training.curves import learning_curves
+
+    result = learning_curves("recurrent_ppo", config_path=tiny_config(tmp_path, "recurrent_ppo"), seeds=(0,),
+                             timesteps=128, every=64, rounds=2, run_dir=tmp_path / "curves", log=lambda _: None)
+    curves = result.curves
+    assert curves["settings"]["algorithm"] == "recurrent_ppo" and curves["steps"] == [64, 128]
+    assert result.png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_learners_table_trains_each_learner_per_probe_and_seed_and_scores_the_final_models(tmp_path):
+    from war_env.league.learners import main
+
+    out = tmp_path / "learners"
+    argv = ["--out", str(out), "--timesteps", "64", "--seeds", "0", "1", "--learners", "ppo", "a2c", "--probes",
+            "memory", "--rounds", "2"]
+    table = main(argv)
+    for name in ("ppo", "a2c"):
+        for seed in (0, 1):
+            card = json.loads((out / "runs" / "memory" / f"{name}-s{seed}" / "model_card.json").read_text())
+            assert card["env_id"] == "WarMemory-v0" and card["seed"] == seed and card["timesteps"] >= 64
+            assert card["train_env_rewards"] == {"reward_win": 0.0, "reward_loss": 0.0}  # the probe's timing weights
+        scores = table[name]["scores"]["memory"]
+        assert len(scores) == 2 and table[name]["mean"]["memory"] == pytest.approx(np.mean(scores))
+        assert table[name]["iqm"]["value"] == pytest.approx(np.mean(scores))  # two runs: the IQM is their mean
+    assert "improvement_over_ppo" not in table["ppo"] and 0 <= table["a2c"]["improvement_over_ppo"]["value"] <= 1
+    suite = json.loads((out / "suite-seeds-0-1-ppo-a2c-memory" / "suite.json").read_text())
+    assert len(suite["suite"]["agents"]) == 4
+    assert "| a2c | " in (out / "learners.md").read_text()
+    trained = {path: path.stat().st_mtime_ns for path in (out / "runs").rglob("final.zip")}
+    assert main(argv) == table  # run again: nothing trained again, the same scores
+    assert {path: path.stat().st_mtime_ns for path in (out / "runs").rglob("final.zip")} == trained

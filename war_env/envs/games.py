@@ -1,0 +1,68 @@
+"""The single-seat games by env id: which class plays each, the rules its keywords make, its default opponent.
+
+``War-v0`` and ``WarLatency-v0`` and the probes' ids (``war_env.core.probes``) are one game with different
+defaults and observations, so every tool that plays, trains or loads a seat (the evaluation loop, ``war-train``,
+the model loader) asks here instead of spelling the ids out. Without an id the game is chosen by the rules, as
+before the probes: ``WarLatency-v0`` when they have action latency, else ``War-v0``.
+"""
+
+from __future__ import annotations
+
+from war_env.core.probes import PROBES, Probe
+from war_env.core.rules import WarConfig
+from war_env.envs.latency import WarLatencyEnv, with_default_latency
+from war_env.envs.probes import PROBE_ENVS
+from war_env.envs.war import WarEnv
+
+GAMES: dict[str, type[WarEnv]] = {
+    "War-v0": WarEnv,
+    "WarLatency-v0": WarLatencyEnv,
+    **{probe.env_id: PROBE_ENVS[name] for name, probe in PROBES.items()},
+}
+"""Env id -> the class ``gym.make(env_id)`` builds."""
+
+
+def check_env_id(env_id: str) -> str:
+    if env_id not in GAMES:
+        raise ValueError(f"unknown env id {env_id!r}; known: {', '.join(GAMES)}")
+    return env_id
+
+
+def game_id(env_id: str | None, config: WarConfig) -> str:
+    """``env_id``, or the game the rules choose without one (``WarLatency-v0`` with action latency)."""
+    if env_id is not None:
+        return check_env_id(env_id)
+    return "WarLatency-v0" if config.has_latency else "War-v0"
+
+
+def probe_of(env_id: str | None) -> Probe | None:
+    """The probe an env id names, else ``None``."""
+    probe = getattr(GAMES.get(env_id), "probe", None)
+    return probe if isinstance(probe, Probe) else None
+
+
+def game_config(env_id: str | None, env_args: dict) -> WarConfig:
+    """The rules of ``gym.make(env_id, **env_args)``: a probe's latency and reward weights unless
+    ``env_args`` overrides them, WarLatency-v0's default latency unless one is given."""
+    probe = probe_of(env_id)
+    if probe is not None:
+        return WarConfig.from_kwargs({"latency": probe.latency, **probe.rules, **env_args})
+    if env_id == "WarLatency-v0":
+        return WarConfig.from_kwargs(with_default_latency(None, dict(env_args)))
+    return WarConfig.from_kwargs(env_args)
+
+
+def default_opponent(env_id: str | None, fallback: str = "human") -> str:
+    """A probe's own opponent, else ``fallback``."""
+    probe = probe_of(env_id)
+    return probe.opponent if probe is not None else fallback
+
+
+def make_game(env_id: str | None, opponent, config: WarConfig) -> WarEnv:
+    """The env of ``env_id`` (``game_id``'s choice without one) with this opponent and these rules."""
+    return GAMES[game_id(env_id, config)](opponent=opponent, config=config)
+
+
+def game_fields(env_id: str | None, config: WarConfig) -> tuple[str, ...]:
+    """The names of the fields a seat observes in that game, in order."""
+    return GAMES[game_id(env_id, config)].fields_for(config)

@@ -1,0 +1,314 @@
+"""The probes' suite: ``war-bench --suite``, one normalised score per capability (docs/probes.md).
+
+Each probe of ``war_env.core.probes`` is a league on its own env id (``League.env_id``), played and reported by
+``run.run_league`` in a folder of its own (``<suite>/<probe>/``: rounds, report, plots, resume and workers as
+in any war-bench run), with the probe's opponent, the agents given and the probe's yardsticks
+(``league.probes.agents_of``: the ``oracle``, the agent lacking the capability, the simple baselines). A model
+trained on another game (its ``war_env_model.json`` names another ``env_id``) is not played in that probe.
+
+Per probe, an agent's **score** is ``(its return - the best simple baseline's) / (the oracle's - the best simple
+baseline's)`` on the same deals, with a paired bootstrap interval (``stats.bootstrap_score``): 0 is the best
+simple baseline (the one of least exact cost, ``evaluation.probes.exact_gaps``), 1 the oracle, both by
+construction. The suite folder receives ``suite.json`` (the scores), ``suite.md`` (a headline saying which agent
+is best at what, and the table agents x probes) and ``suite.png`` (the chart).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from war_env.agents import MODEL_ALGOS, make_agent
+from war_env.core.bots import make_bot
+from war_env.core.probes import PROBES, Probe
+from war_env.evaluation import observation_game
+from war_env.evaluation.probes import exact_gaps
+from war_env.league.league import DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, ORACLE, League
+from war_env.league.probes import agents_of
+from war_env.league.report import fmt
+from war_env.league.rounds_file import ROUNDS_FILE, load_rounds
+from war_env.league.run import CONFIG_FILE, check_players, read_league, run_league
+from war_env.league.stats import bootstrap_mean, bootstrap_score
+from war_env.support.atomic import write_atomic
+from war_env.support.run_folder import locked_run_folder
+
+DEFAULT_SUITE_ROUNDS = 200
+"""Rounds per agent and probe: the default suite (13 yardstick pairings) plays in a few minutes on 2 cores."""
+SUITE_CONFIG = "suite_config.json"
+RESULTS_FILE, REPORT_FILE, CHART_FILE = "suite.json", "suite.md", "suite.png"
+LEGEND_ROWS = 30
+"""Agents per column of the chart's legend."""
+
+
+@dataclass(frozen=True)
+class Suite:
+    """What a suite run plays: the agents given, the probes, rounds per pairing and the first seed."""
+
+    agents: tuple[str, ...]
+    probes: tuple[str, ...]
+    rounds: int
+    seed: int
+
+    def __post_init__(self):
+        unknown = [name for name in self.probes if name not in PROBES]
+        if unknown or not self.probes:
+            raise ValueError(f"unknown probe(s) {unknown}; known: {', '.join(PROBES)}" if unknown else "no probes")
+        if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 2:
+            raise ValueError(f"rounds must be a whole number >= 2 (a paired interval needs two), got {self.rounds!r}")
+
+    def to_dict(self) -> dict:
+        return {"agents": list(self.agents), "probes": list(self.probes), "rounds": self.rounds, "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Suite:
+        return cls(tuple(data["agents"]), tuple(data["probes"]), data["rounds"], data["seed"])
+
+
+def trained_on(spec: str) -> str | None:
+    """The env id a model spec's file was trained on (``None``: not a model, or a file that does not say)."""
+    from war_env.agents.model_files import env_id_of, read_metadata
+
+    algo, _, path = spec.partition(":")
+    if algo not in MODEL_ALGOS or not path:
+        return None
+    return env_id_of(read_metadata(path))
+
+
+def probe_agents(suite: Suite, probe: Probe, trust_model_file: bool = False) -> tuple[str, ...]:
+    """The agents of a probe's league: its yardsticks, then the agents given that play from the probe's own
+    observation (not a model trained on another game, nor an agent that reads the opponent's clock where the probe
+    hides it: the ``oracle`` alone does, as the reference)."""
+    given = [spec for spec in suite.agents if spec not in agents_of(probe) and plays_in(spec, probe, trust_model_file)]
+    return tuple(dict.fromkeys([*agents_of(probe), *given]))
+
+
+def plays_in(spec: str, probe: Probe, trust_model_file: bool = False) -> bool:
+    """Whether the agent ``spec`` plays the probe from the probe's own observation."""
+    if trained_on(spec) not in (None, probe.env_id):
+        return False
+    config, bot = probe.config(), make_bot(probe.opponent)
+    agent = make_agent(spec, config=config, opponent=bot, trust_model_file=trust_model_file)
+    try:
+        return observation_game(probe.env_id, config, agent) == probe.env_id
+    except ValueError:  # a model whose fields the probe does not show
+        return False
+
+
+@dataclass
+class SuiteRun:
+    run_dir: Path
+    results: dict
+    rounds_played: int
+
+
+def run_suite(agents: Sequence[str] = (), probes: Sequence[str] | None = None, rounds: int | None = None,
+              seed: int | None = None, out: str | Path | None = None, workers: int = 1, resume: str | Path | None = None,
+              shard_rounds: int = DEFAULT_SHARD_ROUNDS, progress: bool = True, trust_model_file: bool = False) -> SuiteRun:
+    """Play every probe's league (or what a resumed suite lacks), then write the suite's scores, report and chart."""
+    if resume is not None:
+        given = [name for name, value in (("agents", agents or None), ("probes", probes), ("rounds", rounds),
+                                          ("seed", seed), ("out", out)) if value is not None]
+        if given:
+            raise ValueError(f"a resumed suite takes its agents and probes from {resume}/{SUITE_CONFIG}; do not also "
+                             f"give {given}")
+        run_dir, suite = Path(resume), read_suite(Path(resume))
+    else:
+        suite = Suite(tuple(agents), tuple(probes or PROBES), DEFAULT_SUITE_ROUNDS if rounds is None else rounds,
+                      DEFAULT_SEED if seed is None else seed)
+        run_dir = Path(out) if out is not None else Path("runs") / "suite" / datetime.now().strftime("%Y%m%d-%H%M%S")
+    with locked_run_folder(run_dir, "war-bench --suite"):
+        if resume is None:
+            _start_suite(run_dir, suite, trust_model_file)
+        played = 0
+        for name in suite.probes:
+            played += _play_probe(run_dir / name, suite, PROBES[name], workers, shard_rounds, progress, trust_model_file)
+        results = suite_results(run_dir, suite)
+        write_atomic(run_dir / RESULTS_FILE, json.dumps(results, indent=2) + "\n")
+        chart = suite_chart(results, run_dir / CHART_FILE)
+        write_atomic(run_dir / REPORT_FILE, render_suite(results, chart))
+    return SuiteRun(run_dir, results, played)
+
+
+def read_suite(run_dir: Path) -> Suite:
+    path = run_dir / SUITE_CONFIG
+    if not path.is_file():
+        raise FileNotFoundError(f"{run_dir} is not a suite run folder (no {SUITE_CONFIG})")
+    try:
+        return Suite.from_dict(json.loads(path.read_text())["suite"])
+    except (ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{path} is not a war-bench suite: {type(error).__name__}: {error}") from None
+
+
+def _start_suite(run_dir: Path, suite: Suite, trust_model_file: bool) -> None:
+    """Write the suite's config once every probe's league is checked (a bad spec fails before any file)."""
+    if (run_dir / SUITE_CONFIG).exists():
+        raise ValueError(f"{run_dir} already holds a suite: continue it with --suite --resume {run_dir}, or choose "
+                         "another --out")
+    for name in suite.probes:
+        probe = PROBES[name]
+        league = League(probe_agents(suite, probe, trust_model_file), (probe.opponent,), suite.rounds, suite.seed,
+                        env_id=probe.env_id)
+        check_players(league, trust_model_file)
+    write_atomic(run_dir / SUITE_CONFIG, json.dumps({"suite": suite.to_dict()}, indent=2) + "\n")
+
+
+def _play_probe(folder: Path, suite: Suite, probe: Probe, workers: int, shard_rounds: int, progress: bool,
+                trust_model_file: bool) -> int:
+    """The probe's league: continued when its folder holds one, else started. Returns the rounds played."""
+    common = {"workers": workers, "shard_rounds": shard_rounds, "progress": progress, "trust_model_file": trust_model_file}
+    if (folder / CONFIG_FILE).is_file():
+        return run_league(resume=folder, **common).rounds_played
+    return run_league(list(probe_agents(suite, probe, trust_model_file)), [probe.opponent], suite.rounds, suite.seed, out=folder,
+                      env_id=probe.env_id, **common).rounds_played
+
+
+# --- the scores --------------------------------------------------------------------------------------------------
+def suite_results(run_dir: Path, suite: Suite) -> dict:
+    """Every probe's scores from its league's rounds file."""
+    return {"suite": suite.to_dict(), "probes": [probe_scores(run_dir / name, PROBES[name]) for name in suite.probes]}
+
+
+def probe_scores(folder: Path, probe: Probe) -> dict:
+    """Each agent's mean return and score in one probe (0 = the best simple baseline, 1 = the oracle)."""
+    league = read_league(folder)
+    pairings = load_rounds(folder / ROUNDS_FILE, league).pairings
+    returns = {agent: pairings[(agent, probe.opponent)].returns for agent in league.agents}
+    baseline = exact_gaps(probe).best_simple
+    return {
+        "name": probe.name, "env_id": probe.env_id, "capability": probe.capability, "opponent": probe.opponent,
+        "folder": folder.name, "rounds": league.rounds, "baseline": baseline,
+        "agents": {agent: {"return": bootstrap_mean(values),
+                           "score": bootstrap_score(values, returns[baseline], returns[ORACLE])}
+                   for agent, values in returns.items()},
+    }
+
+
+def agent_order(results: dict) -> list[str]:
+    """The agents given first (in their order), then the yardsticks, the oracle last."""
+    given = results["suite"]["agents"]
+    seen = [agent for probe in results["probes"] for agent in probe["agents"]]
+    rest = [agent for agent in dict.fromkeys(seen) if agent not in given and agent != ORACLE]
+    return [*given, *rest, ORACLE]
+
+
+def best_at(probe: dict, contenders: Sequence[str]) -> tuple[str, dict] | None:
+    """The contender of highest score in a probe (``None``: none played there with a score)."""
+    scored = [(agent, entry["score"]) for agent, entry in probe["agents"].items()
+              if agent in contenders and entry["score"]["value"] is not None]
+    return max(scored, key=lambda pair: pair[1]["value"]) if scored else None
+
+
+def headline(results: dict) -> list[str]:
+    """Which agent is best at what: per probe the best of the agents given (of the yardsticks but the oracle when
+    none was given), its score and whether its interval clears the best simple baseline and reaches the oracle."""
+    given = results["suite"]["agents"]
+    contenders = given or [agent for agent in agent_order(results) if agent != ORACLE]
+    lines = []
+    for probe in results["probes"]:
+        best = best_at(probe, contenders)
+        if best is None:
+            lines.append(f"- **{probe['name']}**: no agent given played this probe (each reads what its observation "
+                         "hides, or was trained on another game).")
+            continue
+        agent, score = best
+        lines.append(f"- **{probe['name']}** ({probe['env_id']}): `{agent}`, score {fmt(score, 2)}; {_verdict(score)}")
+    kind = "the agents given" if given else "the yardsticks, as no agent was given"
+    return [f"Best at each capability among {kind} (score 0 = the probe's best simple baseline, 1 = the "
+            "oracle, on the same deals):", "", *lines]
+
+
+def _verdict(score: dict) -> str:
+    low, high = score["low"], score["high"]
+    if score.get("exact"):
+        return "exactly the oracle." if score["value"] == 1 else "exactly the best simple baseline."
+    if low is None:
+        return "no interval."
+    if low > 1 or high < 0:
+        return "beyond the oracle (the luck of these deals)." if low > 1 else "below the best simple baseline."
+    if high >= 1:
+        return "as good as the oracle within its interval." if low > 0 else "not told apart from either end."
+    return "better than the best simple baseline, short of the oracle." if low > 0 else \
+        "short of the oracle, not told apart from the best simple baseline."
+
+
+def score_table(results: dict) -> list[str]:
+    """Agents x probes: each cell the score with its interval; ``not played`` where the agent did not play."""
+    probes = results["probes"]
+    lines = ["| agent | " + " | ".join(f"{p['name']} (0 = `{p['baseline']}`)" for p in probes) + " |",
+             "|---|" + "---|" * len(probes)]
+    for agent in agent_order(results):
+        cells = [fmt(p["agents"][agent]["score"], 2) if agent in p["agents"] else "not played" for p in probes]
+        lines.append(f"| `{agent}` | " + " | ".join(cells) + " |")
+    return lines
+
+
+def render_suite(results: dict, chart: str) -> str:
+    suite = results["suite"]
+    rounds = f"{suite['rounds']} paired rounds per agent and probe (seeds {suite['seed']}..{suite['seed'] + suite['rounds'] - 1})"
+    lines = ["# Probe suite: one score per capability", "", *headline(results), "", "## Scores", "",
+             *score_table(results), "",
+             f"Score = (the agent's mean return - the best simple baseline's) / (the oracle's - the baseline's) over "
+             f"{rounds}, with a 95% paired bootstrap interval; `(exact)`: the agent's returns are the baseline's or "
+             "the oracle's round for round. Each probe's folder holds its league's report (regret by cause, timing).",
+             "", f"![scores by agent and probe]({chart})", "", "## The probes", ""]
+    lines += [f"- **{p['name']}** (`{p['env_id']}`, opponent `{p['opponent']}`, folder `{p['folder']}/`): "
+              f"{p['capability']}" for p in results["probes"]]
+    return "\n".join(lines) + "\n"
+
+
+def suite_chart(results: dict, path: Path) -> str:
+    """Agents by probes: in each probe's group a bar per agent that played it, with its 95% interval and its value
+    written past the interval's end; lines at 0 (the best simple baseline) and 1 (the oracle)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from war_env.league.plots import colours as palette
+    from war_env.league.plots import save_figure
+
+    probes, agents = results["probes"], agent_order(results)
+    colours = dict(zip(agents, palette(len(agents))))
+    slots = max(len(probe["agents"]) for probe in probes)
+    width = 0.8 / slots
+    rows = min(len(agents), LEGEND_ROWS)  # a long legend gets columns and a taller figure, never cut
+    height = max(5.0, 1.2 + 0.2 * rows)
+    figure, axis = plt.subplots(figsize=(max(7.0, 1.5 + 0.32 * slots * len(probes)), height), layout="constrained")
+    ends = [0.0, 1.0]
+    for i, probe in enumerate(probes):
+        played = [(agent, probe["agents"][agent]["score"]) for agent in agents if agent in probe["agents"]]
+        played = [(agent, score) for agent, score in played if score["value"] is not None]
+        for k, (agent, score) in enumerate(played):
+            x = i - width * (len(played) - 1) / 2 + k * width
+            ends.append(_bar(axis, x, width, score, colours[agent]))
+    low, high = min(ends), max(ends)
+    margin = 0.12 * (high - low)
+    axis.set_ylim(low - margin, high + margin)
+    axis.axhline(0, color="black", linewidth=0.8)
+    axis.axhline(1, color="black", linewidth=0.8, linestyle="--")
+    axis.set_xticks(range(len(probes)), [f"{p['name']}\n(0 = {p['baseline']})" for p in probes])
+    axis.set_ylabel("score (0 = best simple baseline, 1 = oracle)")
+    axis.set_title(f"Score per capability, {results['suite']['rounds']} paired rounds per agent and probe, "
+                   "95% intervals", fontsize="medium")
+    handles = [matplotlib.patches.Patch(color=colours[agent], label=agent) for agent in agents]
+    figure.legend(handles=handles, loc="outside right upper", fontsize="small", title="agent", title_fontsize="small",
+                  ncols=-(-len(agents) // LEGEND_ROWS))
+    save_figure(figure, path)
+    plt.close(figure)
+    return path.name
+
+
+def _bar(axis, x: float, width: float, score: dict, colour) -> float:
+    """One agent's bar, interval and value; returns where its text ends (for the axis' range)."""
+    value, low, high = score["value"], score["low"], score["high"]
+    error = None if low is None else [[value - low], [high - value]]
+    axis.bar([x], [value], width, color=colour, yerr=error, capsize=2, ecolor="black")
+    up = value >= 0
+    end = (max(value, high) if up else min(value, low)) if low is not None else value
+    axis.annotate(f"{value:.2f}", (x, end), xytext=(0, 2 if up else -2), textcoords="offset points", ha="center",
+                  va="bottom" if up else "top", fontsize="x-small", rotation=90)
+    span = 0.09 * max(1.0, abs(end))  # room for the text
+    return end + span if up else end - span

@@ -148,8 +148,9 @@ def read_metadata(path: str | os.PathLike) -> dict | None:
 
 
 def parameter_count(path: str | os.PathLike) -> int:
-    """The weights and biases in a model zip's ``policy.pth`` (PPO, A2C: the policy and value networks; DQN:
-    the Q-network and its target copy), counted from its records without torch and without running code."""
+    """The weights and biases in a model zip's ``policy.pth`` (PPO, A2C: the policy and value networks,
+    RecurrentPPO's with their LSTMs; DQN: the Q-network and its target copy), counted from its records without
+    torch and without running code."""
     path = _existing_file(path)
     if "policy.pth" not in entry_sizes(path):
         raise ValueError(f"model file {str(path)!r} has no policy.pth")

@@ -14,7 +14,10 @@ Spec grammar (the project's ``war_env.core.specs`` plus two rules for text that 
   (``bot:fixed:ticks=5``, ``bot:uniform:low=1,high=10``).
 * ``ppo:PATH``, ``a2c:PATH``, ``dqn:PATH``, ``maskable_ppo:PATH``, ``recurrent_ppo:PATH``: the text after the
   first ``:`` is the model file's path, verbatim (``ppo:runs/x/best.zip``; any characters, ``=`` and ``,``
-  included). A frame-stacked policy is an ordinary ``ppo:PATH`` (its file says how many frames it sees).
+  included), unless it starts with ``path=``: then it is ``key=value`` options, ``path=FILE`` (a path without
+  ``,``) and ``threads=N``, the CPU threads of the agent's inference (1 to the machine's cores; 1 by default,
+  the fastest for small networks: ``war_env.support.threads``): ``ppo:path=runs/x/best.zip,threads=2``. A
+  frame-stacked policy is an ordinary ``ppo:PATH`` (its file says how many frames it sees).
   Model files are loaded weights-only. Whether to trust a file's pickled data is never part of a spec
   (specs are stored in run folders, which other people send): it is the ``trust_model_file`` argument,
   which the commands take from their own command line only.
@@ -38,7 +41,8 @@ from war_env.agents.oracle import Blind, Oracle
 from war_env.agents.scripted import BotAgent, Eager, HumanAgent, LastMoment, Never, Prompt, PressOnce, RandomPress
 from war_env.core.bots import BOTS, Bot, make_bot
 from war_env.core.rules import WarConfig
-from war_env.core.specs import build_from_spec, did_you_mean, split_spec, unknown_name
+from war_env.core.specs import build_from_spec, did_you_mean, parse_assignments, split_spec, unknown_name
+from war_env.support.threads import machine_cores
 
 SCRIPTED = {
     "prompt": Prompt,
@@ -61,7 +65,7 @@ BASELINES = ("prompt", "eager", "random:p=0.2", "last_moment", "never", "human")
 """The benchmark's default agents: every scripted baseline."""
 
 __all__ = ["Agent", "BASELINES", "MODEL_ALGOS", "SCRIPTED", "BotAgent", "ExecAgent", "is_exec_spec", "make_agent",
-           "make_opponent", "uses_opponent"]
+           "make_opponent", "model_spec", "uses_opponent"]
 
 
 def make_agent(spec: str | Agent, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None,
@@ -86,7 +90,7 @@ def make_agent(spec: str | Agent, *, config: WarConfig | None = None, opponent: 
             raise ValueError(f"agent spec {spec!r} needs a bot spec after 'bot:', e.g. 'bot:human'")
         return BotAgent(rest, config=config)
     if name in MODEL_ALGOS:
-        return _load_model(name, rest, spec, trust_model_file)
+        return _load_model(spec, trust_model_file)
     if name == "exec":
         return ExecAgent(rest, config=config)
     if name not in SCRIPTED:
@@ -133,9 +137,31 @@ def _bind(cls, config, opponent):
     return partial(cls, **given) if given else cls
 
 
-def _load_model(algo: str, path: str, spec: str, trust_model_file: bool) -> Agent:
-    if not path:
-        raise ValueError(f"agent spec {spec!r} needs a model file: '{algo}:PATH'")
+def model_spec(spec: str) -> tuple[str, str, int]:
+    """``(algo, path, threads)`` of a model agent's spec (see the module docstring), checked."""
+    algo, rest = split_spec(spec)
+    if not rest or rest == "path=":
+        raise ValueError(f"agent spec {spec!r} needs a model file: '{algo}:PATH' or '{algo}:path=PATH,threads=N'")
+    if not rest.startswith("path="):
+        return algo, rest, 1
+    options = {key: str(value) for key, value in parse_assignments([rest], f"agent spec {spec!r}").items()}
+    unknown = sorted(set(options) - {"path", "threads"})
+    if unknown:
+        raise ValueError(f"agent spec {spec!r} has no option {unknown[0]!r}; a model agent takes path and threads "
+                         "(trusting a model file is the command line's --trust-model-file, never a spec's)")
+    return algo, options["path"], _threads(options.get("threads", "1"), spec)
+
+
+def _threads(text: str, spec: str) -> int:
+    cores = machine_cores()
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= cores):
+        raise ValueError(f"agent spec {spec!r}: threads must be a whole number from 1 to {cores} (this machine's "
+                         f"cores), got {text!r}")
+    return int(text)
+
+
+def _load_model(spec: str, trust_model_file: bool) -> Agent:
+    algo, path, threads = model_spec(spec)
     from war_env.agents.sb3_agent import load_sb3_agent  # lazy: torch and SB3 only when a model is asked for
 
-    return load_sb3_agent(algo, path, trust_model_file=trust_model_file)
+    return load_sb3_agent(algo, path, trust_model_file=trust_model_file, threads=threads)

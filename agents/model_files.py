@@ -147,6 +147,17 @@ def read_metadata(path: str | os.PathLike) -> dict | None:
     return record
 
 
+def parameter_count(path: str | os.PathLike) -> int:
+    """The weights and biases in a model zip's ``policy.pth`` (PPO, A2C: the policy and value networks,
+    RecurrentPPO's with their LSTMs; DQN: the Q-network and its target copy), counted from its records without
+    torch and without running code."""
+    path = _existing_file(path)
+    if "policy.pth" not in entry_sizes(path):
+        raise ValueError(f"model file {str(path)!r} has no policy.pth")
+    with zipfile.ZipFile(path) as archive, _entry_file(archive, path, "policy.pth") as stream:
+        return check_pth(stream, MAX_ENTRY_BYTES, f"model file {str(path)!r}: policy.pth")
+
+
 def _existing_file(path) -> Path:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"model path must be a string or path, got {path!r}")

@@ -132,10 +132,10 @@ class _Storages(pickle.Unpickler):
         return storage
 
 
-def check_pth(stream: BinaryIO, budget: int, where: str, float32: bool = False) -> None:
+def check_pth(stream: BinaryIO, budget: int, where: str, float32: bool = False) -> int:
     """Refuse ``stream`` (a ``torch.save`` file, seekable) unless loading it builds at most ``budget`` bytes
     of tensors (and, with ``float32``, only float32 ones); see the module. ``where`` names it in the
-    message (``model file 'x.zip': policy.pth``)."""
+    message (``model file 'x.zip': policy.pth``). Returns the number of elements of its tensors."""
     check_zip_directory(stream, where)
     try:
         archive = zipfile.ZipFile(stream)
@@ -168,6 +168,7 @@ def check_pth(stream: BinaryIO, budget: int, where: str, float32: bool = False) 
     total = sum(storage.bytes for storage in storages.values())
     if total > budget:
         raise ValueError(f"{where} holds {total:,} bytes of tensors; at most {budget:,} fit this network")
+    return sum(math.prod(tensor.size) for _, tensor in tensors)
 
 
 def _walk(tree) -> list[tuple[str, _Tensor]]:

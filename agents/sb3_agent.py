@@ -14,17 +14,18 @@ from war_env.agents.base import Agent
 from war_env.agents.fields import CAN_DRAW, check_observation_fields, columns_of, observes_latency
 from war_env.agents.model_files import env_id_of, frame_stack_of, load_model, observation_fields, read_metadata
 from war_env.core.observation import OBSERVATION_FIELDS
-from war_env.support.threads import single_threaded_torch
+from war_env.support.threads import single_threaded_torch, use_threads
 
 
 def load_sb3_agent(
-    algo: str, path: str, trust_model_file: bool = False, deterministic: bool = True
+    algo: str, path: str, trust_model_file: bool = False, deterministic: bool = True, threads: int = 1
 ) -> "SB3Agent":
-    """An ``Agent`` that plays with the SB3 model in ``path`` (see the module docstring for safety)."""
+    """An ``Agent`` that plays with the SB3 model in ``path`` (see the module docstring for safety) on
+    ``threads`` CPU threads."""
     model = load_model(algo, path, trust_model_file)
     metadata = read_metadata(path)
     return SB3Agent(model, check_algorithm(algo), str(path), deterministic, observation_fields(metadata),
-                    frame_stack_of(metadata), env_id_of(metadata))
+                    frame_stack_of(metadata), env_id_of(metadata), threads)
 
 
 class SB3Agent(Agent):
@@ -38,14 +39,20 @@ class SB3Agent(Agent):
     plain Linear/activation stacks (a trusted custom file), goes through the torch policy.
     MaskablePPO gets its action mask from the observation: ``can_draw`` (index 0) is exactly
     ``action_masks()[1]``.
+
+    ``threads``: torch's intra-op threads and numpy's BLAS threads for this agent's inference. Both are the
+    process's settings (``torch.set_num_threads``): each inference (a decision, or a batch of them) sets them
+    to this agent's count first, so agents of different counts in one process each compute on their own
+    count, and whatever the process runs next inherits the last one's.
     """
 
     def __init__(self, model, algo: str, path: str, deterministic: bool = True, fields=OBSERVATION_FIELDS,
-                 frame_stack: int = 1, env_id: str | None = None):
+                 frame_stack: int = 1, env_id: str | None = None, threads: int = 1):
         torch = single_threaded_torch()
         self.model = model
         self.algo = algo
         self.path = path
+        self.threads = int(threads)
         self.deterministic = bool(deterministic)
         self.name = algo
         self._torch = torch
@@ -65,7 +72,7 @@ class SB3Agent(Agent):
         self.reset()
 
     def spec(self) -> str:
-        return f"{self.algo}:{self.path}"
+        return f"{self.algo}:{self.path}" if self.threads == 1 else f"{self.algo}:path={self.path},threads={self.threads}"
 
     @property
     def has_memory(self) -> bool:
@@ -79,10 +86,11 @@ class SB3Agent(Agent):
         self._starting = True
 
     def act(self, observation) -> int:
+        use_threads(self.threads)
         observation = np.asarray(observation, dtype=np.float32).reshape(1, -1)
-        if not self.has_memory:
-            return int(self._actions(observation)[0])
         seen = self._seen(observation)
+        if not self.has_memory:
+            return int(self._scores_to_actions(seen, observation)[0])
         if self.frame_stack > 1:  # VecFrameStack: shift out the oldest, the newest observation last
             width = seen.shape[1]
             self._frames = np.concatenate((self._frames[:, width:], seen), axis=1)
@@ -120,6 +128,7 @@ class SB3Agent(Agent):
 
     def _actions(self, observations: np.ndarray) -> np.ndarray:
         """Greedy (or sampled) actions of a policy without memory for whole observations, one per row."""
+        use_threads(self.threads)
         return self._scores_to_actions(self._seen(observations), observations)
 
     def _scores_to_actions(self, seen: np.ndarray, observations: np.ndarray) -> np.ndarray:

@@ -1,6 +1,8 @@
 """Agents: the scripted baselines behave as their names say, specs build them (or fail clearly),
 any agent can sit in the opponent seat, and SB3's evaluate_policy measures them unchanged."""
 
+import os
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -69,22 +71,38 @@ def test_a_config_that_is_not_a_warconfig_is_a_type_error():
         make_agent("last_moment", config={"turn_seconds": 2})
 
 
-@pytest.mark.parametrize("spec, algo, path", [
-    ("ppo:runs/x/best.zip", "ppo", "runs/x/best.zip"),
-    ("maskable_ppo:models/m.zip", "maskable_ppo", "models/m.zip"),
-    ("dqn:runs/a=b,c.zip", "dqn", "runs/a=b,c.zip"),  # any characters: the path is taken verbatim
-    # trust is not part of the grammar: this is a (strange) path, and the file is loaded weights-only
-    ("a2c:path=runs/a.zip,trust_model_file=true", "a2c", "path=runs/a.zip,trust_model_file=true"),
+@pytest.mark.parametrize("spec, algo, path, threads", [
+    ("ppo:runs/x/best.zip", "ppo", "runs/x/best.zip", 1),
+    ("maskable_ppo:models/m.zip", "maskable_ppo", "models/m.zip", 1),
+    ("dqn:runs/a=b,c.zip", "dqn", "runs/a=b,c.zip", 1),  # any characters: the path is taken verbatim
+    ("a2c:path=runs/a.zip", "a2c", "runs/a.zip", 1),
+    ("ppo:path=runs/a.zip,threads=1", "ppo", "runs/a.zip", 1),
+    (f"ppo:path=runs/a.zip,threads={os.cpu_count()}", "ppo", "runs/a.zip", os.cpu_count()),
+    ("ppo:threads=2,path=a.zip", "ppo", "threads=2,path=a.zip", 1),  # options start with path=, else a path
 ])
 @pytest.mark.parametrize("trust", [False, True])
 def test_model_specs_go_to_the_sb3_loader_with_the_path_as_written_and_trust_only_from_the_caller(
-        monkeypatch, spec, algo, path, trust):
+        monkeypatch, spec, algo, path, threads, trust):
     sb3_model = pytest.importorskip("war_env.agents.sb3_agent")
     calls = []
     monkeypatch.setattr(sb3_model, "load_sb3_agent", lambda *args, **kwargs: calls.append((args, kwargs)) or "model")
     assert make_agent(spec, trust_model_file=trust) == "model"
-    assert calls == [((algo, path), {"trust_model_file": trust})]
+    assert calls == [((algo, path), {"trust_model_file": trust, "threads": threads})]
     assert algo in MODEL_ALGOS
+
+
+@pytest.mark.parametrize("options, complaint", [
+    ("threads=0", r"threads must be a whole number from 1 to \d+ \(this machine's cores\), got '0'"),
+    (f"threads={os.cpu_count() + 1}", "threads must be a whole number from 1 to"),
+    ("threads=1.5", "got '1.5'"),
+    ("threads=two", "got 'two'"),
+    # trust is never part of a spec: an option that asks for it is refused (the file is never loaded)
+    ("trust_model_file=true", "has no option 'trust_model_file'; a model agent takes path and threads"),
+])
+def test_a_model_spec_with_a_bad_option_is_refused_in_one_line_before_any_file_is_read(options, complaint):
+    with pytest.raises(ValueError, match=complaint) as refused:
+        make_agent(f"ppo:path=missing.zip,{options}")
+    assert "\n" not in str(refused.value)
 
 
 # --- the baselines play as their names say -------------------------------------------------------------

@@ -6,6 +6,7 @@ happens tick by tick is exact; the last test runs on the machine's clock, with a
 
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from war_env.envs.realtime import RealTime
 from war_env.envs.war import WarEnv
 from war_env.evaluation import play_rounds
 from war_env.league import run_league
-from war_env.league.compute import compute_regret, delay_distribution
+from war_env.league.compute import Delays, compute_regret, delay_counts, delay_distribution
 from war_env.league.league import League
 from war_env.league.rounds_file import read_rounds
 from war_env.support.clock import SimulatedClock, WallClock
@@ -139,9 +140,46 @@ def test_war_bench_realtime_plays_scripted_and_exec_agents_and_prices_their_thin
     assert len(records) == 6 and all(record.compute_ticks and record.agent_error is None for record in records)
     by_agent = {entry["agent"]: entry for entry in run.results["realtime"]["agents"]}
     assert by_agent[PYTHON_CLIENT]["decisions"] == sum(len(r.compute_ticks) for r in records if r.agent == PYTHON_CLIENT)
-    assert by_agent["prompt"]["ticks"]["median"] == 0 and by_agent["prompt"]["compute_regret"] >= 0
+    assert by_agent["prompt"]["ticks"]["median"] == 0 and by_agent["prompt"]["compute_regret"]["value"] >= 0
     report = (tmp_path / "run" / "report.md").read_text()
     assert "## Thinking time (real time)" in report and "| compute regret | policy regret |" in report
+
+
+def test_the_thinking_time_section_shows_a_model_agents_parameters_file_size_and_threads(tmp_path):
+    pytest.importorskip("stable_baselines3")
+    from test_league import _tiny_ppo_file
+
+    from war_env.agents.algorithms import network_parameters
+
+    model = _tiny_ppo_file(tmp_path / "model.zip")
+    threads = min(2, os.cpu_count())
+    agents = [f"ppo:{model}", f"ppo:path={model},threads={threads}"]
+    run = run_league(agents, ["instant"], rounds=1, env_kwargs={"target_points": 4}, out=tmp_path / "run",
+                     workers=1, progress=False, realtime=True, tick_seconds=0.02)
+    by_agent = {entry["agent"]: entry for entry in run.results["realtime"]["agents"]}
+    parameters = network_parameters("ppo", {"net_arch": {"pi": [8], "vf": [8]}}, 16)
+    for agent, count in zip(agents, (1, threads)):
+        assert by_agent[agent]["model"] == {"parameters": parameters, "file_bytes": model.stat().st_size, "threads": count}
+    assert "model" not in by_agent["oracle"]
+    report = (tmp_path / "run" / "report.md").read_text()
+    size = f"{parameters:,} parameters, file {model.stat().st_size / 1024:,.1f} KiB"
+    assert f"- `ppo:{model}`: {size}, 1 thread\n" in report
+    assert f"- `ppo:path={model},threads={threads}`: {size}, {threads} thread" in report
+
+
+def test_each_model_agent_computes_on_its_own_threads_in_one_process(tmp_path):
+    torch = pytest.importorskip("torch")
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from test_league import _tiny_ppo_file
+
+    model = _tiny_ppo_file(tmp_path / "model.zip")
+    threads = min(2, os.cpu_count())
+    more, one = make_agent(f"ppo:path={model},threads={threads}"), make_agent(f"ppo:{model}")
+    assert more.spec() == f"ppo:path={model},threads={threads}" and one.spec() == f"ppo:{model}"
+    for agent, count in ((more, threads), (one, 1)):  # the process's setting, set by each agent as it acts
+        agent.act(np.zeros(16, np.float32))
+        assert torch.get_num_threads() == count
+        assert {pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"} <= {count}
 
 
 def test_thecompute_regret_of_a_known_delay_is_the_oracles_cost_at_that_latency():
@@ -155,6 +193,19 @@ def test_thecompute_regret_of_a_known_delay_is_the_oracles_cost_at_that_latency(
     at_none = solved(dataclasses.replace(problem, latency=(1.0,))).cost_per_move
     assert regret == pytest.approx((at_two - at_none) * moves) and regret > 0
     assert delay_distribution(np.array([0, 0, 1, 3, 20]), 16) == (0.4, 0.2, 0.0, 0.2) + (0.0,) * 12 + (0.2,)
+
+
+def test_the_compute_regrets_interval_resamples_the_rounds_and_is_exact_when_every_delay_is_the_same():
+    league = League(("oracle", "slow"), ("human", "instant"), 1, 0, {}, 0.1)
+    delays = Delays(league)
+    same = [(delay_counts([2] * 30, 16), 30)] * 4
+    fixed = delays.estimate({"human": same, "instant": same})
+    assert fixed["exact"] and fixed["low"] == fixed["value"] == fixed["high"] > 0
+    mixed = [(delay_counts([0] * 20 + [late] * 10, 16), 30) for late in (0, 1, 3, 5)]
+    varied = delays.estimate({"human": mixed, "instant": mixed})
+    assert varied["low"] < varied["value"] < varied["high"] and "exact" not in varied
+    pooled = np.array([0] * 90 + [1] * 10 + [3] * 10 + [5] * 10)
+    assert varied["value"] == pytest.approx(np.mean([compute_regret(league, o, pooled, 16, 30) for o in ("human", "instant")]))
 
 
 def test_resuming_a_run_with_exec_agents_needs_them_restated(tmp_path):

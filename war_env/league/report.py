@@ -330,11 +330,24 @@ def realtime_lines(results: dict) -> list[str]:
              "| compute regret | policy regret |", "|---|---|---|---|---|---|---|---|---|"]
     for entry in realtime["agents"]:
         ticks, seconds = entry["ticks"], entry["seconds"]
-        compute = number(entry["compute_regret"]) if "compute_regret" in entry else "-"
+        compute = fmt(entry["compute_regret"]) if "compute_regret" in entry else "-"
         policy = fmt(entry.get("policy_regret")) if "compute_regret" in entry else "-"
         cells = [_maybe(ticks["median"], 1), _maybe(ticks["p95"], 1), _maybe(ticks["max"], 0),
                  _maybe(seconds["median"], 4), _maybe(seconds["p95"], 4)]
         lines.append(f"| {entry['agent']} | {entry['decisions']} | {' | '.join(cells)} | {compute} | {policy} |")
+    return lines + [""] + model_lines(realtime["agents"])
+
+
+def model_lines(entries: list[dict]) -> list[str]:
+    """What each model agent computed with: its parameters, its file's size, its CPU threads."""
+    models = [(entry["agent"], entry["model"]) for entry in entries if "model" in entry]
+    if not models:
+        return []
+    lines = ["Model agents (parameters in the file's policy.pth; torch and BLAS threads of the agent's inference):", ""]
+    for agent, model in models:
+        size = "unreadable now" if model["parameters"] is None else \
+            f"{model['parameters']:,} parameters, file {model['file_bytes'] / 1024:,.1f} KiB"
+        lines.append(f"- `{agent}`: {size}, {model['threads']} thread{'s' if model['threads'] > 1 else ''}")
     return lines + [""]
 
 

@@ -1,7 +1,8 @@
 """One thread per process for the numeric libraries, set in code rather than by the caller's shell.
 
 The networks here are tiny MLPs: on this project's 2-core machines two torch threads were measured
-100x slower than one. And a worker process forked from a parent whose OpenMP runtime was already
+100x slower than one (training), so one is every default; a model agent may ask for more
+(``ppo:path=FILE,threads=2``: ``use_threads``). And a worker process forked from a parent whose OpenMP runtime was already
 started hangs in OpenMP's barrier, so worker processes are spawned (never forked) and start with the
 thread variables already set (``one_thread_environment``), before anything numeric is imported.
 """
@@ -31,6 +32,40 @@ def single_threaded_torch():
     except RuntimeError:  # already set, or inter-op work already ran in this process: keep it
         pass
     return torch
+
+
+def machine_cores() -> int:
+    """The CPU cores of the machine (``os.cpu_count``): the most threads an agent may ask for."""
+    return os.cpu_count() or 1
+
+
+def use_threads(threads: int) -> None:
+    """Set torch's intra-op threads and numpy's BLAS threads to ``threads`` where they differ: process-wide
+    settings, so a model agent calls this before each of its inferences (a check of about a
+    microsecond when nothing changes). Without threadpoolctl (the train extra) BLAS is left as it is."""
+    import torch
+
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    for library in _blas_libraries():
+        if library.get_num_threads() != threads:
+            library.set_num_threads(threads)
+
+
+_BLAS: list | None = None
+
+
+def _blas_libraries() -> list:
+    """threadpoolctl's controllers of the BLAS libraries loaded (found once per process: it takes milliseconds)."""
+    global _BLAS
+    if _BLAS is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:
+            _BLAS = []
+        else:
+            _BLAS = ThreadpoolController().select(user_api="blas").lib_controllers
+    return _BLAS
 
 
 def one_blas_thread():

@@ -32,9 +32,9 @@ examples:
   war-bench --agents prompt ppo:runs/x/best.zip --env turn_seconds=2 --out runs/bench/mine
   war-bench --agents prompt anticipate --env latency=uniform:low=1,high=4   # docs/latency.md
   war-bench --resume runs/bench/20261202-134500
-  war-bench --realtime --tick-seconds 0.01 --agents prompt "exec:python examples/python_agent.py" \
-            --opponents human --workers 1                 # docs/realtime.md
-  war-bench --suite --agents counting ppo:runs/x/final.zip   # one score per capability (docs/probes.md)
+  war-bench --realtime --tick-seconds 0.01 --workers 1 \\
+            --agents prompt "exec:python examples/python_agent.py"    # docs/realtime.md
+  war-bench --suite --agents counting ppo:runs/x/final.zip  # a score per capability (probes.md)
   war-bench --suite --resume runs/suite/20261204-040000
 """
 
@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "write suite.md, suite.json and suite.png: one score per agent and capability, 0 = the "
                             f"best simple baseline, 1 = the oracle (default rounds: {DEFAULT_SUITE_ROUNDS}); "
                             "with --resume, continue a suite")
-    suite.add_argument("--probes", nargs="+", choices=list(PROBES), default=argparse.SUPPRESS,
+    suite.add_argument("--probes", nargs="+", choices=list(PROBES), metavar="PROBE", default=argparse.SUPPRESS,
                        help=f"with --suite: the probes to play (default: all, {' '.join(PROBES)})")
     parser.add_argument("--workers", type=int, metavar="N", default=DEFAULT_WORKERS,
                         help=f"worker processes; the results do not depend on it (default: the number of CPUs, "

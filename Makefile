@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml constraints.txt
 run: $(STAMP)
 	$(VENV)/bin/war-bench
 
-# Both cores (pytest-xdist, dev extra): the suite takes about 9 minutes on this 2-core machine unloaded.
+# Every core up to 4 (pytest-xdist, dev extra): 9 min 41 s on this 2-core machine unloaded (README).
 test: $(STAMP)
 	$(PY) -m pytest --numprocesses=auto --maxprocesses=4
 

@@ -66,7 +66,7 @@ def plot_label(agent: str) -> str:
     an ellipsis; the report's tables keep the whole spec."""
     if len(agent) <= LABEL_CHARACTERS:
         return agent
-    head = agent.split(":", 1)[0][:10] + ":"
+    head = agent.split(":", 1)[0][:16] + ":"
     return f"{head}…{agent[-(LABEL_CHARACTERS - len(head) - 1):]}"
 
 

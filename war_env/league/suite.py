@@ -268,7 +268,7 @@ def suite_chart(results: dict, path: Path) -> str:
     import matplotlib.pyplot as plt
 
     from war_env.league.plots import colours as palette
-    from war_env.league.plots import save_figure
+    from war_env.league.plots import plot_label, save_figure
 
     probes, agents = results["probes"], agent_order(results)
     colours = dict(zip(agents, palette(len(agents))))
@@ -276,7 +276,9 @@ def suite_chart(results: dict, path: Path) -> str:
     width = 0.8 / slots
     rows = min(len(agents), LEGEND_ROWS)  # a long legend gets columns and a taller figure, never cut
     height = max(5.0, 1.2 + 0.2 * rows)
-    figure, axis = plt.subplots(figsize=(max(7.0, 1.5 + 0.32 * slots * len(probes)), height), layout="constrained")
+    legend_width = 0.6 + 0.075 * max(len(plot_label(agent)) for agent in agents) * -(-len(agents) // LEGEND_ROWS)
+    figure, axis = plt.subplots(figsize=(max(7.0, 1.5 + 0.32 * slots * len(probes)) + legend_width, height),
+                                layout="constrained")
     ends = [0.0, 1.0]
     for i, probe in enumerate(probes):
         played = [(agent, probe["agents"][agent]["score"]) for agent in agents if agent in probe["agents"]]
@@ -293,7 +295,7 @@ def suite_chart(results: dict, path: Path) -> str:
     axis.set_ylabel("score (0 = best simple baseline, 1 = oracle)")
     axis.set_title(f"Score per capability, {results['suite']['rounds']} paired rounds per agent and probe, "
                    "95% intervals", fontsize="medium")
-    handles = [matplotlib.patches.Patch(color=colours[agent], label=agent) for agent in agents]
+    handles = [matplotlib.patches.Patch(color=colours[agent], label=plot_label(agent)) for agent in agents]
     figure.legend(handles=handles, loc="outside right upper", fontsize="small", title="agent", title_fontsize="small",
                   ncols=-(-len(agents) // LEGEND_ROWS))
     save_figure(figure, path)

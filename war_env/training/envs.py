@@ -30,7 +30,7 @@ import gymnasium as gym
 import numpy as np
 
 from war_env.agents import make_opponent
-from war_env.agents.fields import FIELD_INDEX, check_observation_fields, select_observation
+from war_env.agents.fields import check_observation_fields, select_observation
 from war_env.core.bots import Bot
 from war_env.core.observation import OBSERVATION_FIELDS
 from war_env.envs.games import game_config, game_fields, game_id
@@ -89,10 +89,7 @@ def _vec(env_args, opponent, n_envs, seed, vec_env, trust_model_file, observatio
     config = game_config(game, env_args)
     if vec_env == "batched":
         player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
-        if game is not None and check_observation_fields(observation) != OBSERVATION_FIELDS:
-            warnings.warn(f"the batched env shows a probe's observation whole, not chosen fields of {game}: training "
-                          "on vec_env='dummy'", RuntimeWarning, stacklevel=3)
-        elif isinstance(player, Bot):
+        if isinstance(player, Bot):
             return _batched(config, player, n_envs, seed, observation, env_id(config, game))
         else:
             warnings.warn(f"the batched env plays bot opponents only, not {opponent!r}: training "
@@ -113,18 +110,22 @@ def _batched(config, opponent: Bot, n_envs: int, seed: int, observation, game: s
 
     env = WarSB3VecEnv(n_envs, opponent=opponent, config=config, env_id=game)
     env.seed(seed)
+    shown = game_fields(game, config)
     fields = check_observation_fields(observation)
-    if fields != OBSERVATION_FIELDS:
-        env = _select_columns(env, fields)
+    if fields not in (OBSERVATION_FIELDS, shown):  # War-v0's fields, like the game's whole list, mean all of it
+        missing = [name for name in fields if name not in shown]
+        if missing:
+            raise ValueError(f"observation fields {missing} are not in {game}'s observation {list(shown)}")
+        env = _select_columns(env, [shown.index(name) for name in fields])
     return VecMonitor(env)
 
 
-def _select_columns(env, fields):
-    """The policy sees ``fields`` only (``select_observation`` for a whole batch, terminal observations too)."""
+def _select_columns(env, columns: list[int]):
+    """The policy sees these columns only (``select_observation`` for a whole batch, terminal observations too)."""
     from gymnasium import spaces
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
-    columns = np.array([FIELD_INDEX[name] for name in fields])
+    columns = np.array(columns)
 
     class SelectColumns(VecEnvWrapper):
         def __init__(self, venv):

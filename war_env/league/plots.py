@@ -74,7 +74,8 @@ def _labels(agents: list[str]) -> list[str]:
     return [plot_label(agent) for agent in agents]
 
 
-def _label_width(agents: list[str]) -> float:
+def label_width(agents: list[str]) -> float:
+    """Inches the longest of these agents' labels takes, with a margin."""
     return 0.3 + 0.075 * max(len(label) for label in _labels(agents))
 
 
@@ -90,7 +91,7 @@ def _regret(plt, league, rounds, results, agents):
     causes = [c for c in CAUSES if any(e["regret_by_cause"] and e["regret_by_cause"][c]
                                        for e in [*overall.values(), *pairings.values()])] or ["false_starts"]
     figure, (amount, share) = plt.subplots(1, 2, sharey=True, layout="constrained", gridspec_kw={"width_ratios": [3, 2]},
-                                           figsize=(_label_width(agents) + 9, 1.6 + 0.5 * len(agents)))
+                                           figsize=(label_width(agents) + 9, 1.6 + 0.5 * len(agents)))
     # a marker per opponent; with one opponent the bar is its regret
     markers = [OPPONENT_MARKERS[i % len(OPPONENT_MARKERS)] for i in range(len(league.opponents))] if len(league.opponents) > 1 else []
     offsets = np.linspace(-0.22, 0.22, len(league.opponents)) if len(league.opponents) > 1 else [0.0]
@@ -197,7 +198,7 @@ def _reaction(plt, league, rounds, results, agents):
     starters = [a for a in agents if any(stats[(a, o)]["false_starts_per_round"]["value"] != 0
                                          for o in league.opponents)]
     figure = plt.figure(layout="constrained",
-                        figsize=(_label_width(agents) + (8.5 if starters else 5.5), 0.9 + 0.95 * len(agents)))
+                        figsize=(label_width(agents) + (8.5 if starters else 5.5), 0.9 + 0.95 * len(agents)))
     grid = figure.add_gridspec(len(agents), 2 if starters else 1, width_ratios=[3, 2] if starters else [1])
     histograms = [figure.add_subplot(grid[row, 0]) for row in range(len(agents))]
     for axis in histograms[1:]:
@@ -267,7 +268,7 @@ def _round_length(plt, league, rounds, results, agents):
     import matplotlib.ticker
 
     tick = league.config.tick_seconds
-    figure, axis = plt.subplots(layout="constrained", figsize=(_label_width(agents) + 7.5, 1.2 + 0.55 * len(agents)))
+    figure, axis = plt.subplots(layout="constrained", figsize=(label_width(agents) + 7.5, 1.2 + 0.55 * len(agents)))
     offsets = np.linspace(-0.25, 0.25, len(league.opponents)) if len(league.opponents) > 1 else [0.0]
     lengths = {(a, o): rounds[(a, o)].ticks * tick
                for a in agents for o in league.opponents}

@@ -156,14 +156,20 @@ def check_exec_restated(league: League, agents: Sequence[str], opponents: Sequen
 
 def read_league(run_dir: Path) -> League:
     """The league of a run folder's ``config.json``; a missing or foreign file is an error naming it."""
-    path = run_dir / CONFIG_FILE
+    return read_run_config(run_dir, CONFIG_FILE, "league", League.from_dict, "benchmark")
+
+
+def read_run_config(run_dir: Path, name: str, key: str, from_dict, folder: str):
+    """``from_dict`` of the object under ``key`` in the run folder's file ``name`` (a league's, a suite's); a
+    missing file, or one that is not such a config, is an error naming it."""
+    path = run_dir / name
     if not path.is_file():
-        raise FileNotFoundError(f"{run_dir} is not a benchmark run folder (no {CONFIG_FILE})")
+        raise FileNotFoundError(f"{run_dir} is not a {folder} run folder (no {name})")
     try:
-        return League.from_dict(json.loads(path.read_text())["league"])
+        return from_dict(json.loads(path.read_text())[key])
     except (ValueError, KeyError, TypeError) as error:  # JSONDecodeError is a ValueError
         detail = f"missing key {error}" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
-        raise ValueError(f"{path} is not a war-bench league: {detail}") from None
+        raise ValueError(f"{path} is not a war-bench {key}: {detail}") from None
 
 
 def _start_folder(run_dir: Path, league: League) -> None:

@@ -30,7 +30,7 @@ from war_env.league.league import DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, ORACLE, Le
 from war_env.league.probes import agents_of
 from war_env.league.report import fmt
 from war_env.league.rounds_file import ROUNDS_FILE, load_rounds
-from war_env.league.run import CONFIG_FILE, check_players, read_league, run_league
+from war_env.league.run import CONFIG_FILE, check_players, read_league, read_run_config, run_league
 from war_env.league.stats import bootstrap_mean, bootstrap_score
 from war_env.support.atomic import write_atomic
 from war_env.support.run_folder import locked_run_folder
@@ -133,13 +133,7 @@ def run_suite(agents: Sequence[str] = (), probes: Sequence[str] | None = None, r
 
 
 def read_suite(run_dir: Path) -> Suite:
-    path = run_dir / SUITE_CONFIG
-    if not path.is_file():
-        raise FileNotFoundError(f"{run_dir} is not a suite run folder (no {SUITE_CONFIG})")
-    try:
-        return Suite.from_dict(json.loads(path.read_text())["suite"])
-    except (ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"{path} is not a war-bench suite: {type(error).__name__}: {error}") from None
+    return read_run_config(run_dir, SUITE_CONFIG, "suite", Suite.from_dict, "suite")
 
 
 def _start_suite(run_dir: Path, suite: Suite, trust_model_file: bool) -> None:
@@ -268,7 +262,7 @@ def suite_chart(results: dict, path: Path) -> str:
     import matplotlib.pyplot as plt
 
     from war_env.league.plots import colours as palette
-    from war_env.league.plots import plot_label, save_figure
+    from war_env.league.plots import label_width, plot_label, save_figure
 
     probes, agents = results["probes"], agent_order(results)
     colours = dict(zip(agents, palette(len(agents))))
@@ -276,7 +270,7 @@ def suite_chart(results: dict, path: Path) -> str:
     width = 0.8 / slots
     rows = min(len(agents), LEGEND_ROWS)  # a long legend gets columns and a taller figure, never cut
     height = max(5.0, 1.2 + 0.2 * rows)
-    legend_width = 0.6 + 0.075 * max(len(plot_label(agent)) for agent in agents) * -(-len(agents) // LEGEND_ROWS)
+    legend_width = 0.3 + label_width(agents) * -(-len(agents) // LEGEND_ROWS)  # a label's width per column
     figure, axis = plt.subplots(figsize=(max(7.0, 1.5 + 0.32 * slots * len(probes)) + legend_width, height),
                                 layout="constrained")
     ends = [0.0, 1.0]

@@ -58,17 +58,27 @@ def observes_latency(fields) -> bool:
     return any(name not in INDEX for name in fields)
 
 
-def select_observation(env, fields):
-    """Wrap a War-v0 (or WarLatency-v0, or a probe's) env so the policy sees only ``fields`` (in that order);
-    the env's own fields: unchanged."""
-    fields = check_observation_fields(fields)
-    shown = env.unwrapped.observation_fields()
-    if fields == shown:
-        return env
+def observation_columns(fields: tuple[str, ...], shown: tuple[str, ...]) -> np.ndarray | None:
+    """The columns of ``fields`` in an observation of the fields ``shown`` (a game's), or ``None`` when they are all
+    of it; a field the game does not show, or one of ``WHOLE_ONLY`` among fewer than all, is an error naming it."""
+    if tuple(fields) == tuple(shown):
+        return None
+    missing = [name for name in fields if name not in shown]
+    if missing:
+        raise ValueError(f"observation fields {missing} are not in the game's observation {list(shown)}")
     columns = columns_of(fields)
     if columns is None:
         raise ValueError(f"a policy that sees {', '.join(WHOLE_ONLY)} sees its game's whole observation, "
                          f"{list(shown)}; got {list(fields)}")
+    return columns
+
+
+def select_observation(env, fields):
+    """Wrap a War-v0 (or WarLatency-v0, or a probe's) env so the policy sees only ``fields`` (in that order);
+    the env's own fields: unchanged."""
+    columns = observation_columns(check_observation_fields(fields), env.unwrapped.observation_fields())
+    if columns is None:
+        return env
     from gymnasium import spaces
     from gymnasium.wrappers import TransformObservation
 

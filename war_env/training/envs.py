@@ -30,7 +30,7 @@ import gymnasium as gym
 import numpy as np
 
 from war_env.agents import make_opponent
-from war_env.agents.fields import check_observation_fields, select_observation
+from war_env.agents.fields import check_observation_fields, observation_columns, select_observation
 from war_env.core.bots import Bot
 from war_env.core.observation import OBSERVATION_FIELDS
 from war_env.envs.games import game_config, game_fields, game_id
@@ -110,22 +110,18 @@ def _batched(config, opponent: Bot, n_envs: int, seed: int, observation, game: s
 
     env = WarSB3VecEnv(n_envs, opponent=opponent, config=config, env_id=game)
     env.seed(seed)
-    shown = game_fields(game, config)
     fields = check_observation_fields(observation)
-    if fields not in (OBSERVATION_FIELDS, shown):  # War-v0's fields, like the game's whole list, mean all of it
-        missing = [name for name in fields if name not in shown]
-        if missing:
-            raise ValueError(f"observation fields {missing} are not in {game}'s observation {list(shown)}")
-        env = _select_columns(env, [shown.index(name) for name in fields])
+    if fields != OBSERVATION_FIELDS:  # War-v0's fields, like the game's whole list, mean all of it
+        columns = observation_columns(fields, game_fields(game, config))
+        if columns is not None:
+            env = _select_columns(env, columns)
     return VecMonitor(env)
 
 
-def _select_columns(env, columns: list[int]):
+def _select_columns(env, columns: np.ndarray):
     """The policy sees these columns only (``select_observation`` for a whole batch, terminal observations too)."""
     from gymnasium import spaces
     from stable_baselines3.common.vec_env import VecEnvWrapper
-
-    columns = np.array(columns)
 
     class SelectColumns(VecEnvWrapper):
         def __init__(self, venv):

@@ -2,7 +2,7 @@
 
 The protocol (version 1; docs/realtime.md has it with examples). One JSON object per line, UTF-8, each
 way; the program reads the war-env's lines on its standard input and writes its own on standard output
-(flushed after each line); standard error is the program's own (the terminal's).
+(flushed after each line); standard error is passed on to ours, up to ``STDERR_BYTES`` per start.
 
 =====================================  ==========================================================
 war-env sends                          the program answers
@@ -24,9 +24,10 @@ A program that breaks the protocol cannot hurt the run: a line that is not such 
 asked for, not reading its input: each ends the program (its process group is killed) with a one-line
 error naming the agent and what it sent (``round_error()``, kept in the round's record, and printed once
 on stderr); the seat waits for the rest of the round, so the rules handle it (the turn timer takes the
-seat over), and the program is started again for the next round. No program outlives its agent: it runs
-in a process group of its own that ``close()``, garbage collection and the interpreter's exit kill, and on
-Linux the kernel kills it if the process that started it dies.
+seat over), and the program is started again for the next round. No process of the program outlives its
+agent: it runs under a keeper (``exec_keeper.py``, which says what is and is not contained) that
+``close()``, garbage collection, the interpreter's exit and, on Linux, the death of the agent's process
+(``kill -9`` too) make sweep the program's whole process tree.
 """
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ import json
 import os
 import select
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
 import time
 import weakref
-from functools import lru_cache, partial
+from pathlib import Path
 
 from war_env.agents.base import Agent
 from war_env.core.observation import OBSERVATION_FIELDS, latency_fields
@@ -55,6 +57,11 @@ DECISION_SECONDS = 2.0
 """The default deadline of one answer. In real time a slow answer is late anyway (its ticks are waits);
 the deadline only decides when a program is given up for the round."""
 CLOSE_SECONDS = 1.0
+STDERR_BYTES = 64 * 1024
+"""The program's standard error passed on per start of it (to the terminal, or a worker's stderr); the rest
+is read and dropped, with one line that says so."""
+KEEPER = Path(__file__).with_name("exec_keeper.py")
+"""The program runs under a keeper that contains the processes it starts (exec_keeper.py says how)."""
 _PRINTED: set[str] = set()
 
 
@@ -116,15 +123,18 @@ class ExecAgent(Agent):
 
     # --- the program ---------------------------------------------------------------------------------
     def _start(self) -> None:
+        if shutil.which(self.argv[0]) is None:
+            raise ClientError(f"agent {self.spec()!r}: cannot start {self.argv[0]!r}: no such executable program")
+        keeper = [sys.executable, "-I", str(KEEPER), str(os.getpid()), str(STDERR_BYTES), "--", *self.argv]
         try:
-            self.process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            start_new_session=True, preexec_fn=partial(_die_with_parent, _prctl()))
+            self.process = subprocess.Popen(keeper, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            start_new_session=True)
         except OSError as error:
             raise ClientError(f"agent {self.spec()!r}: cannot start {self.argv[0]!r}: {error.strerror}") from None
         self._buffer = bytearray()
         for stream in (self.process.stdin, self.process.stdout):
             os.set_blocking(stream.fileno(), False)
-        self._finalizer = weakref.finalize(self, _kill_group, self.process)
+        self._finalizer = weakref.finalize(self, _end_tree, self.process)
         deadline = time.monotonic() + self.hello_deadline
         self._write_line(self._hello(), deadline)
         answer = self._read_answer(deadline, "the hello")
@@ -169,7 +179,7 @@ class ExecAgent(Agent):
 
     def _stop(self) -> None:
         if self.process is not None:
-            _kill_group(self.process)
+            _end_tree(self.process)
             self._finalizer.detach()
             self.process = None
 
@@ -254,38 +264,22 @@ def _readable(fd: int, timeout: float) -> bool:
     return bool(select.select([fd], [], [], timeout)[0])
 
 
-def _kill_group(process: subprocess.Popen) -> None:
-    """Kill the program and everything it started (its process group), and reap it."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+def _end_tree(process: subprocess.Popen) -> None:
+    """End the program and everything it started: its keeper sweeps the tree on SIGTERM; should the keeper
+    not end within ``CLOSE_SECONDS``, its process group is killed. The keeper is reaped."""
     for stream in (process.stdin, process.stdout):
         try:
             stream.close()
         except OSError:
             pass
-    process.wait()
-
-
-@lru_cache(maxsize=1)
-def _prctl():
-    """libc's ``prctl`` on Linux (looked up in the parent: the child between fork and exec only calls it)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
     try:
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent(prctl) -> None:
-    """In the child before it runs the program: on Linux, be killed when the process that started it dies
-    (a worker killed by the league), as no clean-up code of the parent runs then."""
-    if prctl is not None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=CLOSE_SECONDS)
+        return
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()

@@ -4,6 +4,7 @@ sent, the seat left to the rules, no process left behind)."""
 
 import os
 import shutil
+import subprocess
 import sys
 import textwrap
 import time
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from war_env.agents import ExecAgent, make_agent
+from war_env.agents.exec_agent import STDERR_BYTES
 from war_env.core.rules import WarConfig
 from war_env.evaluation import play_rounds
 
@@ -109,22 +111,62 @@ def test_a_client_that_dies_in_one_round_plays_the_next_round_anew(tmp_path):
     agent.close()
 
 
-def test_no_process_of_a_client_outlives_it(tmp_path):
+def spawner(tmp_path: Path, *, new_session: bool, exits_on_close: bool) -> tuple[str, Path]:
+    """A client that starts ``sleep 60`` (in a session of its own if ``new_session``, out of the reach of
+    ``killpg``) and writes its pid to a file; then it sleeps, or it exits when told to close."""
     child_pid_file = tmp_path / "child.pid"
     path = tmp_path / "spawner.py"
+    then = "sys.stdin.readline()\n" if exits_on_close else "time.sleep(60)\n"
     path.write_text(HELLO.replace("import json, sys, time", "import json, subprocess, sys, time") +
-                    f"child = subprocess.Popen(['sleep', '60'])\nopen({str(child_pid_file)!r}, 'w').write(str(child.pid))\n"
-                    "time.sleep(60)\n")
-    agent = ExecAgent(f"{sys.executable} {path}", config=SHORT, deadline=0.2)
-    pids = [agent.process.pid]
-    for _ in range(50):
-        if child_pid_file.exists() and child_pid_file.read_text():
-            break
+                    f"child = subprocess.Popen(['sleep', '60'], start_new_session={new_session})\n"
+                    f"open({str(child_pid_file)!r}, 'w').write(str(child.pid))\n" + then)
+    return f"{sys.executable} {path}", child_pid_file
+
+
+def _read_pid(path: Path) -> int:
+    for _ in range(200):
+        if path.exists() and path.read_text():
+            return int(path.read_text())
         time.sleep(0.05)
-    pids.append(int(child_pid_file.read_text()))
+    raise AssertionError(f"{path} was not written")
+
+
+@pytest.mark.parametrize("new_session", [False, True], ids=["same group", "setsid"])
+@pytest.mark.parametrize("exits_on_close", [False, True], ids=["killed", "exits on close"])
+def test_no_process_of_a_client_outlives_it(tmp_path, new_session, exits_on_close):
+    command, child_pid_file = spawner(tmp_path, new_session=new_session, exits_on_close=exits_on_close)
+    agent = ExecAgent(command, config=SHORT, deadline=0.2)
+    pids = [agent.process.pid, _read_pid(child_pid_file)]
     agent.close()
     for pid in pids:
         assert _dies_soon(pid), f"process {pid} outlived the agent"
+
+
+def test_no_process_of_a_client_outlives_the_process_of_its_agent_killed_with_sigkill(tmp_path):
+    """No clean-up code of a process killed with ``kill -9`` runs: the kernel tells the keeper, which
+    sweeps the tree (the grandchild here is in the client's group, which no one kills any more)."""
+    command, child_pid_file = spawner(tmp_path, new_session=False, exits_on_close=False)
+    host = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom war_env.agents import ExecAgent\n"
+                             f"agent = ExecAgent({command!r})\nprint('ready', flush=True)\ntime.sleep(60)\n"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert host.stdout.readline() == "ready\n"
+        grandchild = _read_pid(child_pid_file)
+    finally:
+        host.kill()
+        host.wait()
+    assert _dies_soon(grandchild), f"the client's child {grandchild} outlived the killed process of its agent"
+
+
+def test_what_a_client_writes_on_stderr_is_capped(tmp_path, capfd):
+    path = tmp_path / "chatty.py"
+    path.write_text("import sys\nsys.stderr.write('x' * 3_000_000)\nsys.stderr.flush()\n" + HELLO +
+                    "sys.stdin.readline()\n")
+    agent = ExecAgent(f"{sys.executable} {path}", config=SHORT)
+    agent.close()
+    printed = capfd.readouterr().err
+    assert printed.count("x") == STDERR_BYTES
+    assert "the rest of this program's stderr is dropped" in printed
 
 
 def _dies_soon(pid: int, seconds: float = 5.0) -> bool:

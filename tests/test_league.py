@@ -398,6 +398,33 @@ def test_an_address_where_no_ray_cluster_answers_fails_within_seconds_and_makes_
         "war-bench: error: no Ray cluster answers at 127.0.0.1:1 (nothing there took a gRPC connection within 5 s)"]
 
 
+def _with_little_memory():
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (3_000_000_000, 3_000_000_000))  # a runaway fails here, not the machine
+
+
+@pytest.mark.parametrize("rounds, refusal", [
+    ("10000000000000", "is 20,000,000,000,000 rounds, above the 100,000,000 a league may play"),
+    ("40000000", "GB of memory for its report, and this machine has"),  # 80M rounds: within the cap, not the RAM
+])
+def test_a_league_too_big_to_play_is_refused_in_one_line_before_anything_is_written(tmp_path, rounds, refusal):
+    """Issue 31: --rounds 10000000000000 was accepted, config.json written, and a list of every seed grew to
+    9.7 GB before the first round. Here in a process whose memory is capped, and given a minute."""
+    command = [sys.executable, "-m", "war_env.scripts.benchmark", "--agents", "prompt", "--opponents", "human",
+               "--rounds", rounds, "--out", str(tmp_path / "run"), "--quiet"]
+    if refusal.startswith("GB") and (os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") > 80e9):
+        pytest.skip("this machine has the memory for 80M rounds")
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, preexec_fn=_with_little_memory)
+    except subprocess.TimeoutExpired:
+        done = None
+    assert not (tmp_path / "run").exists()
+    assert done is not None and done.returncode != 0
+    line = done.stderr.strip().splitlines()[-1]  # after argparse's usage
+    assert line.startswith("war-bench: error: ") and refusal in line
+
+
 def _without_file_size_limit():
     import resource
 

@@ -28,6 +28,10 @@ DEFAULT_OPPONENTS = ("instant", "human", "uniform", "absent")
 DEFAULT_ROUNDS = 1600
 DEFAULT_SEED = 0
 DEFAULT_SHARD_ROUNDS = 20
+MAX_LEAGUE_ROUNDS = 100_000_000
+"""The most records (agents x opponents x rounds) a league may have: its report reads about 800 rounds a
+second (docs/benchmark.md, "Memory"), so this many take a day and a half; more is refused before anything is
+built or written (``war_env.league.run.check_room`` also weighs the machine's disk and memory)."""
 ORACLE = "oracle"
 """The reference agent of a league whose opponents are all bots: the exact optimum (``war_env.core.optimum``)."""
 
@@ -57,6 +61,10 @@ class League:
                 raise ValueError(f"{kind} listed twice: {duplicates}")
         if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 1:
             raise ValueError(f"rounds must be a whole number >= 1, got {self.rounds!r}")
+        if self.records > MAX_LEAGUE_ROUNDS:
+            raise ValueError(f"rounds {self.rounds}: {len(self.agents)} agents x {len(self.opponents)} opponents x "
+                             f"{self.rounds} rounds is {self.records:,} rounds, above the {MAX_LEAGUE_ROUNDS:,} a "
+                             "league may play (its report would take days)")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a whole number >= 0, got {self.seed!r}")
         if self.realtime is not None and (isinstance(self.realtime, bool) or not isinstance(self.realtime, (int, float))
@@ -64,6 +72,11 @@ class League:
             raise ValueError(f"realtime (seconds per tick) must be above 0 and at most 60, got {self.realtime!r}")
         if self.env_id is not None:
             check_env_id(self.env_id)
+
+    @property
+    def records(self) -> int:
+        """The rounds the whole league plays: one record each."""
+        return len(self.agents) * len(self.opponents) * self.rounds
 
     @property
     def oracle_reference(self) -> str | None:

@@ -13,6 +13,8 @@ A run holds the folder's lock (``war_env.support.run_folder``) from its first re
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -44,6 +46,12 @@ from war_env.support.provenance import provenance
 from war_env.support.run_folder import locked_run_folder
 
 CONFIG_FILE = "config.json"
+RECORD_BYTES = 200
+"""Disk per round in the rounds file, with room to spare: 90 bytes measured (a default league, gzip)."""
+REPORT_BYTES = 1000
+"""Memory per round of the report, with room to spare (docs/benchmark.md, "Memory"), above a floor of
+``REPORT_FLOOR_BYTES`` (the libraries)."""
+REPORT_FLOOR_BYTES = 500_000_000
 
 
 @dataclass
@@ -127,6 +135,7 @@ def run_league(
                         DEFAULT_ROUNDS if rounds is None else rounds, DEFAULT_SEED if seed is None else seed,
                         env_kwargs, seconds, env_id)
         run_dir = Path(out) if out is not None else Path("runs") / "bench" / datetime.now().strftime("%Y%m%d-%H%M%S")
+    check_room(league, run_dir)
     check_players(league, trust_model_file)
     if league.realtime is not None and workers > 1:
         print(f"war-bench: real time with {workers} workers: they share this machine's CPUs, and their contention "
@@ -135,6 +144,35 @@ def run_league(
         if resume is None:
             _start_folder(run_dir, league)
         return _run(league, run_dir, workers, shard_rounds, progress, backend, address, trust_model_file)
+
+
+def check_room(league: League, run_dir: Path) -> None:
+    """Refuse a league whose rounds file would not fit on the disk of ``run_dir``, or whose report would not
+    fit in this machine's memory, before anything is written (``League`` itself caps the rounds)."""
+    disk = RECORD_BYTES * league.records
+    free = shutil.disk_usage(_nearest_existing(run_dir)).free
+    if disk > free:
+        raise ValueError(f"a league of {league.records:,} rounds needs about {disk / 1e9:,.1f} GB for its rounds file, "
+                         f"and {run_dir} has {free / 1e9:,.1f} GB free: play fewer --rounds")
+    memory = REPORT_FLOOR_BYTES + REPORT_BYTES * league.records
+    total = _physical_memory()
+    if total is not None and memory > total:
+        raise ValueError(f"a league of {league.records:,} rounds needs about {memory / 1e9:,.1f} GB of memory for its "
+                         f"report, and this machine has {total / 1e9:,.1f} GB: play fewer --rounds")
+
+
+def _nearest_existing(path: Path) -> Path:
+    path = path.absolute()
+    while not path.exists():
+        path = path.parent
+    return path
+
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # not on every system
+        return None
 
 
 def check_exec_restated(league: League, agents: Sequence[str], opponents: Sequence[str], run_dir: Path) -> None:

@@ -137,7 +137,7 @@ def read_metadata(path: str | os.PathLike) -> dict | None:
         raise ValueError(f"model file {str(path)!r} has an unreadable {METADATA_NAME}: {error}") from None
     try:
         record = json.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except ValueError as error:  # JSONDecodeError, and an integer of more digits than Python converts
         raise ValueError(f"model file {str(path)!r} has an unreadable {METADATA_NAME}: {error}") from None
     except RecursionError:
         raise ValueError(f"model file {str(path)!r} has an unreadable {METADATA_NAME}: it nests deeper than "

@@ -35,8 +35,9 @@ MAX_PICKLE_BYTES = 1 << 20
 """Largest ``data.pkl`` unpickled (a 32-layer network's optimizer state needs a few kB)."""
 MAX_DEPTH = 16
 """Deepest nesting of containers (an optimizer's state dict nests four deep)."""
-MAX_NODES = 1_000_000
-"""Most values in a walk of ``data.pkl``'s containers (a network of ``MAX_LAYERS`` layers has a few hundred)."""
+MAX_NODES = 100_000
+"""Most values in a walk of ``data.pkl``'s containers, a value counted once per place it is referred to from
+(a network of ``MAX_LAYERS`` layers has a few hundred; its optimizer's state some thousand)."""
 MAX_DIMENSIONS = 8
 
 STORAGE_TYPES = {"FloatStorage": ("float32", 4), "DoubleStorage": ("float64", 8), "HalfStorage": ("float16", 2),
@@ -173,20 +174,22 @@ def check_pth(stream: BinaryIO, budget: int, where: str, float32: bool = False) 
 
 def _walk(tree) -> list[tuple[str, _Tensor]]:
     """(dotted name, tensor) of every tensor in the containers, in a walk (the one ``model_files.check_weights``
-    makes of what ``torch.load`` builds) of at most ``MAX_NODES`` steps and ``MAX_DEPTH`` levels: a pickle
-    may refer to one list from many places, and a few kB of such references would make a walk of
-    billions of steps."""
-    found, stack, steps = [], [(tree, 0, "")], 0
+    makes of what ``torch.load`` builds) of at most ``MAX_NODES`` values and ``MAX_DEPTH`` levels. A pickle
+    may refer to one list from many places (a list that holds itself 500,000 times fits in ``data.pkl``'s
+    1 MiB), so every child is counted before it is stacked: the walk never holds more than ``MAX_NODES``
+    entries (issue 31: counted when taken off the stack, 16 levels of such a list stacked 3.4 GB)."""
+    found, stack, values = [], [(tree, 0, "")], 1
     while stack:
         node, depth, name = stack.pop()
-        steps += 1
-        if steps > MAX_NODES:
-            raise ValueError(f"data.pkl holds more than {MAX_NODES:,} values")
         if isinstance(node, _Tensor):
             found.append((name, node))
         elif isinstance(node, (dict, list, tuple, set, frozenset)):
             if depth >= MAX_DEPTH:
                 raise ValueError(f"data.pkl nests containers deeper than {MAX_DEPTH}")
+            values += len(node)
+            if values > MAX_NODES:
+                raise ValueError(f"data.pkl holds more than {MAX_NODES:,} values (counting each place a value is "
+                                 "referred to from)")
             items = node.items() if isinstance(node, dict) else enumerate(node)
             stack.extend((child, depth + 1, f"{name}.{key}" if name else str(key)) for key, child in items)
     return found

@@ -12,6 +12,7 @@ import io
 import json
 import pathlib
 import pickle
+import re
 import zipfile
 
 import gymnasium as gym
@@ -412,6 +413,25 @@ def _nested_metadata(entries):
     return {**entries, METADATA_NAME: b"[" * 100_000 + b"]" * 100_000}
 
 
+def _self_referencing(entry: str):
+    """``entry``'s data.pkl a list that holds itself 500,000 times (1 MB of pickle; issue 31: 3.4 GB and 38 s
+    before the walk of its containers refused it)."""
+    def craft(entries):
+        pickled = b"\x80\x02]q\x00(" + b"h\x00" * 500_000 + b"e."
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as inner:
+            inner.writestr("archive/data.pkl", pickled)
+        return {**entries, entry: buffer.getvalue()}
+    return craft
+
+
+def _huge_integer_metadata(entries):
+    """A 5,000-digit number in war_env_model.json: more digits than Python converts (issue 31: an error
+    that did not name the file)."""
+    text = re.sub(rb'"num_timesteps": \d+', b'"num_timesteps": 1' + b"0" * 4999, entries[METADATA_NAME])
+    return {**entries, METADATA_NAME: text}
+
+
 LOAD = """
 import sys
 from war_env.agents.sb3_agent import load_sb3_agent
@@ -455,11 +475,14 @@ def loading_a_small_model(saved_ppo):
     (_inner_deflated_record, "record 'archive/data/0' is compressed"),
     (_ten_large_entries, "its weights entries are .*'padding0'"),
     (_nested_metadata, f"unreadable {METADATA_NAME}: it nests deeper than Python parses"),
+    (_self_referencing("policy.pth"), "crafted.zip': policy.pth: data.pkl holds more than 100,000 values"),
+    (_self_referencing("policy.optimizer.pth"),
+     "crafted.zip': policy.optimizer.pth: data.pkl holds more than 100,000 values"),
+    (_huge_integer_metadata, f"crafted.zip' has an unreadable {METADATA_NAME}: Exceeds the limit"),
 ], ids=["stride-0 30000x30000", "stride-0 100000x100000", "inner 1 GiB deflated record", "ten 200 MB entries",
-        "nested metadata"])
+        "nested metadata", "self-referencing policy", "self-referencing optimizer", "5000-digit metadata"])
 def test_a_crafted_model_file_is_refused_in_one_line_within_the_memory_bound(saved_ppo, loading_a_small_model,
                                                                              tmp_path, craft, message):
-    import re
 
     from war_env.agents.model_files import MAX_LOAD_BYTES
 

@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -310,8 +311,51 @@ def _relabelled(record: dict) -> None:
 def test_records_edited_consistently_are_refused_on_resume_by_replaying_them(small_run, tmp_path, forge):
     """Their fields agree with each other and with the cards; only playing the round again shows the edit."""
     copy = _forge(small_run, tmp_path, forge)
-    with pytest.raises(ValueError, match="is not what the round plays: replayed, it gives"):
+    with pytest.raises(ValueError, match=f"{copy / ROUNDS_FILE}:[0-9]+: round [0-9]+ of .* is not what the round plays"):
         main(resume=copy, progress=False)
+
+
+@pytest.fixture(scope="module")
+def random_run(tmp_path_factory):
+    """More rounds of a tick-by-tick agent than a sample of 8 replays."""
+    return main(agents=["eager", "random:p=0.2"], opponents=["human"], rounds=40, seed=3,
+                out=tmp_path_factory.mktemp("random") / "run", progress=False)
+
+
+def _three_fewer_false_starts_once(record: dict) -> None:
+    """Issue 31: one record of random:p=0.2, its false starts cut by 3 and its return raised to match."""
+    if record["agent"] == "random:p=0.2" and record["round"] == 27:
+        record["false_starts"][0] -= 3
+        record["episode_return"] -= 3 * WarConfig().reward_false_start
+
+
+def _eager_relabelled_as_random(record: dict) -> None:
+    """Issue 31: eager's records passed off as random's (and random's as eager's, so every round is there)."""
+    record["agent"] = {"eager": "random:p=0.2", "random:p=0.2": "eager"}.get(record["agent"], record["agent"])
+
+
+@pytest.mark.parametrize("forge", [_three_fewer_false_starts_once, _eager_relabelled_as_random])
+def test_every_round_of_a_shipped_agent_is_replayed_and_a_forgery_named_in_one_short_line(random_run, tmp_path,
+                                                                                          forge):
+    records = [json.loads(line) for line in gzip.decompress((random_run.run_dir / ROUNDS_FILE).read_bytes()).splitlines()]
+    assert max(r["false_starts"][0] for r in records if r["agent"] == "random:p=0.2" and r["round"] == 27) >= 3
+    copy = _forge(random_run, tmp_path, forge)
+    with pytest.raises(ValueError) as refused:
+        main(resume=copy, progress=False)
+    message = str(refused.value)
+    assert re.fullmatch(f"{re.escape(str(copy / ROUNDS_FILE))}:[0-9]+: round [0-9]+ of (eager|random:p=0.2) vs human "
+                        r"is not what the round plays: \w+ .*\(replayed: .*", message), message
+    assert "\n" not in message and len(message) < 400
+
+
+def test_resuming_replays_every_round_of_a_shipped_agent_and_says_so(random_run, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(random_run.run_dir, copy)
+    main(resume=copy, progress=False)
+    replayed = json.loads((copy / "run.json").read_text())["replayed_on_resume"]
+    assert replayed == [f"{agent} vs human: every round" for agent in ("oracle", "eager", "random:p=0.2")]
 
 
 def test_resuming_says_what_it_replayed_and_drops_repeated_lines(small_run, tmp_path):
@@ -324,8 +368,7 @@ def test_resuming_says_what_it_replayed_and_drops_repeated_lines(small_run, tmp_
     assert again.rounds_played == 0 and again.results == small_run.results
     assert len(gzip.decompress((copy / ROUNDS_FILE).read_bytes()).splitlines()) == len(lines)
     replayed = json.loads((copy / "run.json").read_text())["replayed_on_resume"]
-    assert "prompt vs human: every round" in replayed  # the fast path replays a reaction-time agent whole
-    assert any(line.startswith("random:p=0.2 vs human: 4 of its 4 rounds") for line in replayed)
+    assert "prompt vs human: every round" in replayed and "random:p=0.2 vs human: every round" in replayed
 
 
 def test_a_foreign_or_broken_config_json_is_named(small_run, tmp_path):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import math
 import os
 import random
@@ -33,10 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-from war_env.core.bots import Bot
 from war_env.core.rewards import return_by_cause
 from war_env.core.round_info import END_REASONS, RoundResult
 from war_env.core.rules import WarConfig
+from war_env.core.specs import split_spec
 from war_env.evaluation.records import RoundRecord
 from war_env.evaluation.summary import RoundColumns
 from war_env.league.league import League
@@ -120,6 +121,7 @@ def load_rounds(path: str | os.PathLike, league: League, repair: bool = False, r
     rounds = LeagueRounds({(agent, opponent): RoundColumns(league.rounds, config.turn_ticks)
                            for agent in league.agents for opponent in league.opponents})
     fingerprints = {pairing: np.zeros(league.rounds, dtype=np.uint64) for pairing in rounds.pairings}
+    lines = {pairing: np.zeros(league.rounds, dtype=np.int64) for pairing in rounds.pairings}
     reader = _RecordReader(path)
     for number, record in reader:
         problem = _problem(record, league, config, outcomes, reward_scale)
@@ -138,33 +140,43 @@ def load_rounds(path: str | os.PathLike, league: League, repair: bool = False, r
             else:
                 columns.add(record.round, record)
                 fingerprints[pairing][record.round] = fingerprint
+                lines[pairing][record.round] = number
         if problem is not None:
             raise ValueError(f"{path}:{number}: {problem}")
     if repair:
         reader.repair()
     if replay:
-        rounds.replayed = replay_rounds(league, rounds, fingerprints, trust_model_file)
+        rounds.replayed = replay_rounds(league, rounds, Stored(path, fingerprints, lines), trust_model_file)
     return rounds
 
 
 # --- replaying records ----------------------------------------------------------------------------------
 REPLAY_CHUNK = 4096
 REPLAYED_SAMPLE = 8
-"""Rounds per pairing replayed in full when its agent cannot take the fast path (chosen at random, anew on
-every read: an edit cannot know which rounds will be checked)."""
+"""Rounds per pairing of a model agent (``ppo:PATH``, ...) replayed (chosen at random, anew on every read: an
+edit cannot know which rounds will be checked); every other pairing is replayed whole."""
 
 
-def replay_rounds(league: League, rounds: LeagueRounds, fingerprints: dict, trust_model_file: bool = False) -> list[str]:
-    """Play records again and compare them with what was read, field by field: every agent and opponent of
-    the project is seeded by the round and deterministic, so a round replays exactly. A pairing whose agent
-    the fast path plays (a reaction-time agent against a bot: microseconds a round) is replayed whole; any
-    other pairing in ``REPLAYED_SAMPLE`` rounds drawn at random, since replaying it costs what playing did.
-    Every record's card outcome, fields and return were checked on reading. A record that differs from its
-    replay is an error naming it. Returns one line per pairing saying what was replayed. Rounds played in real
-    time, and by an ``exec:`` program, are not replayed (``_not_replayable``)."""
+@dataclass(frozen=True)
+class Stored:
+    """What was read of each record, to compare with its replay: its fingerprint and its line in ``path``."""
+
+    path: Path
+    fingerprints: dict
+    lines: dict
+
+
+def replay_rounds(league: League, rounds: LeagueRounds, stored: Stored, trust_model_file: bool = False) -> list[str]:
+    """Play records again and compare them with what was read: every agent and opponent of the project is
+    seeded by the round and deterministic, so a round replays exactly. Every pairing of the project's own
+    agents is replayed whole (a reaction-time agent against a bot on the fast path, microseconds a round;
+    the others, ``random:p=0.2`` the slowest, tens of milliseconds); a pairing with a model agent or
+    opponent in ``REPLAYED_SAMPLE`` rounds drawn at random, since replaying it costs what playing did.
+    Every record's card outcome, fields and return were checked on reading. A record that differs from
+    its replay is an error naming its file and line and the fields that differ. Returns one line per
+    pairing saying what was replayed. Rounds played in real time, and by an ``exec:`` program, are not
+    replayed (``_not_replayable``)."""
     from war_env.agents import make_agent, make_opponent
-    from war_env.evaluation import play_rounds
-    from war_env.evaluation.fastpath import agent_reaction_model
 
     config, checked = league.config, []
     choose = random.SystemRandom()
@@ -178,20 +190,59 @@ def replay_rounds(league: League, rounds: LeagueRounds, fingerprints: dict, trus
             continue
         player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
         built = make_agent(agent, config=config, opponent=player, trust_model_file=trust_model_file)
-        whole = isinstance(player, Bot) and not config.has_latency and agent_reaction_model(built, config) is not None
+        whole = not (_is_model(agent) or _is_model(opponent))
         indices = present if whole else sorted(choose.sample(present, min(REPLAYED_SAMPLE, len(present))))
         for start in range(0, len(indices), REPLAY_CHUNK):  # a chunk of records at a time: memory stays flat
-            chunk = indices[start:start + REPLAY_CHUNK]
-            replays = play_rounds(built, player, config, [league.round_seed(i) for i in chunk], indices=chunk,
-                                  agent_spec=agent, opponent_spec=opponent, trust_model_file=trust_model_file,
-                                  env_id=league.env_id)
-            for index, replay in zip(chunk, replays):
-                if _fingerprint(replay) != fingerprints[(agent, opponent)][index]:
-                    raise ValueError(f"the record of round {index} of {agent} vs {opponent} is not what the round "
-                                     f"plays: replayed, it gives {replay.to_json()}")
+            _compare(league, built, player, (agent, opponent), indices[start:start + REPLAY_CHUNK], stored,
+                     trust_model_file)
         what = "every round" if whole else f"{len(indices)} of its {len(present)} rounds, at random"
         checked.append(f"{agent} vs {opponent}: {what}")
     return checked
+
+
+def _compare(league: League, built, player, pairing: tuple[str, str], indices: list[int], stored: Stored,
+             trust_model_file: bool) -> None:
+    from war_env.evaluation import play_rounds
+
+    agent, opponent = pairing
+    replays = play_rounds(built, player, league.config, [league.round_seed(i) for i in indices], indices=indices,
+                          agent_spec=agent, opponent_spec=opponent, trust_model_file=trust_model_file,
+                          env_id=league.env_id)
+    for index, replay in zip(indices, replays):
+        if _fingerprint(replay) != stored.fingerprints[pairing][index]:
+            line = int(stored.lines[pairing][index])
+            raise ValueError(f"{stored.path}:{line}: round {index} of {agent} vs {opponent} is not what the round "
+                             f"plays: {_differences(_record_at(stored.path, line), replay)}")
+
+
+def _differences(record: RoundRecord | None, replay: RoundRecord, shown: int = 3) -> str:
+    """The fields in which a record differs from its replay, the first ``shown`` of them, each value cut short."""
+    if record is None:
+        return "the record differs from its replay"
+    mine, played = record.to_json_dict(), replay.to_json_dict()
+    differ = [name for name in played if mine.get(name) != played[name]]
+    parts = [f"{name} {_cut(mine.get(name))} (replayed: {_cut(played[name])})" for name in differ[:shown]]
+    more = f" and {len(differ) - shown} more field(s)" if len(differ) > shown else ""
+    return "; ".join(parts) + more
+
+
+def _cut(value, width: int = 40) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _record_at(path: Path, line: int) -> RoundRecord | None:
+    """The record on ``line`` of the rounds file (read again: only when a replay differs)."""
+    for number, record in _RecordReader(path):
+        if number == line:
+            return record
+    return None
+
+
+def _is_model(spec: str) -> bool:
+    from war_env.agents import MODEL_ALGOS
+
+    return split_spec(spec)[0] in MODEL_ALGOS
 
 
 def _not_replayable(league: League, agent: str, opponent: str) -> str | None:

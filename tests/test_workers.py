@@ -56,6 +56,31 @@ def test_a_worker_killed_in_the_middle_of_a_shard_is_replaced_and_its_rounds_rep
     assert "unfinished round(s) are played again on a new worker" in capsys.readouterr().err
 
 
+def _stops_once(marks: Path, at_round: int, shard, on_round):
+    """Plays like ``play_shard``, but the first worker to send ``at_round`` stops itself (``kill -STOP``)."""
+
+    def send(record):
+        on_round(record)
+        if record.round == at_round and not (marks / "stopped").exists():
+            (marks / "stopped").touch()
+            os.kill(os.getpid(), signal.SIGSTOP)
+
+    return play_shard(shard, on_round=send)
+
+
+def test_a_stopped_worker_is_treated_as_dead_and_its_rounds_replayed(tmp_path, capsys):
+    """Issue 31: a worker stopped with kill -STOP hung the league (still running at 100 s against 33 s)."""
+    received = []
+    started = time.monotonic()
+    run_shards(SHARDS, workers=2, sink=received.append, player=functools.partial(_stops_once, tmp_path, 8),
+               stall_seconds=3)
+    assert (tmp_path / "stopped").exists()
+    assert sorted(received, key=_key) == _played_here(SHARDS)  # every round once, the same records
+    assert "a worker sent nothing for 3 s (stopped, or hung) and was killed; its 3 unfinished round(s) are played " \
+           "again on a new worker" in capsys.readouterr().err
+    assert time.monotonic() - started < 60
+
+
 def test_a_shard_that_kills_every_worker_fails_in_one_line_and_the_other_rounds_arrive():
     received = []
     with pytest.raises(WorkerDied) as failure:
@@ -107,6 +132,42 @@ def test_war_bench_survives_a_worker_killed_with_sigkill_and_reports_the_same_re
                        progress=False)
     assert (killed / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
     assert len(read_rounds(log)) == 800  # the oracle plays too; no round twice
+
+
+def test_the_workers_of_a_parent_killed_with_sigkill_end_quietly(tmp_path):
+    """Issue 31: after kill -9 of war-bench its workers printed four BrokenPipe tracebacks."""
+    league = ["--agents", "random:p=0.2", "--opponents", "human", "--rounds", "400", "--seed", "5"]
+    out, err = tmp_path / "run", tmp_path / "stderr"
+    command = [sys.executable, "-m", "war_env.scripts.benchmark", *league, "--out", str(out), "--quiet",
+               "--shard-rounds", "2", "--workers", "2"]
+    with open(err, "w") as stderr:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, cwd=tmp_path,
+                                   start_new_session=True)
+    try:
+        log, workers, deadline = out / ROUNDS_FILE, [], time.monotonic() + 120
+        while not workers and process.poll() is None and time.monotonic() < deadline:
+            if log.exists() and sum(r.agent == "random:p=0.2" for r in read_rounds(log)) >= 10:  # sending rounds
+                workers = _workers_of(process.pid)
+            time.sleep(0.02)
+        assert len(workers) == 2, "the run ended before its parent could be killed"
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + 30
+        while any(_exists(worker) for worker in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert not any(_exists(worker) for worker in workers)
+    assert "Traceback" not in err.read_text() and "BrokenPipe" not in err.read_text(), err.read_text()[-2000:]
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 # --- how many workers --------------------------------------------------------------------------------

@@ -10,7 +10,9 @@ sends back each round as it finishes, then ``done``. The parent waits on every p
 worker's process sentinel at once, so a worker that dies (the out-of-memory killer, ``kill -9``, a crash
 in a native library) is noticed the moment it exits. Its shard's rounds that did not arrive are played
 again on a new worker: they are seeded, so the records, and the results, are the ones the dead worker
-would have sent. A shard whose worker died ``MAX_ATTEMPTS`` times is not tried again: ``WorkerDied``
+would have sent. A worker the parent has not heard from for ``STALL_SECONDS`` (each worker sends a heartbeat
+every ``HEARTBEAT_SECONDS`` from a thread of its own, besides its rounds) is killed and counted as dead: a
+stopped process (``kill -STOP``) no longer hangs the league. A shard whose worker died ``MAX_ATTEMPTS`` times is not tried again: ``WorkerDied``
 says which rounds and how the worker ended, and every finished round is already with the sink.
 
 Why not ``concurrent.futures.ProcessPoolExecutor``: one dead worker breaks the whole pool
@@ -70,17 +72,29 @@ def worker_cap(workers: int, shards: Sequence[Shard], cpus: int | None = None) -
 
 # --- the worker process -----------------------------------------------------------------------------
 def _serve(connection, parent: int, player: Callable) -> None:
-    """A worker: play each shard the parent sends, sending every round as it finishes, until ``None``."""
+    """A worker: play each shard the parent sends, sending every round as it finishes, until ``None``. A
+    parent that is gone (killed with ``kill -9``) ends the worker quietly: no traceback of a broken pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the workers itself
     limit_process_threads()  # already set at spawn; again for libraries that read it late
-    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
-    while (shard := connection.recv()) is not None:
-        try:
-            player(shard, on_round=lambda record: connection.send(("round", record)))
-        except Exception as error:  # the parent raises it: a bad spec is not a reason to retry
-            connection.send(("error", _picklable(error)))
-            return
-        connection.send(("done", None))
+    lock = threading.Lock()
+
+    def send(message) -> None:
+        with lock:  # the heartbeat thread sends too: one message at a time on the pipe
+            connection.send(message)
+
+    threading.Thread(target=_keep_in_touch, args=(parent, send), daemon=True).start()
+    try:
+        while (shard := connection.recv()) is not None:
+            try:
+                player(shard, on_round=lambda record: send(("round", record)))
+            except (BrokenPipeError, ConnectionResetError):
+                raise
+            except Exception as error:  # the parent raises it: a bad spec is not a reason to retry
+                send(("error", _picklable(error)))
+                return
+            send(("done", None))
+    except (EOFError, BrokenPipeError, ConnectionResetError):  # the parent is gone: nobody reads a traceback
+        os._exit(1)
 
 
 def _picklable(error: Exception) -> Exception:
@@ -93,11 +107,25 @@ def _picklable(error: Exception) -> Exception:
         return RuntimeError("".join(traceback.format_exception(error)).strip())
 
 
-def _exit_when_orphaned(parent: int) -> None:
-    """A killed parent reads no more rounds: stop within half a second, even in the middle of a long
-    shard (building an oracle, loading the compiled engine), not only at the next send."""
+HEARTBEAT_SECONDS = 0.5
+STALL_SECONDS = 60.0
+"""A busy worker from which the parent hears nothing (no round, no heartbeat) for this long is treated as
+dead (killed, and its shard's unfinished rounds played again): a stopped process (``kill -STOP``), or one
+hung with the interpreter's lock held. A worker that computes (an oracle's solve, a model's load) still
+beats every ``HEARTBEAT_SECONDS`` from a thread of its own, unless a native call holds the interpreter's
+lock that long."""
+
+
+def _keep_in_touch(parent: int, send: Callable) -> None:
+    """Tell the parent this worker is alive, every ``HEARTBEAT_SECONDS``; and a killed parent reads no more
+    rounds: stop within half a second, even in the middle of a long shard (building an oracle, loading the
+    compiled engine), not only at the next send."""
     while os.getppid() == parent:
-        time.sleep(0.5)
+        try:
+            send(("alive", None))
+        except OSError:
+            break
+        time.sleep(HEARTBEAT_SECONDS)
     os._exit(1)
 
 
@@ -117,16 +145,21 @@ class _Worker:
     task: _Task | None = None
     received: set = field(default_factory=set)
     """Round indices of ``task`` already handed to the sink."""
+    heard: float = 0.0
+    """When the parent last heard from it (``time.monotonic()``): a message, or the task given."""
+    stalled: bool = False
+    """Killed by the parent for sending nothing for ``stall_seconds``."""
 
 
 class _Supervisor:
     """Keeps up to ``size`` workers busy with ``tasks``; see the module."""
 
-    def __init__(self, size: int, sink: Callable[[RoundRecord], None], player: Callable):
+    def __init__(self, size: int, sink: Callable[[RoundRecord], None], player: Callable,
+                 stall_seconds: float = STALL_SECONDS):
         import multiprocessing
 
         self.context = multiprocessing.get_context("spawn")
-        self.size, self.sink, self.player = size, sink, player
+        self.size, self.sink, self.player, self.stall_seconds = size, sink, player, stall_seconds
         self.workers: list[_Worker] = []
         self.waiting: deque[_Task] = deque()
 
@@ -134,12 +167,22 @@ class _Supervisor:
         self.waiting.extend(_Task(shard) for shard in shards)
         while self.waiting or self._busy():
             self._hand_out()
-            ready = set(wait([w.connection for w in self._busy()] + [w.process.sentinel for w in self.workers]))
+            ready = set(wait([w.connection for w in self._busy()] + [w.process.sentinel for w in self.workers],
+                             timeout=self.stall_seconds / 4))
             for worker in list(self.workers):
                 if worker.connection in ready:
                     self._read(worker)
                 if worker.process.sentinel in ready:
                     self._bury(worker)
+            self._kill_stalled()
+
+    def _kill_stalled(self) -> None:
+        """A busy worker not heard from for ``stall_seconds`` is killed; its sentinel then buries it."""
+        now = time.monotonic()
+        for worker in self._busy():
+            if not worker.stalled and now - worker.heard > self.stall_seconds:
+                worker.stalled = True
+                worker.process.kill()  # SIGKILL: a stopped process ends too
 
     def _busy(self) -> list[_Worker]:
         return [worker for worker in self.workers if worker.task is not None]
@@ -164,13 +207,16 @@ class _Supervisor:
         return worker
 
     def _give(self, worker: _Worker, task: _Task) -> None:
-        worker.task, worker.received = task, set()
+        worker.task, worker.received, worker.heard = task, set(), time.monotonic()
         _send(worker.connection, task.shard)  # to a dead worker: its sentinel says so next, the task goes back
 
     def _read(self, worker: _Worker) -> None:
         """Every message the worker's pipe holds; a cut one (the worker died writing it) is ignored."""
         while (message := _receive(worker.connection)) is not None:
             kind, payload = message
+            worker.heard = time.monotonic()
+            if kind == "alive":
+                continue
             if kind == "error":
                 raise payload
             if kind == "done":
@@ -192,12 +238,13 @@ class _Supervisor:
         if not left:
             return
         attempts = task.attempts + 1
+        how = (f"sent nothing for {self.stall_seconds:g} s (stopped, or hung) and was killed" if worker.stalled
+               else _how_it_ended(worker.process))
         if attempts >= MAX_ATTEMPTS:
             raise WorkerDied(f"a worker died {attempts} times playing {task.shard.agent} vs {task.shard.opponent}, "
-                             f"rounds {left[0][0]}..{left[-1][0]} (the last {_how_it_ended(worker.process)}); "
-                             "every round that finished was kept")
-        print(f"war-env: a worker {_how_it_ended(worker.process)}; its {len(left)} unfinished round(s) are played "
-              "again on a new worker", file=sys.stderr)
+                             f"rounds {left[0][0]}..{left[-1][0]} (the last {how}); every round that finished was kept")
+        print(f"war-env: a worker {how}; its {len(left)} unfinished round(s) are played again on a new worker",
+              file=sys.stderr)
         self.waiting.appendleft(_Task(replace(task.shard, rounds=left), attempts))
 
     def stop(self, finished: bool) -> None:
@@ -208,7 +255,7 @@ class _Supervisor:
                 _send(worker.connection, None)
                 worker.process.join(timeout=5)
             if worker.process.is_alive():
-                worker.process.terminate()
+                worker.process.kill()  # SIGKILL: a stopped worker would never act on SIGTERM
                 worker.process.join()
             worker.connection.close()
         self.workers.clear()
@@ -238,16 +285,17 @@ def _how_it_ended(process) -> str:
 
 
 def run_shards(shards: Sequence[Shard], workers: int, sink: Callable[[RoundRecord], None],
-               player: Callable = play_shard) -> None:
+               player: Callable = play_shard, stall_seconds: float = STALL_SECONDS) -> None:
     """Play every shard, calling ``sink`` once per finished round (in the parent process).
 
     ``player(shard, on_round=...)`` plays one shard (``play_shard``; tests pass one whose worker dies on
-    purpose); with more than one worker it must be importable in a spawned process."""
+    purpose); with more than one worker it must be importable in a spawned process. A worker not heard
+    from for ``stall_seconds`` is treated as dead (``STALL_SECONDS``)."""
     if workers == 1:
         for shard in shards:
             player(shard, on_round=sink)
         return
-    supervisor = _Supervisor(workers, sink, player)
+    supervisor = _Supervisor(workers, sink, player, stall_seconds)
     finished = False
     try:
         supervisor.run(shards)

@@ -124,6 +124,68 @@ def test_one_address_cannot_hold_every_table(server):
         assert '"hello"' in mine.recv(timeout=5)
 
 
+@contextlib.contextmanager
+def running(limits: Limits):
+    server = make_server(TableSettings(opponent="instant"), limits, port=0)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield server
+    finally:
+        server.stop()
+        thread.join(timeout=10)
+
+
+CROWD = [f"127.0.0.{n}" for n in range(10, 14)]
+"""Four more loopback addresses: the clients of a crowd."""
+
+
+def test_slow_heads_from_many_addresses_leave_room_for_a_new_client():
+    """Issue 31: 64 slow heads from each of 9 addresses (576, above the server's 512) reset every normal
+    connection. Here at a smaller scale: 8 from each of 4 addresses, above the server's 24."""
+    with running(Limits(head_seconds=10, heads_per_client=8, heads_in_total=24)) as crowded:
+        slow = [slow_head(crowded, address) for address in CROWD for _ in range(8)]
+        try:
+            time.sleep(0.3)  # every head arrived
+            started = time.monotonic()
+            assert page(crowded)[0] == 200 and time.monotonic() - started < 3
+            assert closed_within(slow, 0.5) >= 8  # the crowd gave up its oldest heads, the newcomer's was served
+        finally:
+            for sock in slow:
+                sock.close()
+
+
+def test_a_few_addresses_with_many_tabs_cannot_hold_every_table():
+    """Issue 31: four addresses with four tabs each held all 16 tables. Here three with two each hold all 6:
+    a new address still gets a table, and one of the crowd's is closed with a message saying why."""
+    with running(Limits(max_sessions=6, tables_per_client=2)) as crowded, contextlib.ExitStack() as stack:
+        crowd = [stack.enter_context(table_from(crowded, address)) for address in CROWD[:3] for _ in range(2)]
+        assert all('"hello"' in table.recv(timeout=5) for table in crowd)
+        mine = stack.enter_context(table_from(crowded, "127.0.0.1"))
+        assert '"hello"' in mine.recv(timeout=5)
+        assert sum(_was_closed_to_make_room(table) for table in crowd) == 1
+        fourth = stack.enter_context(table_from(crowded, CROWD[3]))  # 2, 2, 1, 1 held: room for one more address
+        assert '"hello"' in fourth.recv(timeout=5)
+        fifth = stack.enter_context(table_from(crowded, "127.0.0.1"))  # 127.0.0.1 holds 1, no one holds 3
+        assert "this server already has 6 tables open" in fifth.recv(timeout=5)
+
+
+def _was_closed_to_make_room(table) -> bool:
+    """Whether the server closed ``table`` saying it made room for another address (reads what is waiting)."""
+    try:
+        for _ in range(1000):  # a table sends a state when it changes: a bounded read
+            if "to make room for a player from another address" in table.recv(timeout=0.5):
+                return True
+    except TimeoutError:
+        return False
+    except Exception:  # the connection closed after the message was read
+        return False
+    return False
+
+
 def test_a_page_whose_name_was_rebound_to_this_machine_may_not_open_a_table(server):
     """DNS rebinding: evil.example now resolves to 127.0.0.1, and its page is same-origin with itself."""
     assert handshake(server, "evil.example", "http://evil.example") == "HTTP/1.1 403 Forbidden"

@@ -18,11 +18,11 @@ refused (DNS rebinding).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import socket
 import sys
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from urllib.parse import urlsplit
@@ -124,7 +124,7 @@ def create_app(settings: TableSettings = TableSettings(), limits: Limits = Limit
     settings.new_session()  # fail now, not in every tab
     clock = clock if clock is not None else WallClock()
     numbers = itertools.count(1)
-    tables = Counter()  # client address -> tables it holds
+    pool = TablePool(limits)
 
     async def table(websocket: WebSocket) -> None:
         sessions = app.state.sessions
@@ -133,20 +133,23 @@ def create_app(settings: TableSettings = TableSettings(), limits: Limits = Limit
             return
         await websocket.accept()
         client = websocket.client.host if websocket.client else "unknown"
-        full = _full(len(sessions), tables[client], limits)
-        if full:
-            await websocket.send_json(error_message(full))
+        seat, why, victim = pool.take(client)
+        if seat is None:
+            await websocket.send_json(error_message(why))
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
+        if victim is not None:
+            with contextlib.suppress(*GONE):
+                await victim.close(CLOSE_TRY_AGAIN, EVICTED)
         number = next(numbers)
         sessions[number] = None  # the place is taken while the session is made
-        tables[client] += 1
         try:
             sessions[number] = session = await anyio.to_thread.run_sync(settings.new_session)
-            await Connection(websocket, session, settings, limits, clock).run()
+            seat.connection = Connection(websocket, session, settings, limits, clock)
+            await seat.connection.run()
         finally:
             del sessions[number]
-            tables[client] -= 1
+            pool.leave(seat)
 
     static = StaticFiles(packages=[("war_env.web", "static")], html=True)
     app = Starlette(routes=[WebSocketRoute("/ws", table), Mount("/", app=static)],
@@ -155,14 +158,63 @@ def create_app(settings: TableSettings = TableSettings(), limits: Limits = Limit
     return app
 
 
-def _full(open_tables: int, client_tables: int, limits: Limits) -> str | None:
-    """Why a new tab may not play (``None``: it may)."""
-    if open_tables >= limits.max_sessions:
-        return f"this server already has {limits.max_sessions} tables open: close a tab or try again later"
-    if client_tables >= limits.tables_per_client:
-        return (f"you already have {limits.tables_per_client} tables open here, the most one address may hold: "
-                "close a tab to open another")
-    return None
+EVICTED = ("this table was closed to make room for a player from another address (the server's tables are "
+           "shared between addresses): reload to play again when a table is free")
+
+
+@dataclass(eq=False)
+class Seat:
+    """A table held by a client address; ``connection`` once its session is made."""
+
+    client: str
+    connection: Connection | None = None
+
+
+class TablePool:
+    """Who holds the server's ``max_sessions`` tables, at most ``tables_per_client`` per address. When all
+    are taken, a new address is not simply refused: the address holding the most tables gives up its
+    table idle the longest, if it holds at least two more than the newcomer (so a few addresses with many
+    tabs cannot lock everyone out, and two addresses never take a table from each other in turn). So each
+    address is sure of a share of the pool: ``max_sessions`` over the addresses that want tables."""
+
+    def __init__(self, limits: Limits):
+        self.limits = limits
+        self.seats: dict[str, list[Seat]] = {}
+
+    def take(self, client: str) -> tuple[Seat | None, str | None, Connection | None]:
+        """A seat for ``client`` and the connection to close for it (or ``None``); or no seat and why."""
+        mine = len(self.seats.get(client, ()))
+        if mine >= self.limits.tables_per_client:
+            return None, (f"you already have {self.limits.tables_per_client} tables open here, the most one address "
+                          "may hold: close a tab to open another"), None
+        victim = None
+        if sum(map(len, self.seats.values())) >= self.limits.max_sessions:
+            victim = self._victim(mine)
+            if victim is None:
+                return None, (f"this server already has {self.limits.max_sessions} tables open: close a tab or try "
+                              "again later"), None
+            self.leave(victim)
+        seat = Seat(client)
+        self.seats.setdefault(client, []).append(seat)
+        return seat, None, None if victim is None else victim.connection
+
+    def _victim(self, newcomer_holds: int) -> Seat | None:
+        """The longest-idle playing table of the address holding the most, if it holds two more than the
+        newcomer."""
+        if not self.seats:
+            return None
+        richest = max(self.seats.values(), key=len)
+        playing = [seat for seat in richest if seat.connection is not None]
+        if len(richest) < newcomer_holds + 2 or not playing:
+            return None
+        return min(playing, key=lambda seat: seat.connection.last_heard)
+
+    def leave(self, seat: Seat) -> None:
+        held = self.seats.get(seat.client, [])
+        if seat in held:
+            held.remove(seat)
+            if not held:
+                del self.seats[seat.client]
 
 
 class Connection:

@@ -5,7 +5,8 @@ time holds each connection for as long as it likes: uvicorn has no timeout for a
 ``limit_concurrency`` then answers 503 to everyone. So uvicorn runs without that limit, and every
 connection passes through ``SlowHeads``, which closes a connection whose request head (up to the blank
 line) is not complete ``head_seconds`` after it began, and refuses at once a connection while its client
-address already has ``heads_per_client`` heads in progress (or the server ``heads_in_total``). A
+address already has ``heads_per_client`` heads in progress. When the server has ``heads_in_total``, the
+address with the most gives up its oldest head to a newcomer with at least two fewer (``admit``). A
 connection that finished its head (a page request, a WebSocket upgrade) is no longer counted; uvicorn's
 keep-alive timeout and the app's own limits take over. Why not a library: uvicorn has no such option,
 and the usual answer (a reverse proxy) is not something a ``war-play --web`` user runs.
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-from collections import Counter
 from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit
 
@@ -32,23 +32,34 @@ class SlowHeads:
 
     def __init__(self, head_seconds: float, heads_per_client: int, heads_in_total: int):
         self.head_seconds, self.per_client, self.in_total = head_seconds, heads_per_client, heads_in_total
-        self.heads: Counter[str] = Counter()
-        """Client address -> connections in the middle of a request head."""
+        self.heads: dict[str, list[_Guarded]] = {}
+        """Client address -> its connections in the middle of a request head, oldest first."""
 
     def protocol(self, inner: Callable[..., asyncio.Protocol]) -> Callable[..., asyncio.Protocol]:
         """A protocol factory that wraps each of ``inner``'s protocols (uvicorn calls it with its keywords)."""
         return lambda **kwargs: _Guarded(self, inner(**kwargs))
 
-    def admit(self, client: str) -> bool:
-        if self.heads[client] >= self.per_client or sum(self.heads.values()) >= self.in_total:
+    def admit(self, connection: _Guarded) -> bool:
+        """Count ``connection``'s head in, or refuse it. When the server's heads are all taken, the address
+        with the most gives up its oldest (the slowest) if it has at least two more than the newcomer: slow
+        clients from many addresses cannot fill the server and lock out a new one."""
+        mine = self.heads.get(connection.client, [])
+        if len(mine) >= self.per_client:
             return False
-        self.heads[client] += 1
+        if sum(map(len, self.heads.values())) >= self.in_total:
+            richest = max(self.heads.values(), key=len)
+            if len(richest) < len(mine) + 2:
+                return False
+            richest[0].cut_off()
+        self.heads.setdefault(connection.client, []).append(connection)
         return True
 
-    def release(self, client: str) -> None:
-        self.heads[client] -= 1
-        if self.heads[client] <= 0:
-            del self.heads[client]
+    def release(self, connection: _Guarded) -> None:
+        held = self.heads.get(connection.client, [])
+        if connection in held:
+            held.remove(connection)
+            if not held:
+                del self.heads[connection.client]
 
 
 class _Guarded(asyncio.Protocol):
@@ -91,7 +102,7 @@ class _Guarded(asyncio.Protocol):
             self.inner.connection_lost(exc)
 
     def _start_head(self) -> bool:
-        if not self.guard.admit(self.client):
+        if not self.guard.admit(self):
             return False
         self.timer = asyncio.get_running_loop().call_later(self.guard.head_seconds, self._too_slow)
         self.tail = b""
@@ -100,11 +111,16 @@ class _Guarded(asyncio.Protocol):
     def _end_head(self) -> None:
         self.timer.cancel()
         self.timer = None
-        self.guard.release(self.client)
+        self.guard.release(self)
 
     def _too_slow(self) -> None:
         self.timer = None
-        self.guard.release(self.client)
+        self.guard.release(self)
+        self.transport.abort()
+
+    def cut_off(self) -> None:
+        """Close this connection in the middle of its head, to make room for another client's."""
+        self._end_head()
         self.transport.abort()
 
     # uvicorn's protocol handles the rest: end of file, flow control

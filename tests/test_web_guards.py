@@ -22,18 +22,26 @@ ATTACKER = "127.0.0.2"
 HEAD_SECONDS = 2.0
 
 
-@pytest.fixture(scope="module")
-def server():
-    limits = Limits(max_sessions=6, tables_per_client=2, head_seconds=HEAD_SECONDS)
+@contextlib.contextmanager
+def running(limits: Limits):
+    """A real server with ``limits`` on a free port of 127.0.0.1, in a thread, until the block ends."""
     server = make_server(TableSettings(opponent="instant"), limits, port=0)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while not server.server.started and time.monotonic() < deadline:
         time.sleep(0.02)
-    yield server
-    server.stop()
-    thread.join(timeout=10)
+    try:
+        yield server
+    finally:
+        server.stop()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running(Limits(max_sessions=6, tables_per_client=2, head_seconds=HEAD_SECONDS)) as started:
+        yield started
 
 
 def port_of(server) -> int:
@@ -122,21 +130,6 @@ def test_one_address_cannot_hold_every_table(server):
         assert "you already have 2 tables open here" in third.recv(timeout=5)
         mine = stack.enter_context(table_from(server, "127.0.0.1"))  # another address still plays
         assert '"hello"' in mine.recv(timeout=5)
-
-
-@contextlib.contextmanager
-def running(limits: Limits):
-    server = make_server(TableSettings(opponent="instant"), limits, port=0)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
-        yield server
-    finally:
-        server.stop()
-        thread.join(timeout=10)
 
 
 CROWD = [f"127.0.0.{n}" for n in range(10, 14)]

@@ -76,15 +76,16 @@ def _serve(connection, parent: int, player: Callable) -> None:
     parent that is gone (killed with ``kill -9``) ends the worker quietly: no traceback of a broken pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the workers itself
     limit_process_threads()  # already set at spawn; again for libraries that read it late
-    lock = threading.Lock()
+    lock, playing = threading.Lock(), threading.Event()
 
     def send(message) -> None:
         with lock:  # the heartbeat thread sends too: one message at a time on the pipe
             connection.send(message)
 
-    threading.Thread(target=_keep_in_touch, args=(parent, send), daemon=True).start()
+    threading.Thread(target=_keep_in_touch, args=(parent, send, playing), daemon=True).start()
     try:
         while (shard := connection.recv()) is not None:
+            playing.set()
             try:
                 player(shard, on_round=lambda record: send(("round", record)))
             except (BrokenPipeError, ConnectionResetError):
@@ -92,6 +93,7 @@ def _serve(connection, parent: int, player: Callable) -> None:
             except Exception as error:  # the parent raises it: a bad spec is not a reason to retry
                 send(("error", _picklable(error)))
                 return
+            playing.clear()  # an idle worker's pipe is not read: no heartbeats to pile up in it
             send(("done", None))
     except (EOFError, BrokenPipeError, ConnectionResetError):  # the parent is gone: nobody reads a traceback
         os._exit(1)
@@ -113,16 +115,19 @@ STALL_SECONDS = 60.0
 dead (killed, and its shard's unfinished rounds played again): a stopped process (``kill -STOP``), or one
 hung with the interpreter's lock held. A worker that computes (an oracle's solve, a model's load) still
 beats every ``HEARTBEAT_SECONDS`` from a thread of its own, unless a native call holds the interpreter's
-lock that long."""
+lock that long. A worker not heard from since it started (importing its libraries, seconds to a minute on
+a loaded machine) has ``STARTING_STALLS`` times as long."""
+STARTING_STALLS = 5
 
 
-def _keep_in_touch(parent: int, send: Callable) -> None:
-    """Tell the parent this worker is alive, every ``HEARTBEAT_SECONDS``; and a killed parent reads no more
-    rounds: stop within half a second, even in the middle of a long shard (building an oracle, loading the
-    compiled engine), not only at the next send."""
+def _keep_in_touch(parent: int, send: Callable, playing: threading.Event) -> None:
+    """Tell the parent this worker is alive, every ``HEARTBEAT_SECONDS`` while it plays a shard; and a killed
+    parent reads no more rounds: stop within half a second, even in the middle of a long shard (building an
+    oracle, loading the compiled engine), not only at the next send."""
     while os.getppid() == parent:
         try:
-            send(("alive", None))
+            if playing.is_set():
+                send(("alive", None))
         except OSError:
             break
         time.sleep(HEARTBEAT_SECONDS)
@@ -149,6 +154,8 @@ class _Worker:
     """When the parent last heard from it (``time.monotonic()``): a message, or the task given."""
     stalled: bool = False
     """Killed by the parent for sending nothing for ``stall_seconds``."""
+    beating: bool = False
+    """Heard from at least once (its libraries are imported)."""
 
 
 class _Supervisor:
@@ -180,7 +187,8 @@ class _Supervisor:
         """A busy worker not heard from for ``stall_seconds`` is killed; its sentinel then buries it."""
         now = time.monotonic()
         for worker in self._busy():
-            if not worker.stalled and now - worker.heard > self.stall_seconds:
+            allowed = self.stall_seconds * (1 if worker.beating else STARTING_STALLS)
+            if not worker.stalled and now - worker.heard > allowed:
                 worker.stalled = True
                 worker.process.kill()  # SIGKILL: a stopped process ends too
 
@@ -214,7 +222,7 @@ class _Supervisor:
         """Every message the worker's pipe holds; a cut one (the worker died writing it) is ignored."""
         while (message := _receive(worker.connection)) is not None:
             kind, payload = message
-            worker.heard = time.monotonic()
+            worker.heard, worker.beating = time.monotonic(), True
             if kind == "alive":
                 continue
             if kind == "error":
@@ -238,7 +246,8 @@ class _Supervisor:
         if not left:
             return
         attempts = task.attempts + 1
-        how = (f"sent nothing for {self.stall_seconds:g} s (stopped, or hung) and was killed" if worker.stalled
+        silent = self.stall_seconds * (1 if worker.beating else STARTING_STALLS)
+        how = (f"sent nothing for {silent:g} s (stopped, or hung) and was killed" if worker.stalled
                else _how_it_ended(worker.process))
         if attempts >= MAX_ATTEMPTS:
             raise WorkerDied(f"a worker died {attempts} times playing {task.shard.agent} vs {task.shard.opponent}, "

@@ -75,7 +75,7 @@ def learners_table(suite: dict, models: dict[tuple[str, str, int], Path], learne
     scores = {p["name"]: p["agents"] for p in suite["probes"]}
 
     def runs(name: str) -> list[np.ndarray]:
-        return [np.array([scores[probe][_spec(models[(name, probe, seed)])]["score"]["value"] for seed in seeds])
+        return [np.array([scores[probe][_spec(name, models[(name, probe, seed)])]["score"]["value"] for seed in seeds])
                 for probe in probes]
 
     table = {}
@@ -89,9 +89,10 @@ def learners_table(suite: dict, models: dict[tuple[str, str, int], Path], learne
     return table
 
 
-def _spec(path: Path) -> str:
-    algo = json.loads((path.parent / "model_card.json").read_text())["algorithm"]
-    return f"{algo}:{path}"
+def _spec(name: str, path: Path) -> str:
+    """The agent spec of learner ``name``'s model at ``path``: its algorithm is the learner's, never read from the
+    run folder (a folder's file naming ``exec`` would otherwise make the spec a command)."""
+    return f"{LEARNERS[name][0]}:{path}"
 
 
 def render_table(table: dict, probes, seeds, timesteps: int) -> str:
@@ -166,7 +167,7 @@ def main(argv: list[str] | None = None) -> dict:
     models = train_all(out, args.learners, args.probes, args.seeds, args.timesteps)
     if args.train_only:
         return {}
-    specs = [_spec(path) for path in models.values()]
+    specs = [_spec(name, path) for (name, _, _), path in models.items()]
     suite_dir = out / suite_name(args.seeds, args.learners, args.probes)
     if (suite_dir / "suite_config.json").is_file():
         suite = run_suite(resume=suite_dir, workers=args.workers, progress=False)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from war_env.agents import MODEL_ALGOS, make_agent
+from war_env.agents import MODEL_ALGOS, check_commands_restated, is_exec_spec, make_agent
 from war_env.core.bots import make_bot
 from war_env.core.probes import PROBES, Probe
 from war_env.evaluation import observation_game
@@ -107,14 +107,18 @@ class SuiteRun:
 def run_suite(agents: Sequence[str] = (), probes: Sequence[str] | None = None, rounds: int | None = None,
               seed: int | None = None, out: str | Path | None = None, workers: int = 1, resume: str | Path | None = None,
               shard_rounds: int = DEFAULT_SHARD_ROUNDS, progress: bool = True, trust_model_file: bool = False) -> SuiteRun:
-    """Play every probe's league (or what a resumed suite lacks), then write the suite's scores, report and chart."""
+    """Play every probe's league (or what a resumed suite lacks), then write the suite's scores, report and chart.
+    On ``resume``, ``agents`` may be given only to restate the suite's ``exec:`` agents: a suite folder never starts
+    a program that the command line does not name (``check_commands_restated``), nor do its probes' folders."""
     if resume is not None:
-        given = [name for name, value in (("agents", agents or None), ("probes", probes), ("rounds", rounds),
-                                          ("seed", seed), ("out", out)) if value is not None]
+        given = [name for name, value in (("probes", probes), ("rounds", rounds), ("seed", seed), ("out", out))
+                 if value is not None]
         if given:
             raise ValueError(f"a resumed suite takes its agents and probes from {resume}/{SUITE_CONFIG}; do not also "
                              f"give {given}")
         run_dir, suite = Path(resume), read_suite(Path(resume))
+        check_commands_restated(suite.agents, agents, f"{run_dir}/{SUITE_CONFIG}", "--agents",
+                                f"war-bench --suite --resume {run_dir}")
     else:
         suite = Suite(tuple(agents), tuple(probes or PROBES), DEFAULT_SUITE_ROUNDS if rounds is None else rounds,
                       DEFAULT_SEED if seed is None else seed)
@@ -153,8 +157,10 @@ def _play_probe(folder: Path, suite: Suite, probe: Probe, workers: int, shard_ro
                 trust_model_file: bool) -> int:
     """The probe's league: continued when its folder holds one, else started. Returns the rounds played."""
     common = {"workers": workers, "shard_rounds": shard_rounds, "progress": progress, "trust_model_file": trust_model_file}
-    if (folder / CONFIG_FILE).is_file():
-        return run_league(resume=folder, **common).rounds_played
+    if (folder / CONFIG_FILE).is_file():  # its exec: agents restated: the suite's, which the command line restated
+        league = read_league(folder)
+        restated = [spec for spec in suite.agents if is_exec_spec(spec) and spec in league.agents]
+        return run_league(restated, resume=folder, **common).rounds_played
     return run_league(list(probe_agents(suite, probe, trust_model_file)), [probe.opponent], suite.rounds, suite.seed, out=folder,
                       env_id=probe.env_id, **common).rounds_played
 

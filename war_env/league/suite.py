@@ -322,10 +322,10 @@ def render_suite(results: dict, chart: str) -> str:
     lines = ["# Probe suite: one score per capability", "", *headline(results), "", "## Scores", "",
              *score_table(results), "",
              f"Score = (the agent's mean return - the best simple baseline's) / (the oracle's - the baseline's) over "
-             f"{rounds}, with a 95% paired bootstrap interval, clipped to [0, 1] (`(clipped)`: the unclipped value lay "
-             "outside; below 0 an agent shows none of the capability, and how much worse it is, in the regret below, is "
-             "in a unit that differs by probe); `(exact)`: the agent's returns are the baseline's or the oracle's round "
-             "for round.", "", "## Regret per round", "", *score_table(results, "regret"), "",
+             f"{rounds}, with a 95% paired bootstrap interval, clipped to [0, 1] (`(clipped)`: the unclipped value "
+             "lay outside; below 0 an agent shows none of the capability, and how much worse it is, in the regret "
+             "below, is in a unit that differs by probe); `(exact)`: the agent's returns are the baseline's or the "
+             "oracle's round for round.", "", "## Regret per round", "", *score_table(results, "regret"), "",
              "Regret = the mean over the same deals of (the oracle's return - the agent's), with its 95% paired "
              "bootstrap interval: the raw figure, unbounded, in return per round. Each probe's folder holds its "
              "league's report (regret by cause, timing).",

@@ -116,6 +116,9 @@ def test_the_headline_never_names_a_yardstick(suite):
     text = "\n".join(headline(one_probe))
     assert text.startswith("**Best agent: `anticipate`**, mean score 0.50 over the 1 probe(s) it played, of 3 agent(s)")
     assert "`anticipate`, score 0.50 [0.25, 0.75], regret" in text and "short of the oracle" in text
+    close = {"best": "anticipate", "next": "eager", "difference": {"value": 0.1, "low": -0.2, "high": 0.4, "method": "m"}}
+    one_probe["probes"][0]["separation"] = close
+    assert "Not told apart from `eager` by 0.100 [-0.200, 0.400] per round." in "\n".join(headline(one_probe))
 
 
 def test_resume_plays_only_what_is_missing_and_gives_the_same_scores(suite, tmp_path):

@@ -278,9 +278,9 @@ def _probe_line(probe: dict) -> str:
     if separated["next"] is None:
         return text + " The only agent given here."
     difference = separated["difference"]
-    apart = difference["exact"] if difference.get("exact") else difference["low"] is not None and difference["low"] > 0
-    told = "ahead of" if apart else "not told apart from"
-    return text + f" {told.capitalize()} `{separated['next']}` by {fmt(difference, 3)} per round."
+    bound_of_gap = difference["value"] if difference.get("exact") else difference["low"]  # an exact gap is its own
+    told = "Ahead of" if bound_of_gap is not None and bound_of_gap > 0 else "Not told apart from"
+    return text + f" {told} `{separated['next']}` by {fmt(difference, 3)} per round."
 
 
 def _verdict(score: dict) -> str:

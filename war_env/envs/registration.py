@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from enum import Enum
 
-from gymnasium.error import Error
 from gymnasium.envs.registration import VectorizeMode
+from gymnasium.error import Error
 
 _BATCHED_MODES = (None, VectorizeMode.VECTOR_ENTRY_POINT, VectorizeMode.VECTOR_ENTRY_POINT.value)
 

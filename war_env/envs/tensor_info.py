@@ -14,16 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
+from gymnasium.vector import AutoresetMode, VectorWrapper
 
 
 class TensorInfo(VectorWrapper):
-    """``vector`` (any Gymnasium vector env) with every info entry that is not numeric dropped, at every
-    depth: kept are bool and number arrays, and object arrays whose entries are such arrays or ``None``
+    """A Gymnasium vector env (any: batched or ``sync``) with every info entry that is not numeric dropped, at
+    every depth: kept are bool and number arrays, and object arrays whose entries are such arrays or ``None``
     (Gymnasium's ``final_obs``)."""
-
-    def __init__(self, vector: VectorEnv):
-        super().__init__(vector)
 
     @property
     def autoreset_mode(self) -> AutoresetMode:

@@ -116,3 +116,12 @@ def test_the_memory_figure_counts_what_the_env_keeps_not_the_last_steps_info(mon
     monkeypatch.setattr(WarVectorEnv, "step", step_with_a_growing_info)
     memory = memory_figures(num_envs=16, env_steps=16 * 200, warm_up=20)
     assert abs(memory["traced_growth_bytes"]) < 20_000  # the ballast of the last step alone: 160 kB
+
+
+def test_the_memory_warm_up_lasts_until_a_round_has_ended():
+    # The info's blank rows (112 bytes per game) are made when the first round ends: a warm-up of one step
+    # would count them as growth.
+    from war_env.perf import memory_figures
+
+    memory = memory_figures(num_envs=4096, env_steps=4096 * 150, warm_up=1)  # the first rounds end after ~100 steps
+    assert abs(memory["traced_growth_bytes"]) < 64_000  # the blank rows alone: 459 kB

@@ -11,7 +11,7 @@ war-env sends                          the program answers
 "observation": {...}, "action": {...},  ``HELLO_SECONDS``
 "rules": {...}}``
 ``{"type": "reset", "seed": S}``       nothing (a round starts; ``S`` seeds the program's randomness)
-``{"type": "observation",              ``{"action": 0}`` (wait) or ``{"action": 1}`` (draw), within
+``{"type": "observation",              ``{"action": 0}`` (wait) or ``{"action": 1}`` (draw; ``0.0`` and ``1.0`` too), within
 "observation": [x0, x1, ...]}``         the agent's ``deadline`` (``DECISION_SECONDS``)
 ``{"type": "close"}``                  nothing: exit (killed after ``CLOSE_SECONDS``)
 =====================================  ==========================================================
@@ -152,9 +152,9 @@ class ExecAgent(Agent):
         self._write_line(message, deadline)
         answer = self._read_answer(deadline, "an observation")
         action = answer.get("action") if isinstance(answer, dict) else None
-        if type(action) is not int or action not in (0, 1):
+        if type(action) not in (int, float) or action not in (0, 1):  # bool is not int's type: true is refused
             raise self._fault('answered without an action 0 or 1 ({"action": 0} or {"action": 1})', answer)
-        return action
+        return int(action)  # 1.0 is 1: some JSON writers (jq, JSON.NET) spell every number with a point
 
     def _guarded(self, call):
         """``call()``, or on the program's fault: its error kept and printed once, the program stopped."""

@@ -23,6 +23,14 @@ def number(value: float, digits: int = 3) -> str:
     return f"{value:.{digits}f}"
 
 
+def visible(value: float, digits: int = 3) -> str:
+    """``number(value, digits)``, with the decimals it takes to show two significant digits when ``digits``
+    would print a nonzero value as zero (a headline that says an agent loses must not say 0.000)."""
+    if value == 0 or not math.isfinite(value) or abs(value) >= 10 ** -digits:
+        return number(value, digits)
+    return number(value, 1 - math.floor(math.log10(abs(value))))
+
+
 def fmt(entry: dict | None, digits: int = 3) -> str:
     """An estimate as text: ``value [low, high]``; ``value (exact)`` when every round gave that value;
     ``not finite`` for an overflow; ``–`` when there was nothing to estimate."""
@@ -113,9 +121,9 @@ def headline(results: dict) -> list[str]:
                  + ("ties it, round for round." if len(tied) == 1 else "tie it, round for round."))
     if losing:
         low, high = losing[0], losing[-1]
-        span = (f"{number(low['regret']['value'])} per round" if len(losing) == 1 else
-                f"between {number(low['regret']['value'])} (`{low['agent']}`) and "
-                f"{number(high['regret']['value'])} (`{high['agent']}`) per round")
+        span = (f"{visible(low['regret']['value'])} per round" if len(losing) == 1 else
+                f"between {visible(low['regret']['value'])} (`{low['agent']}`) and "
+                f"{visible(high['regret']['value'])} (`{high['agent']}`) per round")
         who = f"`{low['agent']}` loses" if len(losing) == 1 else ("The others lose" if tied else
                                                                  "On the same deals the other agents lose")
         causes = "; ".join(f"`{e['agent']}` by {_main_causes(e['regret_by_cause'])}" if e["regret"]["value"] > 0

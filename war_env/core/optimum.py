@@ -641,6 +641,26 @@ def expected_cost(problem: TimingProblem, moves: int, state: State) -> float:
     return float(openings[int(state.opponent_taken_over), state.phase, state.in_flight])
 
 
+def round_costs(policy: TimingPolicy, moves: int) -> np.ndarray:
+    """``[n, phase]``: the expected timing cost of a round's first ``n`` moves (n = 0 .. ``moves``) when
+    ``policy``'s stationary decisions play it from its start with nothing in flight (``phase`` ``OURS``: the
+    seat starts; ``THEIRS``: the opponent does), the opponent's takeover included: an opponent that misses a
+    turn is played by its takeover bot, which draws at once, for the rest of the round (what
+    ``cost_per_move`` leaves out). One backward pass per move, on the policy's own tables."""
+    problem = policy.problem
+    masks, shape = InFlight(problem), policy.shape
+    fixed = [(LIVE, shape), (TAKEN, _taken_shape(problem, shape))]
+    costs = np.zeros((moves + 1, 2))
+    after_draw = np.zeros((2, masks.size))
+    for n in range(1, moves + 1):
+        choosers = [_Chooser(s, masks.size, problem.turn_ticks, policy._classes[c], scale=problem.cost_scale)
+                    for c, s in fixed]
+        openings = _one_move(problem, masks, shape, after_draw, choosers, True).openings
+        costs[n] = openings[LIVE, :, 0]
+        after_draw = openings[:, THEIRS]
+    return costs
+
+
 # --- opponents that vary: a pool drawn per round, a bot that reads the table ------------------------------
 def nothing_carries_over(problem: TimingProblem) -> bool:
     """Whether every press still in flight as the opponent's turn opens surely lands before the opponent can

@@ -176,7 +176,7 @@ class Pricing:
             for r, priced in zip(played, per_round):
                 if r.stalls and (opponent, r.round) in reference_returns:
                     stalled += reference_returns[(opponent, r.round)] - r.episode_return - priced
-        compute = np.concatenate(compute)
+        compute = np.concatenate(compute) if compute else np.zeros(0)
         every = [r for played in rounds.values() for r in played]
         reference = agent == self.league.oracle_reference  # its regret is 0 by definition: nothing to split
         stalls = {"decisions": int(sum(r.stalls for r in every)), "rounds": int(sum(r.stalls > 0 for r in every)),
@@ -196,12 +196,12 @@ class Pricing:
 
 
 def machine_stalls(ticks: np.ndarray, seconds: np.ndarray, tick_seconds: float) -> int:
-    """Decisions that missed more than one tick beyond what the agent's own compute time explains: ``c``
-    seconds of thinking miss at most ``ceil(c / tick) + 1`` ticks (the +1: the observation may be handed out
-    late in its tick); more means the wrapper itself ran late (the machine did not run it)."""
+    """Decisions that missed a tick or more beyond what the agent's own compute time explains: ``c`` seconds of
+    thinking miss at most ``floor(c / tick) + 1`` ticks (the +1: the observation may be handed out late in its
+    tick); more means the wrapper itself ran late (the machine did not run it)."""
     if not ticks.size:
         return 0
-    explained = np.ceil(np.asarray(seconds, dtype=float) / tick_seconds - 1e-9) + 1
+    explained = np.floor(np.asarray(seconds, dtype=float) / tick_seconds + 1e-9) + 1
     return int(np.sum(ticks > explained))
 
 

@@ -11,10 +11,12 @@ war-env sends                          the program answers
 "observation": {...}, "action": {...},  ``HELLO_SECONDS``
 "rules": {...}}``
 ``{"type": "reset", "seed": S}``       nothing (a round starts; ``S`` seeds the program's randomness)
-``{"type": "observation",              ``{"action": 0}`` (wait) or ``{"action": 1}`` (draw; ``0.0`` and ``1.0`` too), within
+``{"type": "observation",              ``{"action": 0}`` (wait) or ``{"action": 1}`` (draw), within
 "observation": [x0, x1, ...]}``         the agent's ``deadline`` (``DECISION_SECONDS``)
 ``{"type": "close"}``                  nothing: exit (killed after ``CLOSE_SECONDS``)
 =====================================  ==========================================================
+
+An action may be written ``0.0`` or ``1.0`` (some JSON writers, such as jq, put a point in every number).
 
 ``observation`` in the hello has ``fields`` (the names of the floats, in order), ``low``, ``high`` and
 ``shape``; ``action`` has ``n`` (2) and ``meanings``; ``rules`` is the env's ``WarConfig`` field by field.

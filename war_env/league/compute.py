@@ -12,8 +12,8 @@ where the ``oracle`` is the reference, its regret is split in three:
   a turn its takeover bot draws at once, and a delayed oracle then loses less). Its interval is a bootstrap
   percentile over rounds at the pooled delay distribution (one solve per agent and opponent; the
   distribution's own sampling error is left out).
-* **stall regret**: a decision later than ``delay_cap_ticks`` (``STALL_TICKS``, or less where the solver's
-  range, 16 ticks in all and below the turn, leaves less beside the rules' latency) is a **stall**, priced
+* **stall regret**: a decision later than ``delay_cap_ticks`` (``STALL_TICKS``, or less where ``PRICED_TICKS``
+  or the solver's range, below the turn, leaves less beside the rules' latency) is a **stall**, priced
   by what its rounds lost: their regret beyond their compute regret, per round of the league. A 41-tick
   stall that hands the seat to the takeover bot costs that round its takeover, and that is where it shows.
 * **policy regret**: the rest (the regret's interval, shifted by the other two values).
@@ -55,8 +55,13 @@ from war_env.league.league import League
 from war_env.league.stats import bootstrap_mean, estimate
 
 STALL_TICKS = 8
-"""A decision later than this many ticks is a stall, priced apart (at most the solver's range beside the rules'
-latency): at the game's 0.1 s ticks, 0.8 s of thinking."""
+"""A decision later than this many ticks is a stall, priced apart (fewer where ``PRICED_TICKS`` leaves less beside
+the rules' latency): at the game's 0.1 s ticks, 0.8 s of thinking."""
+PRICED_TICKS = 10
+"""The largest total delay (the rules' latency plus a measured delay) priced by the solver: a pricing pass costs
+about ``2**delay`` per table, and a report solves each agent and opponent once and passes once per move of the
+longest round (about 100 with the default rules): at 10 ticks 3-4 s a pairing, at 16 about two minutes (measured
+on this project's 2-core machine at load average 10-12)."""
 PROGRESS_AFTER = 1.0
 """Seconds of pricing after which each solve is announced on stderr."""
 
@@ -94,10 +99,10 @@ def compute_summary(league: League, records: Iterable[RoundRecord], results: dic
 
 
 def delay_cap(config) -> int:
-    """The largest measured delay priced as a delay (``STALL_TICKS``, within the solver's range beside the
-    rules' latency); later decisions are stalls."""
+    """The largest measured delay priced as a delay (``STALL_TICKS``, within ``PRICED_TICKS`` and the solver's
+    range beside the rules' latency); later decisions are stalls."""
     rule = len(latency_probabilities(config.latency)) - 1
-    return max(0, min(STALL_TICKS, min(MAX_LATENCY, config.turn_ticks - 1) - rule))
+    return max(0, min(STALL_TICKS, min(PRICED_TICKS, MAX_LATENCY, config.turn_ticks - 1) - rule))
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,8 @@ class Pricing:
     def round_regrets(self, opponent: str, delays: tuple[float, ...], played: list[PricedRound]) -> np.ndarray:
         """Per round: the expected timing cost of its moves for the oracle delayed by ``delays`` (on top of the
         rules' latency) minus the oracle's at the rules' latency, from the round's start."""
+        if delays == (1.0,):  # never late: the oracle itself, nothing to solve
+            return np.zeros(len(played))
         most = max((r.moves for r in played), default=0)
         delayed, plain = self.costs(opponent, delays, most), self.costs(opponent, (1.0,), most)
         return np.array([delayed[r.moves, r.starter] - plain[r.moves, r.starter] for r in played])

@@ -347,7 +347,7 @@ def realtime_lines(results: dict) -> list[str]:
         policy = fmt(entry.get("policy_regret")) if priced else "-"
         stalls = entry.get("stalls")
         stalled = f"{stalls['decisions']} ({stalls['rounds']})" if stalls else "-"
-        stall_regret = "-" if not stalls or stalls["regret"] is None else visible(stalls["regret"])
+        stall_regret = "-" if not stalls or stalls["regret"] is None or not stalls["rounds"] else visible(stalls["regret"])
         cells = [_maybe(ticks["median"], 1), _maybe(ticks["p95"], 1), _maybe(ticks["max"], 0),
                  _maybe(seconds["median"], 4), _maybe(seconds["p95"], 4)]
         lines.append(f"| {entry['agent']} | {entry['decisions']} | {' | '.join(cells)} | {compute} | {stalled} | "

@@ -284,6 +284,13 @@ def test_the_report_prices_each_agent_with_one_solve_per_opponent_however_many_d
     assert len(solves) == 2 * len(league.opponents)  # the pooled delays and none, per opponent
 
 
+def test_a_slow_pricing_says_what_it_solves(capsys):
+    pricing = Pricing(League(("oracle", "slow"), ("human",), 1, 0, {}, 0.1))
+    pricing.started -= 5  # as if it had priced for five seconds
+    pricing.costs("human", (0.0, 1.0), 3)
+    assert "solving the oracle against human at a latency of up to 1 tick (5 s so far)" in capsys.readouterr().err
+
+
 def test_machine_stalls_are_misses_beyond_the_agents_own_time_and_a_loaded_machine_is_called_contended():
     ticks, seconds = np.array([0, 1, 2, 2, 9]), np.array([0.0001, 0.0001, 0.0001, 0.15, 0.15])
     assert machine_stalls(ticks, seconds, 0.1) == 2  # 2 ticks for 0.1 ms, and 9 for 150 ms; 2 for 150 ms is fair

@@ -55,7 +55,8 @@ exactly, without touching most of the ``2 * turn_ticks * 2 * 2**max_delay`` stat
 ``solve`` refuses up front, in one line, a problem whose remaining tables would still take too long
 (``SECONDS_BOUND``), and reports its progress to a callback (the ``oracle`` prints it after a second).
 ``evaluate`` gives the cost per move of any stationary policy on the same state (the scripted baselines
-and the probes' yardsticks are measured exactly that way).
+and the probes' yardsticks are measured exactly that way); ``round_costs`` the expected cost of a round's first
+``n`` moves under a solved policy, the opponent's takeover included (real-time pricing, ``league.compute``).
 """
 
 from __future__ import annotations

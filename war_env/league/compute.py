@@ -165,7 +165,8 @@ class Pricing:
         if key not in self._costs or len(self._costs[key]) <= moves:
             latency = tuple(np.convolve(self.rule, delays).tolist())
             problem = replace(timing_problem(self.league.config, opponent_bot(opponent, "oracle")), latency=latency)
-            self._say(f"solving the oracle against {opponent} at a latency of up to {problem.max_delay} ticks")
+            delay = problem.max_delay
+            self._say(f"solving the oracle against {opponent} at a latency of up to {delay} tick{'s' * (delay != 1)}")
             starts = (OURS, THEIRS)  # starter 0 (the seat) opens in its own turn, starter 1 in the opponent's
             self._costs[key] = round_costs(solved(problem), moves)[:, starts]
         return self._costs[key]

@@ -41,6 +41,7 @@ import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -127,6 +128,7 @@ class PricedRound:
                    int(late.max()) if late.size else 0, record.episode_return)
 
 
+@lru_cache(maxsize=1 << 17)  # every pairing plays the same seeds
 def round_starter(seed: int) -> int:
     """The seat that starts the round dealt by ``seed`` (War-v0 deals from ``np.random.default_rng(seed)``)."""
     return draw_deal(np.random.default_rng(seed))[1]

@@ -16,6 +16,8 @@ war-env sends                          the program answers
 ``{"type": "close"}``                  nothing: exit (killed after ``CLOSE_SECONDS``)
 =====================================  ==========================================================
 
+An action may be written ``0.0`` or ``1.0`` (some JSON writers, such as jq, put a point in every number).
+
 ``observation`` in the hello has ``fields`` (the names of the floats, in order), ``low``, ``high`` and
 ``shape``; ``action`` has ``n`` (2) and ``meanings``; ``rules`` is the env's ``WarConfig`` field by field.
 
@@ -162,9 +164,9 @@ class ExecAgent(Agent):
         self._write_line(message, deadline)
         answer = self._read_answer(deadline, "an observation")
         action = answer.get("action") if isinstance(answer, dict) else None
-        if type(action) is not int or action not in (0, 1):
+        if type(action) not in (int, float) or action not in (0, 1):  # bool is not int's type: true is refused
             raise self._fault('answered without an action 0 or 1 ({"action": 0} or {"action": 1})', answer)
-        return action
+        return int(action)  # 1.0 is 1: some JSON writers (jq, JSON.NET) spell every number with a point
 
     def _guarded(self, call):
         """``call()``, or on the program's fault: its error kept and printed once, the program stopped."""

@@ -50,6 +50,18 @@ def test_an_example_client_plays_in_real_time_and_its_compute_time_is_recorded(s
         assert sorted(record.compute_ticks)[len(record.compute_ticks) // 2] == 0  # a pipe round trip: < 20 ms
 
 
+def test_an_action_written_as_an_integral_float_is_that_action(tmp_path):
+    """Some JSON writers spell every number with a point (jq, JSON.NET): 1.0 draws and 0.0 waits."""
+    path = tmp_path / "floats.py"
+    path.write_text(HELLO + "for line in sys.stdin:\n    message = json.loads(line)\n"
+                    "    if message['type'] == 'observation':\n"
+                    "        print(json.dumps({'action': float(message['observation'][0] > 0.5)}), flush=True)\n")
+    spec = f"exec:{sys.executable} {path}"
+    played = play_rounds(spec, "human", SHORT, SEEDS[:2])
+    assert all(record.agent_error is None for record in played)
+    assert played == play_rounds("prompt", "human", SHORT, SEEDS[:2], agent_spec=spec)
+
+
 # --- bad clients -------------------------------------------------------------------------------------
 HELLO = 'import json, sys, time\nline = sys.stdin.readline()\nprint(json.dumps({"type": "hello"}), flush=True)\n'
 ON_OBSERVATION = HELLO + "for line in sys.stdin:\n    if json.loads(line)['type'] == 'observation':\n"
@@ -60,6 +72,7 @@ BAD_CLIENTS = {
     "action outside {0, 1}": ("print(json.dumps({'action': 2}), flush=True)",
                               "answered without an action 0 or 1"),
     "a bool for an action": ("print(json.dumps({'action': True}), flush=True)", "it sent '{\"action\": true}'"),
+    "a fraction for an action": ("print(json.dumps({'action': 0.5}), flush=True)", "it sent '{\"action\": 0.5}'"),
     "no answer": ("time.sleep(60)", "did not answer an observation by its deadline"),
     "crash": ("sys.exit(3)", "ended its output (it exited with status 3)"),
     "flood": ("[print(json.dumps({'action': 0})) for _ in range(10000)]; sys.stdout.flush()",

@@ -216,6 +216,23 @@ def test_a_problem_too_large_to_solve_in_seconds_is_refused_up_front_in_one_line
     assert "\n" not in str(refused.value) and "s, above its bound of 30 s" in str(refused.value)
 
 
+EXTREME_WEIGHTS = {"reward_false_start": -1e-12, "reward_idle_tick": -1e6, "latency": "uniform:low=0,high=10"}
+
+
+@pytest.mark.parametrize("bot, rules", [("instant", {}), ("human", {"turn_seconds": 100.0})])
+def test_valid_extreme_weights_solve_in_tens_of_iterations(bot, rules):
+    """Issue 31: values of millions (an idle tick of -1e6) keep changing in their last bits, which a fixed
+    tolerance of 1e-10 never accepted (20,000 iterations, then an error); ties flipped by that noise kept the
+    policy from settling (300 s at a 1,000-tick turn). The tolerance and the ties are relative to the values."""
+    from war_env.agents.oracle import opponent_bot, timing_problem
+
+    config = WarConfig.from_kwargs({**EXTREME_WEIGHTS, **rules})
+    policy = solve(timing_problem(config, opponent_bot(bot, "oracle")), max_iterations=300)
+    assert policy.iterations < 300
+    assert policy.cost_per_move > 1e5  # an idle tick is everything: it keeps presses in flight, and still idles
+    assert policy.press(State(THEIRS, 0, False, 0))  # pressing ahead costs nothing worth counting
+
+
 def test_bad_problems_are_refused():
     with pytest.raises(ValueError, match="sum to 1"):
         problem("human", (0.5, 0.4))

@@ -85,12 +85,31 @@ def test_the_regret_plot_reads_small_regrets_beside_large_ones_on_a_log_axis(fig
 def test_the_reaction_plot_states_takeovers_per_round_and_draws_one_false_start_panel(figures):
     figure = figures["reaction.png"]
     shown = texts(figure)
-    assert "never\n0 draws\ntaken over in\n100% of rounds" in shown  # a takeover ends the seat's round
+    assert "never\n0 draws per\nopponent\ntaken over in\n100% of rounds" in shown  # a takeover ends its round
     assert "never drew in its own turn" in shown
     assert not any("no false starts" in text for text in shown)  # no panel that only says so
     (panel,) = [axis for axis in figure.axes if axis.get_title().startswith("False starts")]
     assert [label.get_text() for label in panel.get_yticklabels()] == ["eager"]  # the only agent that made any
     assert {"vs instant", "vs human"} <= set(shown)  # one bar per opponent
+
+
+def test_the_reaction_plot_counts_draws_per_opponent_as_the_timing_table_does():
+    league = League(("prompt", "human"), ("instant", "uniform"), 6, 1)
+    records = [r for shard in make_shards(league, set(), 50) for r in play_shard(shard)]
+    rounds = rounds_of(league, records)
+    results = summarise(league, rounds)
+    table = {(p["agent"], p["opponent"]): p["reaction"]["draws"] for p in results["pairings"]}
+    drawn = make_figures(league, rounds, results)
+    shown = texts(drawn["reaction.png"][0])
+    assert table[("prompt", "instant")] == table[("prompt", "uniform")]  # the cards fix the moves of a deal
+    assert f"prompt\n{table[('prompt', 'instant')]} draws per\nopponent" in " ".join(shown)
+    human = table[("human", "instant")] + table[("human", "uniform")]
+    if table[("human", "instant")] != table[("human", "uniform")]:  # taken over in some rounds: fewer own draws
+        assert f"human\n{human} draws over\n2 opponents" in " ".join(shown)
+    import matplotlib.pyplot as plt
+
+    for figure, _ in drawn.values():
+        plt.close(figure)
 
 
 def test_a_league_without_false_starts_has_no_false_start_panel():

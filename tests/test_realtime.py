@@ -22,7 +22,7 @@ from war_env.envs.realtime import RealTime
 from war_env.envs.war import WarEnv
 from war_env.evaluation import play_rounds
 from war_env.league import run_league
-from war_env.league.compute import Delays, compute_regret, delay_counts, delay_distribution
+from war_env.league.compute import PricedRound, Pricing, compute_summary, is_contended, machine_stalls
 from war_env.league.league import League
 from war_env.league.rounds_file import read_rounds
 from war_env.support.clock import SimulatedClock, WallClock
@@ -142,7 +142,7 @@ def test_war_bench_realtime_plays_scripted_and_exec_agents_and_prices_their_thin
     assert by_agent[PYTHON_CLIENT]["decisions"] == sum(len(r.compute_ticks) for r in records if r.agent == PYTHON_CLIENT)
     assert by_agent["prompt"]["ticks"]["median"] == 0 and by_agent["prompt"]["compute_regret"]["value"] >= 0
     report = (tmp_path / "run" / "report.md").read_text()
-    assert "## Thinking time (real time)" in report and "| compute regret | policy regret |" in report
+    assert "## Thinking time (real time)" in report and "| compute regret | stalls (rounds) | stall regret | policy regret |" in report
 
 
 def test_the_thinking_time_section_shows_a_model_agents_parameters_file_size_and_threads(tmp_path):
@@ -182,30 +182,132 @@ def test_each_model_agent_computes_on_its_own_threads_in_one_process(tmp_path):
         assert {pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"} <= {count}
 
 
-def test_thecompute_regret_of_a_known_delay_is_the_oracles_cost_at_that_latency():
-    league = League(("oracle", "slow"), ("human",), 1, 0, {}, 0.1)
-    config = league.config
-    ticks = np.array([2] * 10)
-    moves = 40.0
-    regret = compute_regret(league, "human", ticks, 16, moves)
-    problem = timing_problem(config, make_bot("human"))
-    at_two = solved(dataclasses.replace(problem, latency=(0.0, 0.0, 1.0))).cost_per_move
-    at_none = solved(dataclasses.replace(problem, latency=(1.0,))).cost_per_move
-    assert regret == pytest.approx((at_two - at_none) * moves) and regret > 0
-    assert delay_distribution(np.array([0, 0, 1, 3, 20]), 16) == (0.4, 0.2, 0.0, 0.2) + (0.0,) * 12 + (0.2,)
+def played_gap(slower: WarConfig, faster: WarConfig, opponent: str, seeds) -> tuple[np.ndarray, list]:
+    """Per round, on the same deals in lock-step: the oracle's return at ``faster`` minus at ``slower``."""
+    fast = play_rounds("oracle", opponent, faster, seeds)
+    slow = play_rounds("oracle", opponent, slower, seeds)
+    return np.array([a.episode_return - b.episode_return for a, b in zip(fast, slow)]), fast
 
 
-def test_the_compute_regrets_interval_resamples_the_rounds_and_is_exact_when_every_delay_is_the_same():
+def priced_rounds(records, cap: int = 8) -> list[PricedRound]:
+    return [PricedRound.of(record, cap) for record in records]
+
+
+def old_formula(config: WarConfig, opponent: str, delays: tuple[float, ...], moves: float) -> float:
+    """The pricing before issue 31: (cost per move at the measured delays alone - at none) x moves."""
+    problem = timing_problem(config, make_bot(opponent))
+    return (solved(dataclasses.replace(problem, latency=delays)).cost_per_move
+            - solved(dataclasses.replace(problem, latency=(1.0,))).cost_per_move) * moves
+
+
+def test_the_compute_regret_of_one_tick_is_what_the_oracle_one_tick_late_loses_on_the_same_deals():
+    """Issue 31: cost per move x moves left out the opponent's takeover (its bot draws at once, and a delayed
+    oracle then loses less), overstating the regret against `human`. Priced per round with the takeover, it
+    agrees with 200 paired lock-step rounds of the oracle at latency 1 against the oracle at 0."""
+    seeds = range(200)
+    gap, rounds = played_gap(WarConfig(latency="fixed:ticks=1"), WarConfig(), "human", seeds)
+    league = League(("oracle", "slow"), ("human",), len(gap), 0, {}, 0.1)
+    priced = Pricing(league).round_regrets("human", (0.0, 1.0), priced_rounds(rounds))
+    error = gap.std(ddof=1) / np.sqrt(gap.size)
+    assert abs(priced.mean() - gap.mean()) < 3 * error
+    moves = np.mean([r.battles + r.wars for r in rounds])
+    assert old_formula(WarConfig(), "human", (0.0, 1.0), moves) - gap.mean() > 5 * error  # the old overstatement
+
+
+def test_a_measured_delay_adds_to_the_rules_latency():
+    """With the rules' latency 2, decisions 1 tick late make presses land 3 ticks late: the price is the oracle at
+    latency 3 against the oracle at 2 (paired lock-step rounds), not the delay alone against no latency."""
+    rules = WarConfig(latency="fixed:ticks=2")
+    gap, rounds = played_gap(WarConfig(latency="fixed:ticks=3"), rules, "uniform", range(100))
+    league = League(("oracle", "slow"), ("uniform",), len(gap), 0, {"latency": "fixed:ticks=2"}, 0.1)
+    priced = Pricing(league).round_regrets("uniform", (0.0, 1.0), priced_rounds(rounds))
+    error = max(gap.std(ddof=1) / np.sqrt(gap.size), 1e-4)
+    assert abs(priced.mean() - gap.mean()) < 3 * error
+    moves = np.mean([r.battles + r.wars for r in rounds])
+    assert abs(old_formula(WarConfig(), "uniform", (0.0, 1.0), moves) - gap.mean()) > 5 * error
+
+
+class Stalling(Agent):
+    """``prompt`` that, once, as its turn opens in round 0, stalls for ``ticks`` ticks of the clock."""
+
+    name = "stalling"
+
+    def __init__(self, clock, ticks: int):
+        self.clock, self.ticks, self.prompt, self.rounds, self.stalled = clock, ticks, make_agent("prompt"), -1, False
+
+    def reset(self, seed=None):
+        self.rounds += 1
+
+    def act(self, observation) -> int:
+        if self.rounds == 0 and not self.stalled and observation[0] > 0.5:
+            self.stalled = True
+            self.clock.advance(self.ticks * TICK)
+        return self.prompt.act(observation)
+
+
+def test_a_stall_that_gets_the_seat_taken_over_is_priced_as_a_stall_not_as_policy():
+    """Issue 31: a 41-tick stall (beyond the delays the solver prices) handed the seat to the takeover bot and
+    was priced as policy regret. Now it is a stall, priced by what its round lost."""
+    seeds, config = list(range(4)), WarConfig(target_points=8)
+    clock = SimulatedClock()
+    stalling = play_rounds(Stalling(clock, 41), "human", config, seeds, realtime=TICK, clock=clock,
+                           agent_spec="stalling", opponent_spec="human")
+    oracle = play_rounds("oracle", "human", config, seeds, realtime=TICK, clock=SimulatedClock(), opponent_spec="human")
+    assert stalling[0].takeover[0] and not any(record.takeover[0] for record in stalling[1:])
+    league = League(("oracle", "stalling"), ("human",), len(seeds), 0, {"target_points": 8}, TICK)
+    gaps = [a.episode_return - b.episode_return for a, b in zip(oracle, stalling)]
+    regret = {"value": float(np.mean(gaps)), "low": float(min(gaps)), "high": float(max(gaps)), "method": "m"}
+    results = {"agents": [{"agent": "oracle", "regret": None}, {"agent": "stalling", "regret": regret}]}
+    [_, entry] = compute_summary(league, oracle + stalling, results)["agents"]
+    assert entry["stalls"] == {"decisions": 1, "rounds": 1, "largest_ticks": 41, "regret": pytest.approx(gaps[0] / 4)}
+    assert entry["stalls"]["regret"] > 0.2  # the takeover: -1 in a round of four
+    assert entry["compute_regret"]["value"] == 0  # every other decision was on time
+    assert entry["policy_regret"]["value"] == pytest.approx(np.mean(gaps[1:]) * 3 / 4)  # prompt ties the oracle: 0
+    assert entry["policy_regret"]["value"] == pytest.approx(0)
+
+
+def test_the_report_prices_each_agent_with_one_solve_per_opponent_however_many_delay_distributions(monkeypatch):
+    """Issue 31: each of 100 bootstrap resamples was solved anew (3-6 s each at 16 ticks: a report took 652 s).
+    Now the pooled distribution is solved once per agent and opponent, and the interval resamples rounds."""
+    import war_env.league.compute as compute
+
+    solves = []
+    monkeypatch.setattr(compute, "round_costs", lambda policy, moves: solves.append(policy.problem.latency) or
+                        np.zeros((moves + 1, 2)))
     league = League(("oracle", "slow"), ("human", "instant"), 1, 0, {}, 0.1)
-    delays = Delays(league)
-    same = [(delay_counts([2] * 30, 16), 30)] * 4
-    fixed = delays.estimate({"human": same, "instant": same})
-    assert fixed["exact"] and fixed["low"] == fixed["value"] == fixed["high"] > 0
-    mixed = [(delay_counts([0] * 20 + [late] * 10, 16), 30) for late in (0, 1, 3, 5)]
-    varied = delays.estimate({"human": mixed, "instant": mixed})
-    assert varied["low"] < varied["value"] < varied["high"] and "exact" not in varied
-    pooled = np.array([0] * 90 + [1] * 10 + [3] * 10 + [5] * 10)
-    assert varied["value"] == pytest.approx(np.mean([compute_regret(league, o, pooled, 16, 30) for o in ("human", "instant")]))
+    records = play_rounds("prompt", "human", SHORT, range(6), agent_spec="slow")
+    varied = [dataclasses.replace(record, compute_ticks=(i % 4, 0, 2 * (i % 3), 1))
+              for i, record in enumerate(records)]
+    pricing = Pricing(league)
+    for opponent in league.opponents:
+        pricing.split("slow", {opponent: priced_rounds(varied)}, {}, None)
+    assert len(solves) == 2 * len(league.opponents)  # the pooled delays and none, per opponent
+
+
+def test_a_slow_pricing_says_what_it_solves(capsys):
+    pricing = Pricing(League(("oracle", "slow"), ("human",), 1, 0, {}, 0.1))
+    pricing.started -= 5  # as if it had priced for five seconds
+    pricing.costs("human", (0.0, 1.0), 3)
+    assert "solving the oracle against human at a latency of up to 1 tick (5 s so far)" in capsys.readouterr().err
+
+
+def test_machine_stalls_are_misses_beyond_the_agents_own_time_and_a_loaded_machine_is_called_contended():
+    ticks, seconds = np.array([0, 1, 2, 2, 9]), np.array([0.0001, 0.0001, 0.0001, 0.15, 0.15])
+    assert machine_stalls(ticks, seconds, 0.1) == 2  # 2 ticks for 0.1 ms, and 9 for 150 ms; 2 for 150 ms is fair
+    quiet = {"cores": 2, "workers": 1, "load_average_before": [0.3, 0.2, 0.1], "load_average_after": [0.9, 0.5, 0.2]}
+    assert not is_contended(quiet, 10_000, 5)
+    assert is_contended({**quiet, "load_average_after": [4.5, 4.0, 3.0]}, 10_000, 5)  # others wanted the cores
+    assert is_contended(quiet, 10_000, 50)  # one decision in 200 was stalled by the machine
+
+
+def test_a_real_time_run_records_how_quiet_the_machine_was(tmp_path):
+    run = run_league(["prompt"], ["instant"], rounds=1, env_kwargs={"target_points": 4}, out=tmp_path / "run",
+                     workers=1, progress=False, realtime=True, tick_seconds=0.02)
+    machine = run.results["realtime"]["machine"]  # results.json is checked against its schema as it is written
+    assert machine["workers"] == 1 and machine["wall_seconds"] > 0 and len(machine["load_average_before"]) == 3
+    report = (tmp_path / "run" / "report.md").read_text()
+    said = "**The machine was contended" if machine["contended"] else "The machine was quiet"
+    assert said in report and f"{machine['machine_stalls']} decisions missed more than a tick" in report
 
 
 def test_resuming_a_run_with_exec_agents_needs_them_restated(tmp_path):

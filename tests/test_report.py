@@ -8,7 +8,7 @@ import re
 import pytest
 
 from war_env.league import run_league
-from war_env.league.report import fmt, render_report
+from war_env.league.report import fmt, headline, render_report
 from war_env.league.results import ranked
 
 AGENTS = ["eager", "human", "prompt", "never"]
@@ -60,6 +60,19 @@ def test_the_headline_says_a_tie_instead_of_losing_nothing(run):
     top = first_screen((run.run_dir / "report.md").read_text())
     assert "`prompt` ties it, round for round" in top
     assert "lose 0.000" not in top and "between 0.000" not in top
+
+
+def test_the_headline_shows_a_small_loss_with_the_digits_that_make_it_a_loss(run):
+    """A loss below 0.0005 per round (a real-time exec: client one tick late once in a while) ranks below the
+    reference: the headline must not call it 0.000 beside its rank."""
+    results = copy.deepcopy(run.results)
+    for entry in results["agents"]:
+        if entry["agent"] != "oracle":
+            entry["regret"] = {**entry["regret"], "value": 0.00023 if entry["agent"] == "prompt" else 0.5}
+    top = headline(results)[0]
+    assert "between 0.00023 (`prompt`) and 0.500" in top and "0.000 " not in top
+    results["agents"] = [e for e in results["agents"] if e["agent"] in ("oracle", "prompt")]
+    assert "`prompt` loses 0.00023 per round to it" in headline(results)[0]
 
 
 def test_the_lost_return_columns_share_one_unit_and_the_counts_stand_apart(run):

@@ -28,8 +28,9 @@ distribution, a new press lands at once with P(delay = 0). With ``L`` presses la
   the takeover bot), and the seat's turn opens next.
 
 ``solve`` runs relative value iteration over the number of moves left: within a move the elapsed counters
-only grow, so each iteration is one backward pass; it stops when the values have settled and the greedy
-policy has not changed for a few iterations. Two modelling choices, both in the seat's favour of playing
+only grow, so each iteration is one backward pass; it stops when the values have settled (relative to their
+size: large weights make large values) and the greedy policy has not changed for a few iterations (or has
+changed only between actions whose values agree, ``SETTLED_PATIENCE``). Two modelling choices, both in the seat's favour of playing
 on: a takeover is charged its penalty and play goes on (a seat is never better off handing its seat to
 the bot to skip the rest's costs: the stationary criterion has no end); and the end of the round is not
 modelled (it depends on the hidden cards; a press still in flight when the round ends costs nothing in
@@ -54,7 +55,8 @@ exactly, without touching most of the ``2 * turn_ticks * 2 * 2**max_delay`` stat
 ``solve`` refuses up front, in one line, a problem whose remaining tables would still take too long
 (``SECONDS_BOUND``), and reports its progress to a callback (the ``oracle`` prints it after a second).
 ``evaluate`` gives the cost per move of any stationary policy on the same state (the scripted baselines
-and the probes' yardsticks are measured exactly that way).
+and the probes' yardsticks are measured exactly that way); ``round_costs`` the expected cost of a round's first
+``n`` moves under a solved policy, the opponent's takeover included (real-time pricing, ``league.compute``).
 """
 
 from __future__ import annotations
@@ -77,8 +79,16 @@ MAX_DELAY = MAX_LATENCY
 SECONDS_BOUND = 30.0
 """Longest solve taken on, by ``TimingProblem.seconds`` (an estimate for this project's machine, where every
 config measured solved in less than it estimated); a problem above it is refused up front."""
-_EPSILON = 1e-15
-"""Pressing must beat waiting by more than this (ties wait: a press that changes nothing is not sent)."""
+_EPSILON = 1e-13
+"""Pressing must beat waiting by more than this times the size of the values (at least the problem's
+``cost_scale``): ties wait, a press that changes nothing is not sent. Relative, because values carry rounding
+noise in proportion to their size (values of millions change in their last bits from one iteration to the
+next, and an absolute threshold let that noise flip tied choices for ever), and tiny weights are not ties."""
+
+
+def _beats(press, wait, scale: float):
+    """Where pressing beats waiting by more than the rounding noise of their size (``_EPSILON``)."""
+    return press < wait - _EPSILON * np.maximum(scale, np.abs(wait))
 
 
 @dataclass(frozen=True)
@@ -110,6 +120,11 @@ class TimingProblem:
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+
+    @property
+    def cost_scale(self) -> float:
+        """The largest cost (1 when every cost is 0): the unit of the solver's tolerances."""
+        return max(self.false_start_cost, self.idle_cost, self.takeover_cost) or 1.0
 
     @property
     def max_delay(self) -> int:
@@ -333,8 +348,9 @@ class _Chooser:
     """Picks the action in each tabled state of a class: the greedy one (``fixed=None``), a stored policy's,
     or an outside policy's (``rule(phase, elapsed, in_flight_masks) -> press``, evaluated on full tables)."""
 
-    def __init__(self, shape: _Shape, size: int, turn_ticks: int, fixed: _ClassPolicy | None = None, rule=None):
-        self.fixed, self.rule = fixed, rule
+    def __init__(self, shape: _Shape, size: int, turn_ticks: int, fixed: _ClassPolicy | None = None, rule=None,
+                 scale: float = 1.0):
+        self.fixed, self.rule, self.scale = fixed, rule, scale
         self.masks = np.arange(size)
         self.made = _ClassPolicy(np.zeros((turn_ticks - shape.ours_from, size), dtype=bool),
                                  np.zeros(shape.ours_from, dtype=bool), {})
@@ -347,7 +363,7 @@ class _Chooser:
     def ours_idle(self, elapsed: int, wait: float, press: float) -> bool:
         # an outside rule is evaluated on full tables, which have no such ticks
         stored = None if self.fixed is None else bool(self.fixed.ours_idle[elapsed])
-        self.made.ours_idle[elapsed] = choice = stored if stored is not None else press < wait - _EPSILON
+        self.made.ours_idle[elapsed] = choice = stored if stored is not None else bool(_beats(press, wait, self.scale))
         return choice
 
     def theirs(self, elapsed: int, wait: np.ndarray, press: np.ndarray) -> np.ndarray:
@@ -360,7 +376,7 @@ class _Chooser:
             return stored
         if self.rule is not None:
             return _rule_choice(self.rule(phase, elapsed, self.masks))
-        return press < wait - _EPSILON
+        return _beats(press, wait, self.scale)
 
 
 def _played(choice: np.ndarray, wait: np.ndarray, press: np.ndarray) -> np.ndarray:
@@ -517,10 +533,10 @@ def _iterate(problem, masks, shape, fixed, rule, opponent_takeover, tolerance, m
     ``tolerance`` for five iterations: a policy may cycle in states it never reaches, at another gain."""
     next_move = np.zeros((2, masks.size))
     previous_policy, unchanged, started = None, 0, time.monotonic()
-    calm, last_gain = 0, np.inf
+    calm, last_gain, settled_for = 0, np.inf, 0
     taken_shape = _taken_shape(problem, shape)
     for iteration in range(1, max_iterations + 1):
-        choosers = [_Chooser(s, masks.size, problem.turn_ticks, fixed[c] if fixed else None, rule)
+        choosers = [_Chooser(s, masks.size, problem.turn_ticks, fixed[c] if fixed else None, rule, problem.cost_scale)
                     for c, s in ((LIVE, shape), (TAKEN, taken_shape))]
         step = _one_move(problem, masks, shape, next_move, choosers, opponent_takeover)
         values = step.openings[:, THEIRS] - step.openings[:, THEIRS, :1]
@@ -529,17 +545,31 @@ def _iterate(problem, masks, shape, fixed, rule, opponent_takeover, tolerance, m
         same = previous_policy is not None and all(a.same(b) for a, b in zip(step.policies, previous_policy))
         unchanged = unchanged + 1 if same else 0
         if fixed is None and rule is None:
-            settled = float(np.abs(values - next_move).max()) <= tolerance
+            settled = float(np.abs(values - next_move).max()) <= _scaled(tolerance, values, problem.cost_scale)
         else:  # a fixed policy: only its gain from the opponent's opening (states it never reaches may diverge)
             gain = step.openings[LIVE, THEIRS, 0]
-            calm = calm + 1 if abs(gain - last_gain) <= tolerance else 0
+            calm = calm + 1 if abs(gain - last_gain) <= _scaled(tolerance, gain, problem.cost_scale) else 0
             settled, last_gain = calm >= 5, gain
         if progress is not None:
             progress(stage, iteration, time.monotonic() - started)
         next_move, previous_policy = values, step.policies
-        if settled and unchanged >= stable_iterations:
+        settled_for = settled_for + 1 if settled else 0
+        if settled and (unchanged >= stable_iterations or settled_for >= SETTLED_PATIENCE):
             return step, next_move, iteration
     raise RuntimeError(f"the timing problem did not converge in {max_iterations} iterations")
+
+
+SETTLED_PATIENCE = 20
+"""Iterations the values may stay settled while the greedy policy still changes: then its changes are between
+actions whose values agree to the tolerance (the values would move otherwise), so either is optimal."""
+
+
+def _scaled(tolerance: float, values, scale: float) -> float:
+    """``tolerance`` relative to the size of the values (at least the problem's ``cost_scale``, 1 with the
+    default weights): float64 resolves values of size ``v`` only to about ``v * 1e-16``, so a fixed tolerance
+    would never be met by the values of large weights (an idle tick of -1e6 makes values of millions, whose
+    last bits keep changing by 5e-10 after the policy settled)."""
+    return tolerance * max(scale, float(np.max(np.abs(values))))
 
 
 DAMPED_AFTER = 200
@@ -607,9 +637,29 @@ def expected_cost(problem: TimingProblem, moves: int, state: State) -> float:
     taken_shape = _taken_shape(problem, shape)
     openings = np.zeros((2, 2, masks.size))
     for _ in range(moves):
-        choosers = [_Chooser(s, masks.size, problem.turn_ticks) for s in (shape, taken_shape)]
+        choosers = [_Chooser(s, masks.size, problem.turn_ticks, scale=problem.cost_scale) for s in (shape, taken_shape)]
         openings = _one_move(problem, masks, shape, openings[:, THEIRS], choosers, True).openings
     return float(openings[int(state.opponent_taken_over), state.phase, state.in_flight])
+
+
+def round_costs(policy: TimingPolicy, moves: int) -> np.ndarray:
+    """``[n, phase]``: the expected timing cost of a round's first ``n`` moves (n = 0 .. ``moves``) when
+    ``policy``'s stationary decisions play it from its start with nothing in flight (``phase`` ``OURS``: the
+    seat starts; ``THEIRS``: the opponent does), the opponent's takeover included: an opponent that misses a
+    turn is played by its takeover bot, which draws at once, for the rest of the round (what
+    ``cost_per_move`` leaves out). One backward pass per move, on the policy's own tables."""
+    problem = policy.problem
+    masks, shape = InFlight(problem), policy.shape
+    fixed = [(LIVE, shape), (TAKEN, _taken_shape(problem, shape))]
+    costs = np.zeros((moves + 1, 2))
+    after_draw = np.zeros((2, masks.size))
+    for n in range(1, moves + 1):
+        choosers = [_Chooser(s, masks.size, problem.turn_ticks, policy._classes[c], scale=problem.cost_scale)
+                    for c, s in fixed]
+        openings = _one_move(problem, masks, shape, after_draw, choosers, True).openings
+        costs[n] = openings[LIVE, :, 0]
+        after_draw = openings[:, THEIRS]
+    return costs
 
 
 # --- opponents that vary: a pool drawn per round, a bot that reads the table ------------------------------
@@ -683,7 +733,7 @@ def solve_pool(members: Sequence[TimingProblem], prior: Sequence[float],
                             first.idle_cost, first.takeover_cost)
     identify = np.argmax(weighted, axis=0)
     masks, shape = InFlight(mixture), mixture.shape
-    chooser = _Chooser(shape, masks.size, mixture.turn_ticks)
+    chooser = _Chooser(shape, masks.size, mixture.turn_ticks, scale=mixture.cost_scale)
     taken = policies[0].openings[TAKEN, OURS]
     becomes_taken, last = mixture.taken_over_on_last_tick, mixture.turn_ticks - 1
 

@@ -215,7 +215,7 @@ def _reaction(plt, league, rounds, results, agents):
                        fontsize="small", color="dimgrey")
         turns.set_ylim(0, 1.05)
         turns.set_yticks([0, 0.5, 1], ["0", "50%", "100%"], fontsize="x-small")
-        note = f"{int(draws)} draws\ntaken over in\n{taken_over / played:.0%} of rounds"
+        note = f"{_draws_note(rounds, agent, league.opponents)}\ntaken over in\n{taken_over / played:.0%} of rounds"
         turns.set_ylabel(f"{plot_label(agent)}\n{note}", rotation=0, ha="right", va="center", fontsize="small")
         turns.grid(axis="y", alpha=0.3)
         if turns is not histograms[-1]:
@@ -233,6 +233,14 @@ def _reaction(plt, league, rounds, results, agents):
     else:
         caption += "; no agent made a false start"
     return figure, caption
+
+
+def _draws_note(rounds: dict, agent: str, opponents) -> str:
+    """The agent's draws as the timing table counts them: per pairing (said once when equal against all)."""
+    per_opponent = [int(rounds[(agent, opponent)].reaction_histogram.sum()) for opponent in opponents]
+    if len(set(per_opponent)) == 1:
+        return f"{per_opponent[0]} draws" + (" per\nopponent" if len(opponents) > 1 else "")
+    return f"{sum(per_opponent)} draws over\n{len(opponents)} opponents"
 
 
 def _false_starts(plt, axis, league, stats, agents) -> None:

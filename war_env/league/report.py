@@ -23,6 +23,14 @@ def number(value: float, digits: int = 3) -> str:
     return f"{value:.{digits}f}"
 
 
+def visible(value: float, digits: int = 3) -> str:
+    """``number(value, digits)``, with the decimals it takes to show two significant digits when ``digits``
+    would print a nonzero value as zero (a headline that says an agent loses must not say 0.000)."""
+    if value == 0 or not math.isfinite(value) or abs(value) >= 10 ** -digits:
+        return number(value, digits)
+    return number(value, 1 - math.floor(math.log10(abs(value))))
+
+
 def fmt(entry: dict | None, digits: int = 3) -> str:
     """An estimate as text: ``value [low, high]``; ``value (exact)`` when every round gave that value;
     ``not finite`` for an overflow; ``–`` when there was nothing to estimate."""
@@ -113,9 +121,9 @@ def headline(results: dict) -> list[str]:
                  + ("ties it, round for round." if len(tied) == 1 else "tie it, round for round."))
     if losing:
         low, high = losing[0], losing[-1]
-        span = (f"{number(low['regret']['value'])} per round" if len(losing) == 1 else
-                f"between {number(low['regret']['value'])} (`{low['agent']}`) and "
-                f"{number(high['regret']['value'])} (`{high['agent']}`) per round")
+        span = (f"{visible(low['regret']['value'])} per round" if len(losing) == 1 else
+                f"between {visible(low['regret']['value'])} (`{low['agent']}`) and "
+                f"{visible(high['regret']['value'])} (`{high['agent']}`) per round")
         who = f"`{low['agent']}` loses" if len(losing) == 1 else ("The others lose" if tied else
                                                                  "On the same deals the other agents lose")
         causes = "; ".join(f"`{e['agent']}` by {_main_causes(e['regret_by_cause'])}" if e["regret"]["value"] > 0
@@ -317,25 +325,50 @@ def first_screen(results: dict) -> list[str]:
 
 def realtime_lines(results: dict) -> list[str]:
     """A real-time run's section: each agent's compute time per decision and, against bots, its regret split
-    into compute and policy regret (``war_env.league.compute``); nothing for a lock-step run."""
+    into compute, stall and policy regret (``war_env.league.compute``); how quiet the machine was; nothing for
+    a lock-step run."""
     realtime = results.get("realtime")
     if realtime is None:
         return []
     lines = ["## Thinking time (real time)", "",
              f"Played in real time, {realtime['tick_seconds']} s of wall time per tick: ticks passed while an agent "
-             "computed were waits for its seat. Compute regret is what the oracle loses with the agent's measured "
-             "delay distribution (as an action latency) against none; policy regret is the rest of the regret "
-             "(docs/realtime.md says what the split assumes).", "",
+             "computed were waits for its seat. Compute regret is what the oracle loses when its presses are late by "
+             f"the agent's measured delays, on top of the rules' latency ({realtime['rule_latency']}), priced on each "
+             f"round's deal with the opponent's takeover; a decision more than {realtime['delay_cap_ticks']} ticks "
+             "late is a stall, priced by what its rounds lost beyond that; policy regret is the rest "
+             "(docs/realtime.md says what the split assumes).", ""] + machine_lines(realtime.get("machine")) + [
              "| agent | decisions | compute ticks: median | 95th pct | max | seconds: median | 95th pct "
-             "| compute regret | policy regret |", "|---|---|---|---|---|---|---|---|---|"]
+             "| compute regret | stalls (rounds) | stall regret | policy regret |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for entry in realtime["agents"]:
         ticks, seconds = entry["ticks"], entry["seconds"]
-        compute = fmt(entry["compute_regret"]) if "compute_regret" in entry else "-"
-        policy = fmt(entry.get("policy_regret")) if "compute_regret" in entry else "-"
+        priced = "compute_regret" in entry
+        compute = fmt(entry["compute_regret"]) if priced else "-"
+        policy = fmt(entry.get("policy_regret")) if priced else "-"
+        stalls = entry.get("stalls")
+        stalled = f"{stalls['decisions']} ({stalls['rounds']})" if stalls else "-"
+        stall_regret = "-" if not stalls or stalls["regret"] is None or not stalls["rounds"] else visible(stalls["regret"])
         cells = [_maybe(ticks["median"], 1), _maybe(ticks["p95"], 1), _maybe(ticks["max"], 0),
                  _maybe(seconds["median"], 4), _maybe(seconds["p95"], 4)]
-        lines.append(f"| {entry['agent']} | {entry['decisions']} | {' | '.join(cells)} | {compute} | {policy} |")
+        lines.append(f"| {entry['agent']} | {entry['decisions']} | {' | '.join(cells)} | {compute} | {stalled} | "
+                     f"{stall_regret} | {policy} |")
     return lines + [""] + model_lines(realtime["agents"])
+
+
+def machine_lines(machine: dict | None) -> list[str]:
+    """How quiet the machine was, and a warning when it was not."""
+    if machine is None:
+        return ["No round was played in the session that made these results, so the machine was not measured.", ""]
+    load = f"{machine['load_average_before'][0]:.1f} as the rounds started, {machine['load_average_after'][0]:.1f} as they ended"
+    facts = (f"load average {load} ({machine['cores']} cores, {machine['workers']} worker"
+             f"{'s' if machine['workers'] > 1 else ''}); {machine['cpu_seconds']:.1f} s of CPU in "
+             f"{machine['wall_seconds']:.1f} s of wall time, {machine['involuntary_switches']} involuntary context "
+             f"switches; {machine['machine_stalls']} decisions missed more than a tick beyond their own compute time")
+    if machine["contended"]:
+        return [f"**The machine was contended while these rounds were played** ({facts}): other work took CPU time "
+                "the agents' measured delays include, so the compute regrets overstate what the agents cost on a "
+                "quiet machine. Measure again with nothing else running.", ""]
+    return [f"The machine was quiet ({facts}).", ""]
 
 
 def model_lines(entries: list[dict]) -> list[str]:

@@ -35,7 +35,7 @@ from war_env.league.league import (
     make_shards,
     with_oracle,
 )
-from war_env.league.compute import compute_summary
+from war_env.league.compute import MachineWatch, compute_summary
 from war_env.league.plots import make_plots
 from war_env.league.report import render_report
 from war_env.league.results import summarise, validate_results
@@ -223,8 +223,10 @@ def _run(league: League, run_dir: Path, workers: int, shard_rounds: int, progres
     todo = sum(len(shard.rounds) for shard in shards)
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     started = time.perf_counter()
+    watch = MachineWatch()
     workers = _play(shards, todo, workers, rounds_path, run_dir, progress, backend, address)
     seconds = time.perf_counter() - started
+    machine = watch.stop(workers) if todo else None  # nothing played this session: nothing measured
 
     rounds = load_rounds(rounds_path, league)
     expected = len(league.agents) * len(league.opponents) * league.rounds
@@ -232,7 +234,7 @@ def _run(league: League, run_dir: Path, workers: int, shard_rounds: int, progres
         raise RuntimeError(f"{rounds_path} holds {len(rounds)} of {expected} rounds after playing; cannot report")
     results = summarise(league, rounds.pairings, reference=league.oracle_reference)
     if league.realtime is not None:
-        results["realtime"] = compute_summary(league, read_rounds(rounds_path), results)
+        results["realtime"] = compute_summary(league, read_rounds(rounds_path), results, machine)
     validate_results(results)
     write_atomic(run_dir / "results.json", json.dumps(results, indent=2) + "\n")
 

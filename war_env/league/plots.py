@@ -222,8 +222,8 @@ def _reaction(plt, league, rounds, results, agents):
             turns.tick_params(labelbottom=False)
     histograms[-1].set_xticks(range(0, turn_ticks, 5), [str(t) for t in range(0, turn_ticks, 5)], fontsize="x-small")
     histograms[-1].set_xlim(-1, turn_ticks)
-    histograms[-1].set_xlabel(f"tick of the turn on which the agent drew (ticks of {league.config.tick_seconds} s); "
-                              f"share of its draws")
+    histograms[-1].set_xlabel(f"tick of the turn on which the agent drew\n(ticks of {league.config.tick_seconds} s; "
+                              f"share of its draws)")  # two lines: one overran a narrow figure's right edge
     histograms[0].set_title("When each agent drew once its turn was open", fontsize="medium")
     caption = ("when each agent drew in its open turns (share of its draws; beside it, the share of rounds in which "
                "its timer ran out and the bot took over)")

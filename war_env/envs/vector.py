@@ -16,7 +16,6 @@ scalar reference, ``ReferenceSteps``), with a warning: the same results, many ti
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cached_property
 from numbers import Integral
 
 import numpy as np
@@ -203,29 +202,24 @@ class WarVectorEnv(VectorEnv):
     # --- helpers -------------------------------------------------------------------------
     def _round_infos(self, terminated):
         """``info["round"]`` of the rounds that ended: a full-size array per ``RoundInfo`` field (filled
-        where a round ended), Gymnasium's vector-info convention."""
+        where a round ended), Gymnasium's vector-info convention. Each array is made blank and only the few
+        rows that ended are written: at N = 4096 about five rounds end per step, and this was a third of a
+        step while it copied a blank table of every field and converted its strided columns (docs/speed.md)."""
         ended = np.flatnonzero(terminated)
         table = self._engine.table(ended)
-        words = self._blank_info_words.copy()  # info_dtype is packed int64: rows of words, assigned fast
-        words[ended] = table.rows.view(np.int64).reshape(len(ended), -1)
-        rows = words.view(info_dtype()).reshape(self.num_envs)
-        info = {name: rows[name] for name in _TABLE_NAMES}
-        info["takeover"] = info["takeover"].astype(bool)
-        info["reason"] = np.empty(self.num_envs, dtype=object)  # None where no round ended
-        info["reason"][ended] = _REASONS[table.column("reason")]
+        info = {}
+        for name, (dtype, shape, blank) in _COLUMNS.items():
+            column = np.empty((self.num_envs, *shape), dtype=dtype)  # an object array is made of None already
+            if blank is not None:
+                column.fill(blank)
+            column[ended] = _REASONS[table.column(name)] if name == "reason" else table.column(name)
+            info[name] = column
         info["reaction_ticks"] = np.empty(self.num_envs, dtype=object)
         for game, pair in zip(ended.tolist(), table.reaction_lists()):  # one pair of lists per finished round
             info["reaction_ticks"][game] = pair
         mask = terminated.copy()
         info.update(dict.fromkeys(_INFO_MASKS, mask))
         return info, mask
-
-    @cached_property
-    def _blank_info_words(self) -> np.ndarray:
-        """The words of ``info["round"]`` where no round ended: zeros, the winner ``NO_WINNER``."""
-        rows = np.zeros(self.num_envs, dtype=info_dtype())
-        rows["winner"] = NO_WINNER
-        return rows.view(np.int64).reshape(self.num_envs, -1)
 
     def _restart_ended(self, infos: dict, done: np.ndarray) -> dict:
         """Same-step autoreset: the step's info and last observations of the rounds that ended go under
@@ -366,7 +360,11 @@ def _make_engine(backend: str, config: WarConfig, n: int, opponent: Bot, max_epi
 
 
 _REASONS = np.array(REASONS, dtype=object)
-_TABLE_NAMES = info_dtype().names
+_COLUMN_TYPES = {"reason": object, "takeover": bool}
+_BLANKS = {"reason": None, "winner": NO_WINNER}
+_COLUMNS = {name: (_COLUMN_TYPES.get(name, np.int64), info_dtype().fields[name][0].shape, _BLANKS.get(name, 0))
+            for name in info_dtype().names}
+"""``info["round"]``'s arrays but the reaction ticks: dtype, shape of a row, and the value where no round ended."""
 _INFO_MASKS = tuple(f"_{key}" for key in RoundInfo.field_names())
 
 

@@ -93,10 +93,11 @@ class WarVectorEnv(VectorEnv):
 
     ## Arguments
     ``WarVectorEnv(num_envs=1, opponent="human", max_episode_steps=None, config=None, backend="auto",
-    autoreset_mode=AutoresetMode.NEXT_STEP, **rules)``: ``opponent`` a bot spec or ``war_env.core.bots.Bot`` (a policy opponent cannot be batched: use
+    autoreset_mode=AutoresetMode.NEXT_STEP, round_info=True, **rules)``: ``opponent`` a bot spec or ``war_env.core.bots.Bot`` (a policy opponent cannot be batched: use
     ``vectorization_mode="sync"``); ``max_episode_steps`` truncates a round after that many steps,
     as ``gym.make``'s ``TimeLimit`` does (``truncated`` is true on that step even if it also
-    terminated); ``config`` / rule keywords as for ``WarEnv``.
+    terminated); ``config`` / rule keywords as for ``WarEnv``. ``round_info=False`` leaves ``info["round"]``
+    out, for a caller that does not read it (at N = 4096 building it is a third of a step, docs/speed.md).
 
     ``backend``: ``"auto"`` (default) steps with the compiled batched engine when numba imports (the
     ``fast`` extra), else with War-v0 envs in a loop and a warning; ``"numba"`` insists on the engine
@@ -118,7 +119,9 @@ class WarVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 1, opponent: str | Bot = "human", max_episode_steps: int | None = None,
                  render_mode: str | None = None, config: WarConfig | None = None, backend: str = "auto",
-                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, **rules):
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, round_info: bool = True, **rules):
+        if not isinstance(round_info, bool):
+            raise ValueError(f"round_info must be True or False, got {round_info!r}")
         if isinstance(num_envs, bool) or not isinstance(num_envs, Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         if max_episode_steps is not None and (
@@ -138,6 +141,8 @@ class WarVectorEnv(VectorEnv):
         if config.has_latency and not self.observes_latency:  # War-v0's observations would hide the presses in flight
             raise ValueError(f"War-v0's vector env has no action latency, got latency={config.latency!r}: use "
                              f"gym.make_vec('WarLatency-v0', ..., vectorization_mode='vector_entry_point')")
+        self.round_info = round_info
+        """Whether a step where rounds end returns ``info["round"]`` (a third of a step at N = 4096: docs/speed.md)."""
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         """Also in ``metadata``; an attribute where Gymnasium's own vector envs keep it too
         (``SyncVectorEnv.autoreset_mode``) and where TorchRL's ``GymWrapper`` reads it."""
@@ -181,7 +186,7 @@ class WarVectorEnv(VectorEnv):
         engine = self._engine
         rewards, terminated, truncated, ended = engine.step(self._check_actions(actions))
         infos = {"action_mask": engine.masks.copy(), "_action_mask": self._all_valid}
-        if ended:
+        if ended and self.round_info:
             infos["round"], infos["_round"] = self._round_infos(terminated)
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
             infos = self._restart_ended(infos, terminated | truncated)

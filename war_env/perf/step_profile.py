@@ -6,8 +6,9 @@ per step of several blocks (CPU time: the machine is shared), and prints them pe
 the whole step as ``war-perf`` drives it, the compiled ``stepping.step`` alone, the observation of every
 round (``stepping.observe``, written on the steps where a card was laid), a floor (a compiled loop that
 only touches one cache line of every round's record), the Python assembly of ``info["round"]`` (rounds
-end on nearly every step at this size), the observation copy, and CartPole's vector step beside them.
-docs/speed.md quotes its figures. Needs numba (the ``fast`` extra).
+end on nearly every step at this size), the observation copy, and CartPole's vector step beside them. With
+``--ratios`` also ``war-perf``'s N = 4096 ratios to CartPole, with War built with ``round_info=False`` as a third
+env in the turns. docs/speed.md quotes its figures. Needs numba (the ``fast`` extra).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 import war_env  # noqa: F401  (registers War-v0)
 from war_env.batched import stepping
 from war_env.batched.borrow import borrowed
+from war_env.perf import WORKLOADS, measure_side_by_side, vector_env_loop
 
 
 @dataclass
@@ -120,10 +122,34 @@ def profile(num_envs: int = 4096, steps: int = 200, warm_up: int = 1000) -> tupl
     return pieces, ended
 
 
+@dataclass
+class Ratio:
+    """War's env-steps per CPU-second over CartPole's at one size and workload, ``war-perf``'s loop, in turns."""
+
+    workload: str
+    shipped: float
+    without_round_info: float
+
+
+def ratios(num_envs: int = 4096, steps: int = 97, repeats: int = 5) -> list[Ratio]:
+    """``war-perf``'s N = 4096 rows (its loop, its 97 steps a run, medians of ``repeats``) with a third env in
+    the turns: War with ``round_info=False``."""
+    found = []
+    for workload in WORKLOADS:
+        loops = [vector_env_loop("War-v0", num_envs, steps, workload),
+                 vector_env_loop("War-v0", num_envs, steps, workload, round_info=False),
+                 vector_env_loop("CartPole-v1", num_envs, steps, workload)]
+        war, bare, cartpole = measure_side_by_side(loops, repeats)
+        found.append(Ratio(workload, war.cpu_rate / cartpole.cpu_rate, bare.cpu_rate / cartpole.cpu_rate))
+    return found
+
+
 def main(argv: list[str] | None = None) -> list[Piece]:
     parser = argparse.ArgumentParser(prog="python -m war_env.perf.step_profile", description=__doc__.splitlines()[0])
     parser.add_argument("--num-envs", type=int, default=4096, help="sub-envs")
     parser.add_argument("--steps", type=int, default=200, help="steps per timed block (7 blocks, the least kept)")
+    parser.add_argument("--ratios", action="store_true",
+                        help="also War over CartPole with war-perf's loop, with and without info['round']")
     args = parser.parse_args(argv)
     if args.num_envs < 1 or args.steps < 1:
         parser.error(f"--num-envs and --steps must be >= 1, got {args.num_envs} and {args.steps}")
@@ -134,6 +160,14 @@ def main(argv: list[str] | None = None) -> list[Piece]:
     print("| piece | us per step | ns per env |\n|---|---|---|")
     for piece in pieces:
         print(f"| {piece.name} | {piece.micros:.1f} | {piece.micros * 1e3 / args.num_envs:.1f} |")
+    if args.ratios:
+        load = os.getloadavg()[0]
+        found = ratios(args.num_envs)
+        print(f"\nWar over CartPole, env-steps per CPU-second (war-perf's loop, medians of 5; load average {load:.1f} "
+              f"before, {os.getloadavg()[0]:.1f} after)")
+        print("| workload | War-v0 | War-v0, round_info=False |\n|---|---|---|")
+        for ratio in found:
+            print(f"| {ratio.workload} | {ratio.shipped:.2f} | {ratio.without_round_info:.2f} |")
     return pieces
 
 

@@ -208,8 +208,9 @@ class WarVectorEnv(VectorEnv):
     def _round_infos(self, terminated):
         """``info["round"]`` of the rounds that ended: a full-size array per ``RoundInfo`` field (filled
         where a round ended), Gymnasium's vector-info convention. Each array is made blank and only the few
-        rows that ended are written: at N = 4096 about five rounds end per step, and this was a third of a
-        step while it copied a blank table of every field and converted its strided columns (docs/speed.md)."""
+        rows that ended are written (at N = 4096 about five rounds end per step): 16% cheaper than copying a
+        blank table of every field and converting its strided columns, and still a third of a step there
+        (docs/speed.md; ``round_info=False`` leaves it out)."""
         ended = np.flatnonzero(terminated)
         table = self._engine.table(ended)
         info = {}

@@ -231,6 +231,28 @@ def test_autoreset_next_step_resets_on_the_step_after_the_end_and_ignores_its_ac
     assert sub_env_round_info(info, 0) == reference_info["round"]
 
 
+def test_without_round_info_the_steps_are_the_same_and_only_info_round_is_left_out(backend):
+    # round_info=False is for callers that never read info["round"] (docs/speed.md: a third of a step at N = 4096).
+    with_info = WarVectorEnv(4, opponent="instant", backend=backend)
+    without = gym.make_vec("War-v0", num_envs=4, vectorization_mode="vector_entry_point", opponent="instant",
+                           backend=backend, round_info=False)
+    with_info.reset(seed=5)
+    without.reset(seed=5)
+    rounds_ended = 0
+    for step in range(400):
+        actions = np.array([1, 0, step % 3 == 0, 1], dtype=np.int64)
+        *results, info = with_info.step(actions)
+        *bare_results, bare_info = without.step(actions)
+        for result, bare in zip(results, bare_results):
+            np.testing.assert_array_equal(result, bare)
+        assert "round" not in bare_info and "_round" not in bare_info
+        np.testing.assert_array_equal(info["action_mask"], bare_info["action_mask"])
+        rounds_ended += "round" in info
+    assert rounds_ended > 0  # the default env did report rounds over these steps
+    with pytest.raises(ValueError, match="round_info must be True or False"):
+        WarVectorEnv(2, round_info="no", backend=backend)
+
+
 def test_max_episode_steps_truncates_like_gymnasiums_time_limit(backend):
     vector = WarVectorEnv(3, opponent="absent", max_episode_steps=5, backend=backend)
     vector.reset(seed=0)

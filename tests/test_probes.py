@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import sys
+from functools import lru_cache
 
 import gymnasium as gym
 import numpy as np
@@ -19,7 +21,8 @@ from war_env.core.bots import Leader, Pool, make_bot
 from war_env.core.cards import parse_piles
 from war_env.core.clock import TimedRound
 from war_env.core.observation import INDEX, OBSERVATION_SIZE
-from war_env.core.optimum import OURS, THEIRS, TimingProblem, evaluate
+from war_env.agents.informed import pool_policy, problem_with
+from war_env.core.optimum import OURS, THEIRS, TimingProblem, evaluate, solve
 from war_env.core.probes import MIN_GAP, PROBES
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
@@ -233,3 +236,86 @@ def test_on_small_rounds_the_table_reading_oracle_returns_the_best_of_every_pres
 def test_the_table_reading_oracle_refuses_a_leader_whose_turns_would_carry_presses_over():
     with pytest.raises(ValueError, match="exact only when every reaction window starts"):
         make_agent("oracle", config=WarConfig(latency="fixed:ticks=6"), opponent="leader:ahead=2,behind=10")
+
+
+# --- the price of not knowing: an independent finite-horizon Bayes DP ----------------------------------------
+def finite_horizon_cost(reactions, prior, delay, fs, idle, moves, starts, known) -> float:
+    """The least expected timing cost of a seat's next ``moves`` draws against a bot drawn from ``prior`` over
+    ``reactions`` (one distribution per member, windows apart, each always reacting), a fixed latency of
+    ``delay`` >= 1 ticks, from the round's opening (``starts``: the seat's turn opens first; else the bot's),
+    nothing in flight. ``known``: the member is told (the clairvoyant, the prior's mean of its costs), else the
+    seat learns it from the bot's first draw (Bayes). Written from the rules, not from the solver: each press in
+    flight is its ticks to landing (0 lands this tick); a press lands ``delay`` ticks after it is sent; in the
+    seat's turn a landing draws (the others are false starts), else an idle tick; in the bot's turn every
+    landing is a false start, then the bot draws with its hazard; nothing costs after the seat's last draw."""
+    reactions = [np.asarray(r, dtype=float) for r in reactions]
+    ticks = len(reactions[0])
+
+    def hazard(weights, elapsed):
+        mass = [w * r[elapsed] for w, r in zip(weights, reactions)]
+        left = sum(w * r[elapsed:].sum() for w, r in zip(weights, reactions))
+        return sum(mass) / left, int(np.argmax(mass))
+
+    @lru_cache(maxsize=None)
+    def value(n, ours, elapsed, in_flight, member):
+        if n == 0:
+            return 0.0
+        weights = prior if member is None else [float(k == member) for k in range(len(prior))]
+        best = np.inf
+        for press in (False, True):
+            landing = in_flight.count(0)
+            later = tuple(sorted([t - 1 for t in in_flight if t > 0] + ([delay - 1] if press else [])))
+            if ours:
+                if landing:
+                    cost = fs * (landing - 1) + value(n - 1, False, 0, later, member)
+                elif elapsed == ticks - 1:
+                    cost = np.inf  # the seat's own takeover: never the best
+                else:
+                    cost = idle + value(n, True, elapsed + 1, later, member)
+            else:
+                draws, drawer = hazard(weights, elapsed)
+                cost = fs * landing
+                if draws > 0:
+                    cost += draws * value(n, True, 0, later, drawer)
+                if draws < 1:
+                    cost += (1 - draws) * value(n, False, elapsed + 1, later, member)
+            best = min(best, cost)
+        return best
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))  # a draw's value calls the next tick's: ticks x moves deep
+    try:
+        if known:
+            return sum(share * value(moves, starts, 0, (), k) for k, share in enumerate(prior))
+        return value(moves, starts, 0, (), None)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_the_price_of_not_knowing_the_member_is_what_a_finite_horizon_bayes_dp_says():
+    """Bayes minus clairvoyant over the first 12 draws of a round, from the DP above, for each seat that may
+    start: the solver's price (the inference probe's pool, its latency and weights). The old figure for the
+    starting seat (0.015) counted its first move's cost per move (0.005) into the price."""
+    probe = PROBES["inference"]
+    config, pool = probe.config(), make_bot(probe.opponent)
+    reactions = [window.reaction_probabilities(config) for window in pool.windows()]
+    policy = pool_policy(config, pool)
+    for starts, phase in ((True, OURS), (False, THEIRS)):
+        costs = [finite_horizon_cost(reactions, pool.prior, config.max_delay, FS, IDLE, 12, starts, known)
+                 for known in (False, True)]
+        assert costs[0] - costs[1] == pytest.approx(policy.price_of_not_knowing(phase), abs=1e-9), phase
+    assert policy.price_of_not_knowing(OURS) == pytest.approx(0.010, abs=5e-4)
+
+
+def test_a_round_the_seat_starts_costs_its_first_turns_excess_beyond_the_cost_per_move():
+    """The same DP for one bot: the draws' cost grows by the solver's cost per move, and a round the seat starts
+    costs ``first_turn_excess`` more than one the bot starts (its first turn opens with nothing in flight)."""
+    probe = PROBES["anticipation"]
+    config = probe.config()
+    reactions = [make_bot(probe.opponent).reaction_probabilities(config)]
+    policy = solve(problem_with(config, reactions[0]))
+    cost = {(starts, n): finite_horizon_cost(reactions, [1.0], config.max_delay, FS, IDLE, n, starts, True)
+            for starts in (True, False) for n in (10, 11)}
+    assert cost[False, 11] - cost[False, 10] == pytest.approx(policy.cost_per_move, abs=1e-9)
+    assert cost[True, 11] - cost[False, 11] == pytest.approx(policy.first_turn_excess, abs=1e-9)
+    assert policy.first_turn_excess > 0.02  # 6 idle ticks (0.06) against 0.0316 a move

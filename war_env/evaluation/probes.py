@@ -16,8 +16,8 @@ member the pool drew, against that member (the same deal, reactions and delays a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -29,7 +29,7 @@ from war_env.core.bots import Bot, Leader, Pool, make_bot
 from war_env.core.cards import deal_from_permutation
 from war_env.core.deal import draw_deal
 from war_env.core.engine import Game
-from war_env.core.optimum import OURS, THEIRS, State, evaluate, solve
+from war_env.core.optimum import OURS, THEIRS, PolicyCost, State, TimingProblem, evaluate_policy, solve
 from war_env.core.probes import Probe
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
@@ -45,17 +45,28 @@ def mean_moves(config: WarConfig, deals: int = MOVE_DEALS) -> float:
     return float(np.mean(seat_moves(config, deals)))
 
 
-@lru_cache(maxsize=16)
 def seat_moves(config: WarConfig, deals: int = MOVE_DEALS) -> np.ndarray:
     """The draws seat 0 makes in each of ``deals`` dealt rounds (seeds 0, 1, ...) of ``config``'s card game."""
-    moves = []
+    return dealt_rounds(config, deals)[0]
+
+
+def starting_share(config: WarConfig, deals: int = MOVE_DEALS) -> float:
+    """The share of the ``deals`` dealt rounds (seeds 0, 1, ...) that seat 0 starts."""
+    return float(np.mean(dealt_rounds(config, deals)[1]))
+
+
+@lru_cache(maxsize=16)
+def dealt_rounds(config: WarConfig, deals: int = MOVE_DEALS) -> tuple[np.ndarray, np.ndarray]:
+    """Seat 0's draws in each of ``deals`` dealt rounds (seeds 0, 1, ...), and whether it started it."""
+    moves, starts = [], []
     for seed in range(deals):
         permutation, starter, round_key = draw_deal(np.random.default_rng(seed))
         game = Game(config, deal_from_permutation(permutation), starter, round_key)
         while game.result is None:
             game.draw(game.next_to_draw())
         moves.append(game.moves[0])
-    return np.array(moves)
+        starts.append(starter == 0)
+    return np.array(moves), np.array(starts)
 
 
 def components(config: WarConfig, bot: Bot) -> list[tuple[float, Bot]]:
@@ -68,19 +79,34 @@ def components(config: WarConfig, bot: Bot) -> list[tuple[float, Bot]]:
     return [(1.0, bot)]
 
 
+def first_turn_weights(bot: Bot, weights: Sequence[float]) -> tuple[float, ...]:
+    """The weight of each component in the round's first turns: a pool's member is drawn per round (its prior);
+    a leader's first turn opens at 0-0, never ahead (its first context); any other bot is its one component."""
+    if isinstance(bot, Leader):
+        return (1.0,) + (0.0,) * (len(weights) - 1)
+    return tuple(weights)
+
+
 @dataclass(frozen=True)
 class ProbeGaps:
-    """Expected timing cost per move of each agent (``per_move``), the seat's mean moves per round, and what
-    the oracle pays once per round beyond its per-move cost (the inference probe's first turns)."""
+    """Expected timing cost per move of each agent (``per_move``), the seat's mean moves per round, what a round
+    the seat starts costs each agent beyond its per-move cost (``first_turn``: its first turn opens with nothing
+    in flight), the share of rounds it starts, and what the oracle pays once per round beyond that (the
+    inference probe's price of not knowing the member in its first turns)."""
 
     probe: Probe
     per_move: dict[str, float]
     moves: float
     oracle_once: float = 0.0
+    first_turn: dict[str, float] = field(default_factory=dict)
+    starts: float = 0.5
 
     def per_round(self, agent: str) -> float:
+        """The agent's expected timing cost of a round: its cost per move times the mean moves, plus its first
+        turn's excess in the rounds the seat starts (and the oracle's price of not knowing). The round's end is
+        not modelled (a press in flight as it ends), as in the solver."""
         once = self.oracle_once if agent == "oracle" else 0.0
-        return self.per_move[agent] * self.moves + once
+        return self.per_move[agent] * self.moves + self.starts * self.first_turn.get(agent, 0.0) + once
 
     def gap(self, agent: str) -> float:
         """What ``agent`` loses per round to the oracle, in expectation."""
@@ -92,10 +118,18 @@ class ProbeGaps:
         return min(self.probe.simple, key=self.per_round)
 
 
+def lead_first_turn(problem: TimingProblem, ticks: int | None) -> float:
+    """The lead's (``press_once``'s with ``None``) ``first_turn_excess``: every move of it starts with nothing
+    in flight, and a round it starts opens with its own turn, which costs the latency in idle ticks."""
+    waiting = problem.idle_cost * float(np.asarray(problem.latency) @ np.arange(len(problem.latency)))
+    return waiting - lead_cost(problem, ticks)
+
+
 def exact_gaps(probe: Probe) -> ProbeGaps:
     config, bot = probe.config(), make_bot(probe.opponent)
-    parts = [(weight, problem_with(config, part.reaction_probabilities(config))) for weight, part in
-             components(config, bot)]
+    weights, parts = zip(*[(weight, problem_with(config, part.reaction_probabilities(config))) for weight, part in
+                           components(config, bot)])
+    first = first_turn_weights(bot, weights)
     marginal = problem_with(config, marginal_reactions(config, bot))
     lead = best_lead(marginal)
     blind = solve(marginal)
@@ -103,20 +137,32 @@ def exact_gaps(probe: Probe) -> ProbeGaps:
     def blind_rule(phase, elapsed, masks):
         return [blind.press(State(phase, elapsed, False, int(mask))) for mask in masks]
 
-    def mean(cost) -> float:
-        return float(sum(weight * cost(problem) for weight, problem in parts))
+    def mean(costs: Callable[[TimingProblem], PolicyCost]) -> tuple[float, float]:
+        """The policy's cost per move (weighed by the components' weights) and first turn (by ``first``)."""
+        each = [costs(problem) for problem in parts]
+        return (float(np.dot(weights, [cost.cost_per_move for cost in each])),
+                float(np.dot(first, [cost.first_turn_excess for cost in each])))
 
-    per_move = {
-        "oracle": mean(lambda problem: solve(problem).cost_per_move),
-        "press_once": mean(lambda problem: lead_cost(problem, None)),
-        "lead": mean(lambda problem: lead_cost(problem, lead)),
-        "blind": mean(lambda problem: evaluate(problem, blind_rule)) if len(parts) > 1 else blind.cost_per_move,
+    def solved(problem):
+        policy = solve(problem)
+        return PolicyCost(policy.cost_per_move, policy.first_turn_excess)
+
+    def leading(ticks):
+        return lambda problem: PolicyCost(lead_cost(problem, ticks), lead_first_turn(problem, ticks))
+
+    costs = {
+        "oracle": mean(solved),
+        "press_once": mean(leading(None)),
+        "lead": mean(leading(lead)),
+        "blind": mean(lambda problem: evaluate_policy(problem, blind_rule)) if len(parts) > 1 else mean(solved),
     }
+    starts = starting_share(config)
     once = 0.0
     if isinstance(bot, Pool):
         policy = pool_policy(config, bot)
-        once = 0.5 * (policy.price_of_not_knowing(OURS) + policy.price_of_not_knowing(THEIRS))
-    return ProbeGaps(probe, per_move, mean_moves(config), once)
+        once = starts * policy.price_of_not_knowing(OURS) + (1 - starts) * policy.price_of_not_knowing(THEIRS)
+    return ProbeGaps(probe, {agent: cost[0] for agent, cost in costs.items()}, mean_moves(config), once,
+                     {agent: cost[1] for agent, cost in costs.items()}, starts)
 
 
 def clairvoyant_records(probe: Probe, seeds: Sequence[int]) -> list[RoundRecord]:

@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "an agent spec, or a saved model ALGO:PATH (default: a probe's own, else human)")
     parser.add_argument("--env-id", metavar="ID", default=None,
                         help="the game: War-v0, WarLatency-v0 or a probe's (WarAnticipation-v0, WarMemory-v0, "
-                             "WarInference-v0, WarTableReading-v0) (default: War-v0, or WarLatency-v0 with a latency)")
+                             "WarInference-v0, WarTableReading-v1) (default: War-v0, or WarLatency-v0 with a latency)")
     parser.add_argument("--frame-stack", type=int, metavar="K", default=1,
                         help="the policy sees its last K observations at once (SB3's VecFrameStack; the model file "
                              "remembers K, so ALGO:PATH plays it the same way)")

@@ -131,9 +131,9 @@ def test_a_model_trained_on_a_probe_refuses_a_game_whose_observation_lacks_its_f
     result = train("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=1,
                    env_id="WarInference-v0", run_dir=tmp_path / "run", bench_rounds=0)
     assert "opponent_reaction" in read_metadata(result.final_model)["observation_fields"]
-    with pytest.raises(ValueError, match="opponent_reaction.*WarTableReading-v0"):
+    with pytest.raises(ValueError, match="opponent_reaction.*WarTableReading-v1"):
         play_rounds(f"ppo:{result.final_model}", "leader:ahead=4,behind=10,width=2",
-                    gym.make("WarTableReading-v0").unwrapped.config, [0], env_id="WarTableReading-v0")
+                    gym.make("WarTableReading-v1").unwrapped.config, [0], env_id="WarTableReading-v1")
 
 
 def test_war_train_takes_the_algorithm_the_probe_and_the_frame_stack_on_its_command_line(tmp_path, capsys):

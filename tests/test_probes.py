@@ -28,7 +28,8 @@ from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
 from war_env.envs.probes import WarMemoryEnv
 from war_env.evaluation import play_round, play_rounds
-from war_env.evaluation.probes import clairvoyant_records, exact_gaps, seat_moves
+from war_env.evaluation.probes import (TABLE_FIELDS, best_field_reader, clairvoyant_records, exact_gaps, seat_moves,
+                                       visible_table_fields)
 from war_env.league.probes import records_of
 from war_env.league.stats import bootstrap_mean
 
@@ -76,7 +77,7 @@ def test_the_inference_observation_shows_how_long_the_opponent_took_last_time():
 def test_the_agent_lacking_the_capability_loses_at_least_the_minimum_gap_per_round(name):
     probe = PROBES[name]
     gaps = exact_gaps(probe)
-    assert gaps.gap(probe.lacking) >= MIN_GAP
+    assert gaps.gap(probe.lacking) >= MIN_GAP and gaps.gap(gaps.lacking) >= MIN_GAP
     assert gaps.gap(gaps.best_simple) >= MIN_GAP  # the score's 0 and 1 are apart too
     assert min(gaps.gap(agent) for agent in gaps.per_move) == pytest.approx(0.0, abs=1e-12)  # the oracle's own
 
@@ -331,3 +332,47 @@ def test_a_per_round_figure_counts_the_first_turn_of_the_rounds_the_seat_starts(
     assert per_move_times_moves - gaps.gap("press_once") == pytest.approx(
         gaps.starts * gaps.first_turn["oracle"], abs=1e-12)
     assert per_move_times_moves - gaps.gap("press_once") > 0.01
+
+
+# --- reading: no field but the score passes the probe -----------------------------------------------------------
+PROXIES = [("own_pile", "opponent_pile"), ("opponent_pile",), ("battles",), ("own_pile", "opponent_pile", "battles"),
+           ("own_card", "opponent_card"), ("at_war", "pot", "started"), ("own_card",)]
+"""Score-blind readers of the table: the pile counts (a policy reading them passed 0.69 of the v0 probe, issue 29),
+the battle count (how far into the round), the last revealed cards, the war and the pot."""
+
+
+def test_no_score_blind_reader_of_the_table_passes_the_reading_probe_beyond_its_yardstick():
+    """The yardstick of lacking the capability is the best policy that reads every shown field but the score as
+    each of the leader's turns opens (its cost on the dealt turns themselves: at most what any such reader pays in
+    expectation). Each proxy is either hidden by the probe (the pile counts, which would pass it: their reader,
+    built on half the deals and played on the other half, beats the yardstick; and the battle count, which adds to
+    them and, shown, would make the fields' values too many to bound the best reader by counting) or, built the
+    same way, pays at least the yardstick."""
+    probe = PROBES["reading"]
+    gaps = exact_gaps(probe)
+    yardstick = best_field_reader(probe, visible_table_fields(probe))
+    assert gaps.lacking == "score_blind" and gaps.per_move["score_blind"] == yardstick.bound
+    assert yardstick.bound <= yardstick.held_out <= gaps.per_move["blind"]
+    assert gaps.gap("score_blind") >= MIN_GAP
+    for proxy in PROXIES:
+        reader = best_field_reader(probe, proxy)
+        if set(proxy) & set(probe.hidden):
+            assert set(proxy) <= set(probe.hidden), proxy  # shown as 0: their reader is blind
+            if "opponent_pile" in proxy:
+                assert reader.held_out < yardstick.bound - 0.001, (proxy, reader)  # why they are hidden
+        else:
+            assert reader.held_out >= yardstick.bound, (proxy, reader)
+    assert set(visible_table_fields(probe)) | set(probe.hidden) == set(TABLE_FIELDS)
+
+
+def test_the_reading_probe_shows_the_score_and_not_the_pile_counts():
+    env = gym.make(PROBES["reading"].env_id).unwrapped
+    observation, _ = env.reset(seed=3)
+    seen = [observation]
+    while env.round.game.result is None:
+        observation, *_ = env.step(1)
+        seen.append(observation)
+    seen = np.array(seen)
+    for name in ("own_pile", "opponent_pile", "battles"):
+        assert not seen[:, INDEX[name]].any(), name
+    assert seen[:, INDEX["own_points"]].any() and seen[:, INDEX["opponent_points"]].any()

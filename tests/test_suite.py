@@ -64,7 +64,7 @@ def test_a_score_is_the_paired_return_gap_over_the_oracles_gap(suite):
 
 def test_the_report_has_the_headline_the_table_and_the_chart(suite):
     report = (suite.run_dir / REPORT_FILE).read_text()
-    assert "**reading** (WarTableReading-v0): `blind`, score" in report
+    assert "**reading** (WarTableReading-v1): `blind`, score" in report
     assert "**memory**: no agent given played this probe" in report
     header = "| agent | memory (0 = `press_once`) | reading (0 = `lead`) |"
     assert header in report

@@ -42,7 +42,7 @@ def test_each_sub_env_of_a_probe_follows_the_single_probe_env(env_id, seed, back
     ended = probe_side_by_side(env_id, 0.1, seed, 1500, backend)
     ended += probe_side_by_side(env_id, 0.5, seed + 1, 600, backend, target_points=8)
     assert len(ended) >= 5
-    if env_id in ("WarInference-v0", "WarTableReading-v0"):  # both members, both contexts were played
+    if env_id in ("WarInference-v0", "WarTableReading-v1"):  # both members, both contexts were played
         reactions = {tick for info in ended for tick in info["reaction_ticks"][1]}
         assert {4, 5, 10, 11} <= reactions <= {4, 5, 10, 11}
 
@@ -161,3 +161,19 @@ def test_the_fast_path_reads_the_leader_s_score_and_the_pool_s_member_as_the_tic
     expected = one_by_one("human", opponent, config, seeds, latency=False)
     assert play_rounds_fast(config, make_agent("human", config=config), opponent, seeds) == expected
     assert {tick for record in expected for tick in record.reaction_ticks[1]} == windows  # both contexts, members
+
+
+def test_the_reading_probe_shows_its_hidden_fields_as_zero_on_both_engines(backend):
+    """WarTableReading-v1 hides the pile counts and the battle count (they show the score): 0 in every
+    observation of the single env and of the batched one, while the score moves."""
+    probe = PROBES["reading"]
+    envs = gym.make_vec(probe.env_id, num_envs=2, vectorization_mode="vector_entry_point", backend=backend)
+    hidden = PROBE_ENVS["reading"].hidden_columns(probe.config())
+    observations, _ = envs.reset(seed=0)
+    seen = [observations]
+    for _ in range(400):
+        observations, *_ = envs.step(np.ones(2, dtype=np.int64))
+        seen.append(observations)
+    seen = np.concatenate(seen)
+    assert len(hidden) == 3 and not seen[:, hidden].any()
+    assert seen[:, hidden[0] + 6].any()  # own_points, shown

@@ -40,13 +40,13 @@ def tiny_config(tmp_path, algo: str, lstm: int = 8):
 def recurrent(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("recurrent")
     return train("recurrent_ppo", config_path=tiny_config(tmp_path, "recurrent_ppo"), timesteps=128, n_envs=2,
-                 env_id="WarMemory-v0", run_dir=tmp_path / "run", bench_rounds=2)
+                 env_id="WarMemory-v1", run_dir=tmp_path / "run", bench_rounds=2)
 
 
 @pytest.fixture(scope="module")
 def stacked(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("stacked")
-    return train("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=128, n_envs=2, env_id="WarMemory-v0",
+    return train("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=128, n_envs=2, env_id="WarMemory-v1",
                  frame_stack=3, run_dir=tmp_path / "run", bench_rounds=2)
 
 
@@ -92,11 +92,11 @@ def agent_actions_over_rounds(agent, env_id: str, seeds) -> list[list[int]]:
 def test_recurrent_ppo_trains_on_a_probe_and_its_file_says_so(recurrent):
     metadata = read_metadata(recurrent.final_model)
     assert metadata["algorithm"] == "recurrent_ppo" and metadata["policy"] == "MlpLstmPolicy"
-    assert metadata["env_id"] == "WarMemory-v0" and metadata["frame_stack"] == 1
+    assert metadata["env_id"] == "WarMemory-v1" and metadata["frame_stack"] == 1
     assert metadata["observation_fields"] == list(OBSERVATION_FIELDS)  # the memory probe shows War-v0's fields
     assert metadata["policy_kwargs"]["lstm_hidden_size"] == 8
     card = recurrent.model_card
-    assert card["env_id"] == "WarMemory-v0" and card["opponent"] == "uniform:low=12,high=13"  # the probe's own
+    assert card["env_id"] == "WarMemory-v1" and card["opponent"] == "uniform:low=12,high=13"  # the probe's own
     assert card["war_config"]["reward_idle_tick"] == -0.01  # the probe's weights
     assert card["benchmark"]["model"]["rounds"] == 2
 
@@ -106,23 +106,23 @@ def test_the_recurrent_agent_replays_sb3_contribs_policy_with_the_state_reset_ea
     assert agent.recurrent and agent._lstm is not None  # the numpy LSTM, not torch
     assert agent.batch_policy() is None  # its memory goes from tick to tick: rounds one by one
     seeds = [3, 4, 3]
-    expected = sb3_actions_over_rounds(load_model("recurrent_ppo", recurrent.final_model), "WarMemory-v0", seeds)
-    played = agent_actions_over_rounds(agent, "WarMemory-v0", seeds)
+    expected = sb3_actions_over_rounds(load_model("recurrent_ppo", recurrent.final_model), "WarMemory-v1", seeds)
+    played = agent_actions_over_rounds(agent, "WarMemory-v1", seeds)
     assert played == expected
     assert played[0] == played[2]  # round 3 replays round 1: nothing carried over from the rounds between
 
 
 def test_a_frame_stacked_policy_remembers_its_frames_and_the_agent_stacks_them_as_sb3_does(stacked):
     metadata = read_metadata(stacked.final_model)
-    assert metadata["frame_stack"] == 3 and metadata["env_id"] == "WarMemory-v0"
+    assert metadata["frame_stack"] == 3 and metadata["env_id"] == "WarMemory-v1"
     assert stacked.model_card["frame_stack"] == 3
     model = load_model("ppo", stacked.final_model)
     assert model.observation_space.shape == (3 * len(OBSERVATION_FIELDS),)
     agent = make_agent(f"ppo:{stacked.final_model}")
     assert agent.frame_stack == 3 and agent.batch_policy() is None
     seeds = [5, 6]
-    assert agent_actions_over_rounds(agent, "WarMemory-v0", seeds) == sb3_actions_over_rounds(
-        model, "WarMemory-v0", seeds, frame_stack=3)
+    assert agent_actions_over_rounds(agent, "WarMemory-v1", seeds) == sb3_actions_over_rounds(
+        model, "WarMemory-v1", seeds, frame_stack=3)
 
 
 def test_a_model_trained_on_a_probe_refuses_a_game_whose_observation_lacks_its_fields(tmp_path):
@@ -140,11 +140,11 @@ def test_war_train_takes_the_algorithm_the_probe_and_the_frame_stack_on_its_comm
     from war_env.scripts.train import cli
 
     config = tiny_config(tmp_path, "ppo")
-    assert cli(["--algo", "ppo", "--config", str(config), "--env-id", "WarAnticipation-v0", "--frame-stack", "2",
+    assert cli(["--algo", "ppo", "--config", str(config), "--env-id", "WarAnticipation-v1", "--frame-stack", "2",
                 "--timesteps", "64", "--n-envs", "1", "--bench-rounds", "0", "--run-dir", str(tmp_path / "run"),
                 "--no-progress-bar"]) == 0
     settings = json.loads((tmp_path / "run" / "config.json").read_text())["settings"]
-    assert settings["env_id"] == "WarAnticipation-v0" and settings["frame_stack"] == 2
+    assert settings["env_id"] == "WarAnticipation-v1" and settings["frame_stack"] == 2
     assert settings["opponent"] == "uniform:low=3,high=12"
 
 
@@ -182,7 +182,7 @@ def test_the_learners_table_trains_each_learner_per_probe_and_seed_and_scores_th
     for name in ("ppo", "a2c"):
         for seed in (0, 1):
             card = json.loads((out / "runs" / "memory" / f"{name}-s{seed}" / "model_card.json").read_text())
-            assert card["env_id"] == "WarMemory-v0" and card["seed"] == seed and card["timesteps"] >= 64
+            assert card["env_id"] == "WarMemory-v1" and card["seed"] == seed and card["timesteps"] >= 64
             assert card["train_env_rewards"] == {"reward_win": 0.0, "reward_loss": 0.0}  # the probe's timing weights
         scores = table[name]["scores"]["memory"]
         assert len(scores) == 2 and table[name]["mean"]["memory"] == pytest.approx(np.mean(scores))

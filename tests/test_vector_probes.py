@@ -51,7 +51,7 @@ def test_each_sub_env_of_a_probe_follows_the_single_probe_env(env_id, seed, back
     ("leader:ahead=2,behind=40,width=3", 3.0),  # behind: it misses its timer and is taken over
     ("pool:fast=0,slow=25,width=10,share_fast=0.3", 3.0),  # the slow member misses its timer in some turns
     ("leader:ahead=0,behind=1,width=1", 1.0)])
-@pytest.mark.parametrize("env_id", ["WarInference-v0", "WarMemory-v0"])
+@pytest.mark.parametrize("env_id", ["WarInference-v0", "WarMemory-v1"])
 def test_other_pools_and_leaders_and_their_takeovers_are_batched_the_same(env_id, opponent, turn_seconds, backend):
     ended = probe_side_by_side(env_id, 0.2, 5, 1500, backend, opponent=opponent, turn_seconds=turn_seconds,
                                latency="uniform:low=1,high=3", target_points=6)

@@ -53,7 +53,7 @@ class WarAnticipationEnv(ProbeEnv):
     |---|---|
     | Action Space | `Discrete(2)` |
     | Observation Space | `Box(0.0, 1.0, (24,), float32)` (WarLatency-v0's, 18 + 6) |
-    | import | `gymnasium.make("WarAnticipation-v0")` |
+    | import | `gymnasium.make("WarAnticipation-v1")` |
 
     ## Action Space
     WarLatency-v0's: 0 waits, 1 sends a press that lands 6 ticks later.
@@ -71,7 +71,7 @@ class WarAnticipationEnv(ProbeEnv):
     WarLatency-v0's.
 
     ## Arguments
-    ``gym.make("WarAnticipation-v0", opponent=None, render_mode=None, config=None, **rules)``: the probe's
+    ``gym.make("WarAnticipation-v1", opponent=None, render_mode=None, config=None, **rules)``: the probe's
     opponent unless one is given; the probe's latency and weights unless a ``config`` (taken as it is) or
     keywords say otherwise.
 
@@ -97,7 +97,7 @@ class WarMemoryEnv(ProbeEnv):
     |---|---|
     | Action Space | `Discrete(2)` |
     | Observation Space | `Box(0.0, 1.0, (16,), float32)` (War-v0's) |
-    | import | `gymnasium.make("WarMemory-v0")` |
+    | import | `gymnasium.make("WarMemory-v1")` |
 
     ## Action Space
     WarLatency-v0's: 0 waits, 1 sends a press that lands 4 ticks later.
@@ -115,7 +115,7 @@ class WarMemoryEnv(ProbeEnv):
     WarLatency-v0's.
 
     ## Arguments
-    As ``WarAnticipation-v0``'s, with this probe's defaults.
+    As ``WarAnticipation-v1``'s, with this probe's defaults.
 
     ## Version History
     * v0: first release (issue 21).
@@ -166,7 +166,7 @@ class WarInferenceEnv(ProbeEnv):
     WarLatency-v0's.
 
     ## Arguments
-    As ``WarAnticipation-v0``'s, with this probe's defaults.
+    As ``WarAnticipation-v1``'s, with this probe's defaults.
 
     ## Version History
     * v0: first release (issue 21).
@@ -217,7 +217,7 @@ class WarTableReadingEnv(ProbeEnv):
     WarLatency-v0's.
 
     ## Arguments
-    As ``WarAnticipation-v0``'s, with this probe's defaults.
+    As ``WarAnticipation-v1``'s, with this probe's defaults.
 
     ## Version History
     * v1: the pile counts and the battle count are hidden (issue 29).
@@ -259,13 +259,13 @@ class ProbeVectorEnv(WarLatencyVectorEnv):
 
 
 class WarAnticipationVectorEnv(ProbeVectorEnv):
-    """``WarAnticipation-v0`` batched: WarLatency-v0's observation."""
+    """``WarAnticipation-v1`` batched: WarLatency-v0's observation."""
 
     single_env = WarAnticipationEnv
 
 
 class WarMemoryVectorEnv(ProbeVectorEnv):
-    """``WarMemory-v0`` batched: the latency game, War-v0's 16 fields."""
+    """``WarMemory-v1`` batched: the latency game, War-v0's 16 fields."""
 
     single_env = WarMemoryEnv
 

@@ -1,9 +1,11 @@
 """The ladder of simple rules under each probe's optimum: how much of the probe a rule of one, two or three fixed
 press times already passes, and the best policy that reads the observation's other fields (docs/probes.md).
 
-A **press-time rule** with ``k`` parameters sends, during the opponent's turn, one press at each of ``k`` fixed
-ticks into it (if the opponent has not drawn by then), each either whatever is in flight (``always``) or only when
-nothing of the seat's is in flight; on its own turn it presses whenever nothing is in flight. ``lead`` is the best
+A **press-time rule** with ``k`` parameters has ``k`` press times: fixed ticks into the opponent's turn (a press
+there if the opponent has not drawn by then), each either whatever is in flight (``always``) or only when nothing
+of the seat's is in flight, and, as one of them, "as its own draw lands" (a press sent in the tick a press of its
+draws, which lands as early in the opponent's turn as any can); on its own turn it presses whenever nothing is in
+flight. ``lead`` is the best
 one-press rule of the second kind; the anticipation probe's optimum (as first shipped) was the two-press rule
 "2 and 7, whatever is in flight" (issue 29).
 
@@ -36,12 +38,20 @@ class PressRule:
 
     ticks: tuple[int, ...]
     always: tuple[bool, ...]
+    at_own_draw: bool = False
+    """One more press time, in its own turn: in the tick a press of its lands and draws, it sends the next (which
+    lands ``latency - 1`` ticks into the opponent's turn: the earliest any press can land there)."""
+
+    @property
+    def press_times(self) -> int:
+        return len(self.ticks) + int(self.at_own_draw)
 
     def describe(self) -> str:
-        if not self.ticks:
-            return "no press ahead (press_once)"
         parts = [f"{tick}{'' if always else ' (if nothing in flight)'}" for tick, always in zip(self.ticks, self.always)]
-        return "presses at " + ", ".join(parts) + " ticks into the opponent's turn"
+        own = ["as its own draw lands"] if self.at_own_draw else []
+        if not parts:
+            return "presses " + own[0] if own else "no press ahead (press_once)"
+        return "presses " + " and ".join(own + [", ".join(parts) + " ticks into the opponent's turn"])
 
     def presses(self, elapsed: int, in_flight: bool) -> bool:
         """Whether the rule presses ``elapsed`` ticks into the opponent's turn."""
@@ -58,34 +68,46 @@ def fixed_delay(problem: TimingProblem) -> int:
 def _move(problem: TimingProblem, rule: PressRule, delay: int, left: tuple[int, ...], reaction: int):
     """One move from the opponent's turn opening with presses landing in ticks ``left`` (counted from that
     opening): its cost, and the landing ticks of the presses still in flight as the next opponent turn opens."""
-    fs, idle = problem.false_start_cost, problem.idle_cost
     landings, cost = list(left), 0.0
     for tick in range(reaction + 1):  # the seat acts first in a tick: a press landing in the draw's tick is false
         if rule.presses(tick, any(land >= tick for land in landings)):
             landings.append(tick + delay)
-        cost += fs * landings.count(tick)
-    tick = reaction + 1
-    while True:  # its own turn: press when nothing is in flight; the first landing draws
+        cost += problem.false_start_cost * landings.count(tick)
+    own, after = _own_turn(problem, rule, delay, landings, reaction + 1)
+    return cost + own, after
+
+
+def _own_turn(problem: TimingProblem, rule: PressRule, delay: int, landings: list[int], tick: int):
+    """The seat's turn opening in ``tick`` with presses landing in ``landings``: press when nothing is in flight,
+    the first landing draws. Its cost, and what is left in flight as the opponent's turn opens."""
+    cost = 0.0
+    while True:
         if not any(land >= tick for land in landings):
             landings.append(tick + delay)
         landed = landings.count(tick)
         if landed:
-            cost += fs * (landed - 1)
+            cost += problem.false_start_cost * (landed - 1)
+            if rule.at_own_draw:
+                landings.append(tick + delay)
             return cost, tuple(sorted(land - tick - 1 for land in landings if land > tick))
-        cost += idle
+        cost += problem.idle_cost
         tick += 1
 
 
 @lru_cache(maxsize=200_000)
 def rule_cost(problem: TimingProblem, rule: PressRule) -> PolicyCost:
-    """The rule's exact cost per move while the opponent plays, and its ``first_turn_excess`` (a round it starts
-    opens its own turn with nothing in flight: the latency in idle ticks)."""
+    """The rule's exact cost per move while the opponent plays, and its ``first_turn_excess``: a round it starts
+    opens its own turn with nothing in flight, and costs that turn and the relative value of what it leaves in
+    flight, less one move's cost."""
     delay = fixed_delay(problem)
     reaction = np.asarray(problem.reaction, dtype=float)
     reaction[-1] += max(0.0, 1.0 - reaction.sum())  # no reaction: the takeover bot draws on the last tick
     outcomes = [(r, p) for r, p in enumerate(reaction) if p > 0]
+    first_cost, first_left = _own_turn(problem, rule, delay, [], 0)
     index, states, rows = {(): 0}, [()], []
-    while len(rows) < len(states):  # every set in flight reachable from nothing in flight
+    index.setdefault(first_left, len(states))
+    states += [first_left] if first_left else []
+    while len(rows) < len(states):  # every set in flight reachable from nothing in flight or the first turn
         row, cost = {}, 0.0
         for r, p in outcomes:
             c, after = _move(problem, rule, delay, states[len(rows)], r)
@@ -101,11 +123,14 @@ def rule_cost(problem: TimingProblem, rule: PressRule) -> PolicyCost:
         for j, p in row.items():
             transition[i, j] = p
     costs = np.array([cost for _, cost in rows])
-    # the stationary distribution: pi (P - I) = 0, sum pi = 1
+    # the stationary distribution from nothing in flight: pi (P - I) = 0, sum pi = 1
     system = np.vstack([(transition - np.eye(n)).T, np.ones(n)])
     stationary = np.linalg.lstsq(system, np.r_[np.zeros(n), 1.0], rcond=None)[0]
     gain = float(stationary @ costs)
-    return PolicyCost(gain, problem.idle_cost * delay - gain)
+    # relative values: h = c - gain + P h, h(nothing in flight) = 0
+    system = np.vstack([np.eye(n) - transition, np.eye(n)[:1]])
+    relative = np.linalg.lstsq(system, np.r_[costs - gain, 0.0], rcond=None)[0]
+    return PolicyCost(gain, first_cost + float(relative[index[first_left]]) - gain)
 
 
 def candidate_ticks(problems: list[TimingProblem]) -> range:
@@ -127,9 +152,11 @@ class BestRule:
 def best_rule(problems: list[TimingProblem], weights, first_weights, presses: int) -> BestRule:
     """The press-time rule with ``presses`` press times of least weighted cost per move (exhaustive search)."""
     best = None
-    for ticks in itertools.combinations(candidate_ticks(problems), presses):
-        for always in itertools.product((True, False), repeat=presses):
-            rule = PressRule(ticks, always)
+    for at_own_draw, ticks in itertools.chain(
+            ((False, ticks) for ticks in itertools.combinations(candidate_ticks(problems), presses)),
+            ((True, ticks) for ticks in itertools.combinations(candidate_ticks(problems), presses - 1))):
+        for always in itertools.product((True, False), repeat=len(ticks)):
+            rule = PressRule(ticks, always, at_own_draw)
             costs = [rule_cost(problem, rule) for problem in problems]
             per_move = float(np.dot(weights, [c.cost_per_move for c in costs]))
             if best is None or per_move < best.cost.cost_per_move - 1e-15:

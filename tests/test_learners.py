@@ -18,6 +18,7 @@ import war_env  # noqa: F401
 from war_env.agents import make_agent
 from war_env.agents.model_files import load_model, read_metadata
 from war_env.core.observation import OBSERVATION_FIELDS
+from war_env.core.probes import PROBES
 from war_env.data import training_config_file
 from war_env.training.run import train
 
@@ -96,7 +97,7 @@ def test_recurrent_ppo_trains_on_a_probe_and_its_file_says_so(recurrent):
     assert metadata["observation_fields"] == list(OBSERVATION_FIELDS)  # the memory probe shows War-v0's fields
     assert metadata["policy_kwargs"]["lstm_hidden_size"] == 8
     card = recurrent.model_card
-    assert card["env_id"] == "WarMemory-v1" and card["opponent"] == "uniform:low=12,high=13"  # the probe's own
+    assert card["env_id"] == "WarMemory-v1" and card["opponent"] == PROBES["memory"].opponent  # the probe's own
     assert card["war_config"]["reward_idle_tick"] == -0.01  # the probe's weights
     assert card["benchmark"]["model"]["rounds"] == 2
 
@@ -145,7 +146,7 @@ def test_war_train_takes_the_algorithm_the_probe_and_the_frame_stack_on_its_comm
                 "--no-progress-bar"]) == 0
     settings = json.loads((tmp_path / "run" / "config.json").read_text())["settings"]
     assert settings["env_id"] == "WarAnticipation-v1" and settings["frame_stack"] == 2
-    assert settings["opponent"] == "uniform:low=3,high=12"
+    assert settings["opponent"] == PROBES["anticipation"].opponent
 
 
 @pytest.mark.parametrize("argv, message", [

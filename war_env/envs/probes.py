@@ -40,14 +40,17 @@ class ProbeEnv(WarLatencyEnv):
 
 
 class WarAnticipationEnv(ProbeEnv):
-    """The anticipation probe: WarLatency-v0 against a spread-out opponent, where pressing ahead pays.
+    """The anticipation probe: WarLatency-v0 against an opponent with three modes of reaction, where pressing ahead
+    pays.
 
     ## Description
     WarLatency-v0's game (read ``war_env.envs.latency.WarLatencyEnv``) with the probe's defaults: the opponent
-    ``uniform:low=3,high=12`` (it draws 3 to 12 ticks into its turn, evenly), a fixed latency of 6 ticks, and
-    a false start weighed at -0.02, an idle tick at -0.01, a takeover at -100 (``war_env.core.probes.PROBE_REWARDS``). Waiting to
-    see the turn open costs the 6 ticks of latency on every move; the optimum sends presses ahead, timed to
-    the opponent's reaction distribution, and beats the best single fixed lead (docs/probes.md).
+    ``modes:first=3,every=8,count=3,width=2`` (it draws 3-4, 11-12 or 19-20 ticks into its turn, each tick
+    alike), a fixed latency of 6 ticks, and a false start weighed at -0.02, an idle tick at -0.01, a takeover at
+    -100 (``war_env.core.probes.PROBE_REWARDS``). Waiting to see the turn open costs the 6 ticks of latency on
+    every move; the optimum sends one press per mode, each landing just after the mode's last tick (the first as
+    its own draw lands, the others 7 and 15 ticks into the opponent's turn), and no rule of one or two press
+    times comes within 0.48 per round of it (docs/probes.md).
 
     | | |
     |---|---|
@@ -76,6 +79,8 @@ class WarAnticipationEnv(ProbeEnv):
     keywords say otherwise.
 
     ## Version History
+    * v1: the opponent reacts in three modes (``modes:first=3,every=8,count=3,width=2``), not ``uniform:low=3,
+      high=12``, against which the two-press rule "2 and 7" was the optimum (issue 29).
     * v0: first release (issue 21).
     """
 
@@ -86,12 +91,13 @@ class WarMemoryEnv(ProbeEnv):
     """The memory probe: WarLatency-v0's game with War-v0's observation, so the clocks must be counted.
 
     ## Description
-    WarLatency-v0's game with the probe's defaults: the opponent ``uniform:low=12,high=13``, a fixed latency of
-    4 ticks, the probe weights. The observation is War-v0's 16 fields: the opponent's turn clock and the
-    agent's own presses in flight are left out. They stay knowable to an agent with memory (its own turn's
-    end starts the opponent's; a fixed latency lands every press 4 ticks after it was sent), so the optimum is
-    the game's (``counting`` plays it from these fields); during the opponent's turn the observation does not
-    change, so a memoryless policy cannot time the press the optimum sends 10 ticks into it.
+    WarLatency-v0's game with the probe's defaults: the opponent ``modes:first=5,every=8,count=3,width=2`` (it
+    draws 5-6, 13-14 or 21-22 ticks into its turn), a fixed latency of 6 ticks, the probe weights. The
+    observation is War-v0's 16 fields: the opponent's turn clock and the agent's own presses in flight are left
+    out. They stay knowable to an agent with memory (its own turn's end starts the opponent's; a fixed latency
+    lands every press 6 ticks after it was sent), so the optimum is the game's (``counting`` plays it from these
+    fields); during the opponent's turn the observation does not change, so a memoryless policy cannot time the
+    presses the optimum sends 1, 9 and 17 ticks into it.
 
     | | |
     |---|---|
@@ -100,7 +106,7 @@ class WarMemoryEnv(ProbeEnv):
     | import | `gymnasium.make("WarMemory-v1")` |
 
     ## Action Space
-    WarLatency-v0's: 0 waits, 1 sends a press that lands 4 ticks later.
+    WarLatency-v0's: 0 waits, 1 sends a press that lands 6 ticks later.
 
     ## Observation Space
     War-v0's 16 fields (``war_env.envs.war.WarEnv``), nothing more.
@@ -118,6 +124,8 @@ class WarMemoryEnv(ProbeEnv):
     As ``WarAnticipation-v1``'s, with this probe's defaults.
 
     ## Version History
+    * v1: the opponent reacts in three modes (``modes:first=5,every=8,count=3,width=2``) and the latency is 6
+      ticks, not ``uniform:low=12,high=13`` with 4, where one press 10 ticks in was the optimum (issue 29).
     * v0: first release (issue 21).
     """
 

@@ -8,7 +8,7 @@ import pytest
 
 from war_env.agents.informed import problem_with
 from war_env.core.bots import make_bot
-from war_env.core.optimum import OURS, THEIRS, TimingProblem, evaluate_policy
+from war_env.core.optimum import OURS, TimingProblem, evaluate_policy
 from war_env.core.probes import MIN_GAP, PROBES
 from war_env.core.rules import WarConfig
 from war_env.evaluation.ladder import PressRule, best_rule, rule_cost

@@ -23,12 +23,11 @@ from functools import lru_cache
 import numpy as np
 
 from war_env.agents import make_agent
-from war_env.agents.informed import SHARE_DEALS, context_shares, marginal_reactions, pool_policy, problem_with
+from war_env.agents.informed import (SHARE_DEALS, context_shares, dealt_game, marginal_reactions, pool_policy,
+                                     problem_with)
 from war_env.agents.lead import best_lead, lead_cost
 from war_env.core.bots import Bot, Leader, Pool, make_bot
-from war_env.core.cards import deal_from_permutation, rank_value
-from war_env.core.deal import draw_deal
-from war_env.core.engine import Game
+from war_env.core.cards import rank_value
 from war_env.core.optimum import OURS, THEIRS, PolicyCost, State, TimingProblem, evaluate_policy, solve
 from war_env.core.probes import Probe
 from war_env.core.rules import WarConfig
@@ -61,12 +60,11 @@ def dealt_rounds(config: WarConfig, deals: int = MOVE_DEALS) -> tuple[np.ndarray
     """Seat 0's draws in each of ``deals`` dealt rounds (seeds 0, 1, ...), and whether it started it."""
     moves, starts = [], []
     for seed in range(deals):
-        permutation, starter, round_key = draw_deal(np.random.default_rng(seed))
-        game = Game(config, deal_from_permutation(permutation), starter, round_key)
+        game = dealt_game(config, seed)
         while game.result is None:
             game.draw(game.next_to_draw())
         moves.append(game.moves[0])
-        starts.append(starter == 0)
+        starts.append(game.starter == 0)
     return np.array(moves), np.array(starts)
 
 
@@ -191,15 +189,14 @@ def leader_turns(config: WarConfig, bot: Leader, deals: int = SHARE_DEALS) -> tu
     cards, flags)."""
     rounds, contexts, rows = [], [], []
     for seed in range(deals):
-        permutation, starter, round_key = draw_deal(np.random.default_rng(seed))
-        game = Game(config, deal_from_permutation(permutation), starter, round_key)
+        game = dealt_game(config, seed)
         while game.result is None:
             seat = game.next_to_draw()
             if seat == 1:
                 ranks = [0 if card is None else rank_value(card) for card in game.visible]
                 rounds.append(seed)
                 contexts.append(bot.context(game.points[1], game.points[0]))
-                rows.append((*ranks, int(game.at_war), len(game.pot), int(starter == 0), len(game.piles[0]),
+                rows.append((*ranks, int(game.at_war), len(game.pot), int(game.starter == 0), len(game.piles[0]),
                              len(game.piles[1]), game.battles))
             game.draw(seat)
     columns = np.array(rows).T

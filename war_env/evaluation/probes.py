@@ -2,13 +2,18 @@
 
 ``exact_gaps(probe)`` gives the expected timing cost per move of the ``oracle`` and of every yardstick agent
 (``press_once``, ``lead``, ``blind``) against the probe's opponent, each by the solver (``optimum.solve``,
-``optimum.evaluate``) or the lead's closed form (``agents.lead.lead_cost``): against a ``pool`` the mean
+``optimum.evaluate_policy``) or the lead's closed form (``agents.lead.lead_cost``): against a ``pool`` the mean
 over its members weighted by their prior, against a ``leader`` over its contexts weighted by their shares of
 its turns (each turn is the problem of its context, since nothing carries over from one to the next). A
 per-round figure is the per-move one times the mean number of the seat's moves in a round (``mean_moves``:
-the cards never depend on timing, so it is counted over dealt card games), plus, for the Bayes-optimal
-``oracle`` against a pool, the price of not knowing the member in the first turns
-(``PoolPolicy.price_of_not_knowing``, half the rounds started by each seat).
+the cards never depend on timing, so it is counted over dealt card games), plus, in the share of rounds the seat
+starts (``starting_share``), what the first turn costs beyond that (``PolicyCost.first_turn_excess``), plus, for the
+Bayes-optimal ``oracle`` against a pool, the price of not knowing the member in the first turns
+(``PoolPolicy.price_of_not_knowing`` of each starting seat, weighed by that share). ``ProbeGaps.lacking`` names the
+yardstick of lacking the capability: against a leader, ``score_blind``, the best policy that reads every shown field
+but the score (``best_field_reader``); else the probe's ``lacking`` agent.
+
+``ladder(probe)`` is the ladder of simple rules (``evaluation.ladder``) with the oracle's margin over each rung.
 
 ``clairvoyant_records`` plays the upper bound of the inference probe: in each round, the ``oracle`` of the
 member the pool drew, against that member (the same deal, reactions and delays as the pool's round).

@@ -22,6 +22,7 @@ from war_env.core.cards import parse_piles
 from war_env.core.clock import TimedRound
 from war_env.core.observation import INDEX, OBSERVATION_SIZE
 from war_env.agents.informed import pool_policy, problem_with
+from war_env.agents.oracle import BuiltForOpponent
 from war_env.core.optimum import OURS, THEIRS, TimingProblem, evaluate, solve
 from war_env.core.probes import MIN_GAP, PROBES
 from war_env.core.rules import WarConfig
@@ -376,3 +377,37 @@ def test_the_reading_probe_shows_the_score_and_not_the_pile_counts():
     for name in ("own_pile", "opponent_pile", "battles"):
         assert not seen[:, INDEX[name]].any(), name
     assert seen[:, INDEX["own_points"]].any() and seen[:, INDEX["opponent_points"]].any()
+
+
+class PileReader(BuiltForOpponent):
+    """Issue 29's score-blind reader: the optimum for P(the leader is ahead) = 0.81 when its pile is the larger,
+    for 0.10 when not (the shares it measured on other seeds)."""
+
+    name = "pile_reader"
+
+    def __init__(self, *, config, opponent):
+        super().__init__(config=config, opponent=opponent)
+        behind, ahead = (np.asarray(window.reaction_probabilities(config)) for window in self.opponent.windows())
+        self.policies = [solve(problem_with(config, (1 - share) * behind + share * ahead)) for share in (0.10, 0.81)]
+
+    def act(self, observation) -> int:
+        state = self.state_of(observation)
+        larger = observation[INDEX["opponent_pile"]] > observation[INDEX["own_pile"]]
+        return 0 if state is None else int(self.policies[int(larger)].press(state))
+
+
+def test_a_reader_of_the_pile_counts_passes_the_reading_probe_only_where_they_are_shown():
+    """Played on paired rounds: with the pile counts shown (WarLatency-v0's observation of the same game, as in
+    WarTableReading-v0) the reader loses less than the yardstick of lacking the capability; in WarTableReading-v1
+    it sees 0 for both and loses at least the yardstick, within its interval."""
+    probe = PROBES["reading"]
+    config, bot = probe.config(), make_bot(probe.opponent)
+    gaps, seeds = exact_gaps(probe), range(40)
+    reader = PileReader(config=config, opponent=bot)
+    regrets = {}
+    for env_id in ("WarLatency-v0", probe.env_id):
+        oracle = play_rounds(make_agent("oracle", config=config, opponent=bot), bot, config, seeds, env_id=env_id)
+        played = play_rounds(reader, bot, config, seeds, env_id=env_id)
+        regrets[env_id] = bootstrap_mean([o.episode_return - r.episode_return for o, r in zip(oracle, played)])
+    assert regrets["WarLatency-v0"]["high"] < gaps.gap("score_blind"), regrets
+    assert regrets[probe.env_id]["high"] >= gaps.gap("score_blind"), regrets

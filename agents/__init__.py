@@ -23,7 +23,8 @@ Spec grammar (the project's ``war_env.core.specs`` plus two rules for text that 
   which the commands take from their own command line only.
 * ``exec:COMMAND``: the text after the first ``:`` is a command line, verbatim, whose program plays the seat
   through a JSON-lines protocol (``war_env.agents.exec_agent``, docs/realtime.md). A command runs only when
-  typed on a command line: ``war-bench --resume`` of a run folder with ``exec:`` agents needs them restated.
+  typed on a command line: every resume of a run folder (``war-bench --resume``, ``war-bench --suite --resume``,
+  ``war-train --resume``) needs the folder's ``exec:`` specs restated (``check_commands_restated``).
 
 This package is installed as ``war_env.agents`` (its source lives in the repository's ``agents/``).
 """
@@ -35,7 +36,7 @@ from functools import partial
 from war_env.agents.anticipate import Anticipate
 from war_env.agents.base import Agent
 from war_env.agents.counting import Counting
-from war_env.agents.exec_agent import ExecAgent, is_exec_spec
+from war_env.agents.exec_agent import ExecAgent, check_commands_restated, is_exec_spec
 from war_env.agents.lead import Lead
 from war_env.agents.oracle import Blind, Oracle
 from war_env.agents.scripted import BotAgent, Eager, HumanAgent, LastMoment, Never, Prompt, PressOnce, RandomPress
@@ -64,8 +65,8 @@ AGENT_NAMES = tuple(SCRIPTED) + ("bot:SPEC",) + tuple(f"{algo}:PATH" for algo in
 BASELINES = ("prompt", "eager", "random:p=0.2", "last_moment", "never", "human")
 """The benchmark's default agents: every scripted baseline."""
 
-__all__ = ["Agent", "BASELINES", "MODEL_ALGOS", "SCRIPTED", "BotAgent", "ExecAgent", "is_exec_spec", "make_agent",
-           "make_opponent", "model_spec", "uses_opponent"]
+__all__ = ["Agent", "BASELINES", "MODEL_ALGOS", "SCRIPTED", "BotAgent", "ExecAgent", "check_commands_restated",
+           "is_exec_spec", "make_agent", "make_opponent", "model_spec", "uses_opponent"]
 
 
 def make_agent(spec: str | Agent, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None,

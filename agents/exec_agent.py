@@ -40,6 +40,7 @@ import subprocess
 import sys
 import time
 import weakref
+from collections.abc import Iterable
 from functools import lru_cache, partial
 
 from war_env.agents.base import Agent
@@ -241,6 +242,24 @@ class ExecAgent(Agent):
 def is_exec_spec(spec) -> bool:
     """Whether ``spec`` is an ``exec:COMMAND`` agent spec (one that runs a program)."""
     return isinstance(spec, str) and spec.strip().partition(":")[0].strip().lower() == "exec"
+
+
+def check_commands_restated(stored: Iterable[str], given: Iterable[str], source: str, option: str, command: str) -> None:
+    """The one rule for every reader of a run folder: a spec read from a file (``stored``, from ``source``) starts
+    a program only when this command line names it too (``given``, the specs of ``option``). A folder may come from
+    someone else, and an ``exec:`` spec runs its command; so on a resume ``option`` may only restate the folder's
+    ``exec:`` specs, and every one of them must be restated. ``command`` is how to restate them (for the error)."""
+    programs = sorted({spec for spec in stored if is_exec_spec(spec)})
+    given = set(given)
+    other = sorted(given - set(programs))
+    if other:
+        raise ValueError(f"{source} is continued as written there; {option} on a resume only restates its exec: "
+                         f"specs, and {other} is not one of them")
+    missing = [spec for spec in programs if spec not in given]
+    if missing:
+        raise ValueError(f"{source} has exec: specs that run commands: {missing}; a run folder never starts a program "
+                         f"by itself: restate them to run them ({command} {option} "
+                         + " ".join(shlex.quote(spec) for spec in programs) + ")")
 
 
 def _short(sent) -> str:

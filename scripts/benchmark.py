@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
                              f"here {DEFAULT_WORKERS})")
     parser.add_argument("--resume", metavar="RUN", default=None,
                         help="continue the interrupted run in folder RUN (its league comes from RUN/config.json; "
-                             "a league with exec: agents needs them restated with --agents/--opponents)")
+                             "a league or suite with exec: agents needs them restated with --agents/--opponents)")
     parser.add_argument("--shard-rounds", type=int, metavar="N", default=DEFAULT_SHARD_ROUNDS,
                         help="rounds handed to a worker at a time")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

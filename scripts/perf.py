@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from war_env.perf import measure_all
+from war_env.perf import measure_all, progress_to_stderr
 from war_env.scripts.common import HelpFormatter, run_command
 
 
@@ -39,7 +39,7 @@ def cli(argv: list[str] | None = None) -> int:
     def call() -> int:
         measure_all(repeats=args.repeats, budget=args.budget, fast_rounds=args.fast_rounds,
                     league_rounds=args.league_rounds, league=not args.no_league, memory=not args.no_memory,
-                    training=not args.no_training, cold=args.cold)
+                    training=not args.no_training, cold=args.cold, progress=progress_to_stderr())
         return 0
 
     return run_command(parser, call, extras=() if args.no_league else ("bench",))

@@ -133,8 +133,10 @@ def print_summary(result: TrainResult) -> bool | None:
               f"  false starts/100 {stats['false_starts_per_100_rounds']:.2f}"
               f"  mean reaction {_ticks(stats['mean_reaction_ticks'])}")
     bar = bench["bar"]
+    stderr = bench["mean_return_difference_stderr"]  # None for one round: a spread needs two
     print(f"  difference to prompt: best {bench['mean_return_difference']:+.4f}"
-          f" (stderr {bench['mean_return_difference_stderr']:.4f}), final {final['mean_return_difference']:+.4f}")
+          f" (stderr {'undefined for one round' if stderr is None else f'{stderr:.4f}'}),"
+          f" final {final['mean_return_difference']:+.4f}")
     verdicts = {name: "PASSED" if comparison["bar"]["passed"] else "NOT reached"
                 for name, comparison in (("best", bench), ("final", final))}
     passed = bench["bar"]["passed"] and final["bar"]["passed"]

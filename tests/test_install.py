@@ -116,6 +116,16 @@ def test_the_wheel_holds_one_top_level_package_with_its_data(wheel):
         assert shipped in names, shipped
 
 
+def test_the_wheel_carries_the_mit_license_text(wheel):
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        (license_file,) = [name for name in names if name.endswith(".dist-info/licenses/LICENSE")]
+        assert archive.read(license_file) == (ROOT / "LICENSE").read_bytes()
+        (metadata,) = [name for name in names if name.endswith(".dist-info/METADATA")]
+        assert "License-Expression: MIT" in archive.read(metadata).decode()
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+
+
 # --- the core install -----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def core(wheel, tmp_path_factory) -> Path:

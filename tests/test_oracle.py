@@ -15,13 +15,17 @@ import pytest
 from war_env.core.rewards import outcome_reward
 import war_env  # noqa: F401
 from war_env.agents import make_agent
+from war_env.agents.informed import problem_with
+from war_env.agents.lead import lead_cost
 from war_env.agents.oracle import Oracle
 from war_env.core.bots import make_bot
 from war_env.core.cards import parse_piles
 from war_env.core.clock import TimedRound
+from war_env.core.probes import PROBES
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
 from war_env.evaluation import play_round, play_rounds
+from war_env.evaluation.probes import components, exact_gaps
 from war_env.league.stats import bootstrap_mean
 
 BOTS = ["instant", "fixed:ticks=5", "uniform:low=1,high=10", "human", "absent"]
@@ -162,6 +166,34 @@ def test_anticipate_without_latency_is_prompt():
 
 def test_anticipate_presses_ahead_only_as_late_as_the_costs_allow():
     anticipate = make_agent("anticipate", config=WarConfig(latency="fixed:ticks=2"), opponent="human")
-    assert anticipate.lead == 2 and anticipate.level == pytest.approx(0.98)
+    # break-even: (1 - q) * 2 idle ticks saved (0.002) = q * one false start (0.1)
+    assert anticipate.lead == 2 and anticipate.level == pytest.approx(0.1 / 0.102)
     probabilities = np.cumsum(make_bot("human").reaction_probabilities(WarConfig()))
-    assert probabilities[anticipate.opponent_draw] >= 0.98 > probabilities[anticipate.opponent_draw - 1]
+    level = anticipate.level
+    assert probabilities[anticipate.opponent_draw] >= level > probabilities[anticipate.opponent_draw - 1]
+
+
+# the probes whose observation shows the opponent's clock, which anticipate reads
+CLOCK_PROBES = [name for name, probe in PROBES.items() if probe.observation != "war"]
+
+
+@pytest.mark.parametrize("name", CLOCK_PROBES)
+def test_anticipate_is_one_fixed_lead_which_beats_waiting_to_see_and_never_the_best_lead(name):
+    # issue 29: with the probes' weights (4-6 idle ticks cost more than a false start) its first level fell to 0
+    # and it sent a sure false start every move, losing about 1.9 per round to press_once in inference and reading
+    probe = PROBES[name]
+    config, bot = probe.config(), make_bot(probe.opponent)
+    anticipate = make_agent("anticipate", config=config, opponent=bot)
+    ticks = anticipate.press_tick
+    seeds = range(2)
+    records = play_rounds(anticipate, bot, config, seeds, env_id=probe.env_id)
+    same = play_rounds(f"lead:ticks={ticks}", bot, config, seeds, env_id=probe.env_id)
+    assert [dataclasses.replace(r, agent=f"lead:ticks={ticks}") for r in records] == same
+    parts = [(weight, problem_with(config, part.reaction_probabilities(config))) for weight, part in
+             components(config, bot)]
+
+    def cost(lead):
+        return sum(weight * lead_cost(problem, lead) for weight, problem in parts)
+
+    press_once, best = exact_gaps(probe).per_move["press_once"], exact_gaps(probe).per_move["lead"]
+    assert cost(None) == pytest.approx(press_once) and best <= cost(ticks) < press_once

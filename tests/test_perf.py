@@ -66,3 +66,62 @@ def test_the_solver_benchmark_prints_one_line_per_config_with_its_time_or_its_re
     config, bot = CONFIGS[-1]  # estimated above the bound: refused up front, in one line
     refused = measure(config, bot)
     assert "refuses this problem" in line(config, bot, refused) and "seconds" not in refused
+
+
+def test_progress_names_each_section_as_it_starts(capsys):
+    from war_env.scripts.perf import cli
+
+    assert cli(["--repeats", "1", "--budget", "0.01", "--fast-rounds", "64", "--no-league", "--no-training",
+                "--no-memory"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert all(line.startswith("war-perf: ") and " s, " in line for line in lines), lines
+    said = [line.split(" s, ", 1)[1] for line in lines]
+    expected = ["the single env against CartPole and Blackjack"] + [
+        f"the vector env at N={num_envs} against CartPole's" for num_envs in (1, 16, 256, 4096)]
+    assert [message for message in said if message in expected] == expected
+    if batched.available():
+        assert said[0] == "the engine's start in a new process" and "the fast path against War-v0 tick by tick" in said
+    assert "| measurement |" in captured.out and "war-perf:" not in captured.out  # the table alone on stdout
+
+
+def test_a_section_whose_extra_is_missing_is_named_as_skipped_with_the_install(monkeypatch):
+    import war_env.perf as perf
+
+    monkeypatch.setattr(perf, "has_extra", lambda extra: extra != "train")
+    said = []
+    result = measure_all(repeats=1, budget=0.01, fast_rounds=64, league=False, memory=False, training=True,
+                         print_table=False, progress=said.append)
+    skipped = 'PPO training frames: the "train" extra is not installed (pip install "war-env[train]"'
+    assert [section for section in result.skipped if section.startswith(skipped)]
+    assert f"Not measured: {skipped}" in result.table
+    assert any(message.startswith(f"skipping {skipped}") for message in said)
+    assert not any(row.what.startswith("PPO training") for row in result.rows)
+
+
+def test_the_memory_figure_counts_what_the_env_keeps_not_the_last_steps_info(monkeypatch):
+    # A step's info holds the reaction ticks of the rounds that ended on it: from a few bytes to 100 kB
+    # by the step. Here each info holds more than the last, so an info alive at a reading would show as growth.
+    from war_env.envs.vector import WarVectorEnv
+    from war_env.perf import memory_figures
+
+    step = WarVectorEnv.step
+    calls = []
+
+    def step_with_a_growing_info(self, actions):
+        calls.append(None)
+        observations, rewards, terminated, truncated, info = step(self, actions)
+        return observations, rewards, terminated, truncated, {**info, "ballast": [0.5] * (100 * len(calls))}
+
+    monkeypatch.setattr(WarVectorEnv, "step", step_with_a_growing_info)
+    memory = memory_figures(num_envs=16, env_steps=16 * 200, warm_up=20)
+    assert abs(memory["traced_growth_bytes"]) < 20_000  # the ballast of the last step alone: 160 kB
+
+
+def test_the_memory_warm_up_lasts_until_a_round_has_ended():
+    # The info's blank rows (112 bytes per game) are made when the first round ends: a warm-up of one step
+    # would count them as growth.
+    from war_env.perf import memory_figures
+
+    memory = memory_figures(num_envs=4096, env_steps=4096 * 150, warm_up=1)  # the first rounds end after ~100 steps
+    assert abs(memory["traced_growth_bytes"]) < 64_000  # the blank rows alone: 459 kB

@@ -213,7 +213,7 @@ def test_resuming_a_run_with_exec_agents_needs_them_restated(tmp_path):
                out=tmp_path / "run", workers=1, progress=False)
     with pytest.raises(ValueError, match="a run folder never starts a program by itself: restate them"):
         run_league(resume=tmp_path / "run", workers=1, progress=False)
-    with pytest.raises(ValueError, match=r"only restates its exec: agents, and \['eager'\] is not one of them"):
+    with pytest.raises(ValueError, match=r"--agents on a resume only restates its exec: specs, and \['eager'\] is not"):
         run_league(["eager"], resume=tmp_path / "run", workers=1, progress=False)
     resumed = run_league([PYTHON_CLIENT], resume=tmp_path / "run", workers=1, progress=False)
     assert resumed.rounds_played == 0

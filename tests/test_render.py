@@ -171,7 +171,8 @@ def test_the_pixel_modes_name_the_render_extra_when_pygame_is_missing(monkeypatc
     monkeypatch.setitem(sys.modules, "pygame", None)  # import pygame now raises ImportError
     env = gym.make("War-v0", render_mode="rgb_array")
     env.reset(seed=0)
-    with pytest.raises(DependencyNotInstalled, match=r'pip install "war-env\[render\]"'):
+    with pytest.raises(DependencyNotInstalled,
+                       match=r'pip install "war-env\[render\]" \(or, from a clone, pip install -e "\.\[render\]"\)'):
         env.render()
 
 

@@ -257,6 +257,15 @@ def test_the_command_line_trains_and_prints_the_comparison(tmp_path, capsys):
     assert re.fullmatch(r"\d+\.\d", seconds) and re.fullmatch(r"\d+\.\d{4}", stderr)  # rounded for reading
 
 
+def test_a_comparison_of_one_round_prints_its_stderr_as_undefined(tmp_path, capsys):
+    from war_env.scripts.train import cli
+
+    argv = ["--algo", "ppo", "--config", str(tiny_config(tmp_path, "ppo")), "--timesteps", "64", "--n-envs", "1",
+            "--run-dir", str(tmp_path / "run"), "--bench-rounds", "1", "--no-progress-bar"]
+    assert cli(argv) == 0
+    assert "(stderr undefined for one round)" in capsys.readouterr().out
+
+
 def test_require_bar_makes_a_missed_bar_a_failure_and_keeps_the_run(tmp_path, capsys):
     from war_env.scripts.train import cli
 

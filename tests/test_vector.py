@@ -117,6 +117,30 @@ def test_reset_options_can_differ_per_sub_env(backend):
         vector.reset(options={"piles": [piles[0]] * 3})
 
 
+WAR_IDS = sorted(env_id for env_id, spec in gym.registry.items() if str(spec.entry_point).startswith("war_env."))
+
+
+@pytest.mark.parametrize("env_id", WAR_IDS)
+@pytest.mark.parametrize("vectorization_mode", [None, "vector_entry_point"])
+def test_vector_kwargs_for_the_batched_env_are_refused_naming_the_keyword_form(env_id, vectorization_mode):
+    # Gymnasium's own error ("can be passed arguments only through kwargs") does not say what to write.
+    expected = (f'{env_id}\'s batched vector env takes these as keywords, not in vector_kwargs: '
+                f'gym.make_vec("{env_id}", num_envs=..., autoreset_mode=AutoresetMode.SAME_STEP) '
+                f'(vector_kwargs is for vectorization_mode="sync" or "async")')
+    with pytest.raises(gym.error.Error) as raised:
+        gym.make_vec(env_id, num_envs=2, vectorization_mode=vectorization_mode,
+                     vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
+    assert str(raised.value) == expected
+
+
+def test_vector_kwargs_still_reach_gymnasiums_sync_vector_env_and_the_keyword_the_batched_one():
+    sync = gym.make_vec("War-v0", num_envs=2, vectorization_mode="sync",
+                        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
+    batched = gym.make_vec("War-v0", num_envs=2, autoreset_mode=AutoresetMode.SAME_STEP)
+    assert sync.autoreset_mode is batched.autoreset_mode is AutoresetMode.SAME_STEP
+    assert gym.make("War-v0", opponent="uniform").spec.kwargs == {"opponent": "uniform"}
+
+
 @pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda mode: mode.value)
 def test_the_gymnasium_sync_vector_env_of_single_envs_gives_the_same_batches(mode, backend):
     """``check_environments_match`` for vector envs: Gymnasium's own SyncVectorEnv over War-v0 (its

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warnings
 
-from war_env.support.extras import has_extra
+from war_env.support.extras import has_extra, install_hint
 
 
 def available() -> bool:
@@ -33,5 +33,5 @@ def available() -> bool:
 def warn_unavailable(what: str, instead: str) -> None:
     """Say once per place that ``what`` falls back to the scalar reference (``instead``) for want of numba."""
     warnings.warn(f'{what}: numba is not installed, so the batched engine cannot run and it {instead} '
-                  f'(the scalar reference: the same results, many times slower): pip install "war-env[fast]"',
+                  f'(the scalar reference: the same results, many times slower): {install_hint("fast")}',
                   RuntimeWarning, stacklevel=3)

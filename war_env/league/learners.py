@@ -2,7 +2,8 @@
 
 Each learner (PPO, RecurrentPPO, PPO with 4 stacked frames, DQN, A2C) is trained by ``war-train``'s ``train`` on
 every probe's env id, once per seed, at one stated budget; its **final** model is scored by the suite
-(``war_env.league.suite``: 0 = the probe's best simple baseline, 1 = the oracle, on the same deals). The training
+(``war_env.league.suite``: the bounded score, 0 = the probe's best simple baseline or worse, 1 = the oracle, on the
+same deals; its regret, the raw figure, is kept beside it). The training
 config is the one shipped for the algorithm, with two changes: the training envs keep the probe's reward weights
 (the shipped configs weigh an idle tick at -0.1 in training, which would change the optimum the probe measures;
 only the card outcome's weight is zeroed, which cannot change it), and the policy sees the probe's whole
@@ -70,18 +71,20 @@ def train_all(out: Path, learners, probes, seeds, timesteps: int, log=print) -> 
 
 
 def learners_table(suite: dict, models: dict[tuple[str, str, int], Path], learners, probes, seeds) -> dict:
-    """Per learner: the scores of its final models per probe and seed, their mean per probe, the IQM over all
-    of them (stratified bootstrap over each probe's seeds) and the probability of improvement over PPO."""
+    """Per learner: the bounded scores of its final models per probe and seed (and their regrets beside them), their
+    mean per probe, the IQM over all of them (stratified bootstrap over each probe's seeds) and the probability of
+    improvement over PPO, both of the bounded scores (no probe's unit of failure enters them)."""
     scores = {p["name"]: p["agents"] for p in suite["probes"]}
 
-    def runs(name: str) -> list[np.ndarray]:
-        return [np.array([scores[probe][_spec(models[(name, probe, seed)])]["score"]["value"] for seed in seeds])
+    def runs(name: str, key: str = "score") -> list[np.ndarray]:
+        return [np.array([scores[probe][_spec(name, models[(name, probe, seed)])][key]["value"] for seed in seeds])
                 for probe in probes]
 
     table = {}
     for name in learners:
         per_probe = runs(name)
         table[name] = {"scores": {probe: values.tolist() for probe, values in zip(probes, per_probe)},
+                       "regrets": {probe: values.tolist() for probe, values in zip(probes, runs(name, "regret"))},
                        "mean": {probe: float(values.mean()) for probe, values in zip(probes, per_probe)},
                        "iqm": iqm_interval(*per_probe)}
         if name != REFERENCE and REFERENCE in learners:
@@ -89,9 +92,10 @@ def learners_table(suite: dict, models: dict[tuple[str, str, int], Path], learne
     return table
 
 
-def _spec(path: Path) -> str:
-    algo = json.loads((path.parent / "model_card.json").read_text())["algorithm"]
-    return f"{algo}:{path}"
+def _spec(name: str, path: Path) -> str:
+    """The agent spec of learner ``name``'s model at ``path``: its algorithm is the learner's, never read from the
+    run folder (a folder's file naming ``exec`` would otherwise make the spec a command)."""
+    return f"{LEARNERS[name][0]}:{path}"
 
 
 def render_table(table: dict, probes, seeds, timesteps: int) -> str:
@@ -102,13 +106,14 @@ def render_table(table: dict, probes, seeds, timesteps: int) -> str:
         improvement = fmt(row["improvement_over_ppo"], 2) if "improvement_over_ppo" in row else "reference"
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {fmt(row['iqm'], 2)} | {improvement} |")
     lines += ["", f"Mean score of the final models per probe over seeds {', '.join(map(str, seeds))} ({timesteps:,} "
-              "steps each); 0 = the probe's best simple baseline, 1 = the oracle."]
+              "steps each); 0 = the probe's best simple baseline or worse, 1 = the oracle (bounded; the regrets are in "
+              "learners.json)."]
     return "\n".join(lines) + "\n"
 
 
 def learners_chart(table: dict, probes, path: Path) -> str:
     """Learners by probes: each learner's mean score per probe as a bar, every seed's final model as a dot; lines
-    at 0 (the probe's best simple baseline) and 1 (the oracle)."""
+    at 0 (the probe's best simple baseline or worse) and 1 (the oracle)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -128,7 +133,7 @@ def learners_chart(table: dict, probes, path: Path) -> str:
     axis.axhline(0, color="black", linewidth=0.8)
     axis.axhline(1, color="black", linewidth=0.8, linestyle="--")
     axis.set_xticks(range(len(probes)), list(probes))
-    axis.set_ylabel("score (0 = best simple baseline, 1 = oracle)")
+    axis.set_ylabel("score (0 = best simple baseline or worse, 1 = oracle)")
     axis.set_title("Final models' scores per probe: bars the mean over seeds, dots the seeds", fontsize="medium")
     figure.legend(loc="outside right upper", fontsize="small", title="learner", title_fontsize="small")
     save_figure(figure, path)
@@ -166,7 +171,7 @@ def main(argv: list[str] | None = None) -> dict:
     models = train_all(out, args.learners, args.probes, args.seeds, args.timesteps)
     if args.train_only:
         return {}
-    specs = [_spec(path) for path in models.values()]
+    specs = [_spec(name, path) for (name, _, _), path in models.items()]
     suite_dir = out / suite_name(args.seeds, args.learners, args.probes)
     if (suite_dir / "suite_config.json").is_file():
         suite = run_suite(resume=suite_dir, workers=args.workers, progress=False)

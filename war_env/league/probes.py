@@ -3,8 +3,8 @@
 For every probe of ``war_env.core.probes`` it prints one row per agent: the return it loses per round to the
 ``oracle`` computed exactly (``war_env.evaluation.probes.exact_gaps``) and measured on the same paired rounds
 (the mean of the oracle's return minus the agent's, with its 95% paired bootstrap interval), and its score
-(0 = the probe's best simple baseline, 1 = the oracle, from the exact costs). Each agent plays from the
-probe's own env (``gym.make(probe.env_id)``) when it can read its observation, else (the agents that read
+(0 = the probe's best simple baseline or worse, 1 = the oracle, from the exact costs: ``stats.bound``). Each agent
+plays from the probe's own env (``gym.make(probe.env_id)``) when it can read its observation, else (the agents that read
 the opponent's clock, in the memory probe) from WarLatency-v0's observation of the same game, which the table
 says. The inference probe adds the clairvoyant (the oracle of the member the pool drew), its upper bound.
 """
@@ -19,7 +19,7 @@ from war_env.core.bots import make_bot
 from war_env.core.probes import PROBES, Probe
 from war_env.evaluation import observation_game, play_rounds
 from war_env.evaluation.probes import ProbeGaps, clairvoyant_records, exact_gaps, ladder
-from war_env.league.stats import bootstrap_mean
+from war_env.league.stats import bootstrap_mean, bound
 
 
 def agents_of(probe: Probe) -> list[str]:
@@ -28,6 +28,13 @@ def agents_of(probe: Probe) -> list[str]:
     extra = {"memory": ["counting"], "inference": ["blind"], "reading": ["blind"]}.get(probe.name, [])
     names = ["oracle", *extra, probe.lacking, *probe.simple]
     return list(dict.fromkeys(names))
+
+
+def yardsticks() -> frozenset[str]:
+    """The yardsticks, declared here and only here: every agent a probe plays for reference (``agents_of``, over all
+    probes) and the inference probe's clairvoyant. They are built from the probes' own solution (``counting`` is the
+    oracle's policy from a counted state), so a suite ranks only the agents given that are none of them."""
+    return frozenset(agent for probe in PROBES.values() for agent in agents_of(probe)) | {"clairvoyant"}
 
 
 def records_of(probe: Probe, spec: str, seeds) -> tuple[list, bool]:
@@ -71,12 +78,13 @@ def measure(probe: Probe, rounds: int, seed: int = 0) -> list[Row]:
 
 
 def score(gaps: ProbeGaps, agent: str) -> float | None:
-    """0 = the probe's best simple baseline, 1 = the oracle, from the exact costs per round."""
+    """The bounded score from the exact costs per round: 0 = the probe's best simple baseline or worse, 1 = the oracle
+    (``stats.bound``; the exact regret beside it says how much worse)."""
     if agent not in gaps.per_move:
         return None
     zero = gaps.per_round(gaps.best_simple)
     span = zero - gaps.per_round("oracle")
-    return (zero - gaps.per_round(agent)) / span if span > 0 else None
+    return bound((zero - gaps.per_round(agent)) / span) if span > 0 else None
 
 
 def table(rows: list[Row]) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from war_env.agents import BASELINES, Agent, is_exec_spec, make_agent, make_opponent, uses_opponent
+from war_env.agents import BASELINES, Agent, check_commands_restated, make_agent, make_opponent, uses_opponent
 from war_env.core.rules import WarConfig
 from war_env.evaluation.records import RoundRecord
 from war_env.league.league import (
@@ -138,20 +138,10 @@ def run_league(
 
 
 def check_exec_restated(league: League, agents: Sequence[str], opponents: Sequence[str], run_dir: Path) -> None:
-    """On ``--resume``: every ``exec:`` spec of the league must be given again on the command line (the
-    folder's config may come from someone else, and an ``exec:`` spec runs its command), and nothing else
-    may be given (the league is the folder's)."""
+    """On ``--resume``: the league's ``exec:`` agents and opponents restated on the command line, and nothing else
+    (``check_commands_restated``)."""
     for kind, stored, given in (("agents", league.agents, agents), ("opponents", league.opponents, opponents)):
-        programs = [spec for spec in stored if is_exec_spec(spec)]
-        if set(given) != set(programs):
-            other = sorted(set(given) - set(programs))
-            if other:
-                raise ValueError(f"a resumed run takes its league from {run_dir}/{CONFIG_FILE}; --{kind} on --resume "
-                                 f"only restates its exec: {kind}, and {other} is not one of them")
-            raise ValueError(f"{run_dir}/{CONFIG_FILE} has exec: {kind} that run commands: "
-                             f"{sorted(set(programs) - set(given))}; a run folder never starts a program by itself: "
-                             f"restate them to run them (war-bench --resume {run_dir} --{kind} "
-                             + " ".join(repr(spec) for spec in programs) + ")")
+        check_commands_restated(stored, given, f"{run_dir}/{CONFIG_FILE}", f"--{kind}", f"war-bench --resume {run_dir}")
 
 
 def read_league(run_dir: Path) -> League:

@@ -170,6 +170,31 @@ def _bootstrap_score(a: np.ndarray, z: np.ndarray, o: np.ndarray) -> dict:
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 
+SCORE_RANGE = (0.0, 1.0)
+"""The bounded score's range (issue 29; docs/probes.md, "The score"): 0 is the probe's best simple baseline and
+everything worse, 1 the oracle and any luck of the deals beyond it. Below the baseline an agent shows none of the
+capability, and how much worse it is (takeovers at -100, false starts) is in a unit of the probe's own gap that
+differs by probe, so it counts 0 in every probe; the raw regret, kept beside the score, says how much worse."""
+
+
+def bound(value: float) -> float:
+    """A normalised score clipped to ``SCORE_RANGE``."""
+    low, high = SCORE_RANGE
+    return min(high, max(low, value))
+
+
+def bounded_score(score: dict) -> dict:
+    """A ``bootstrap_score`` estimate clipped to ``SCORE_RANGE``: its value and both ends of its interval (a
+    percentile interval of the clipped score is the clipped interval, clipping being monotone), with
+    ``"clipped": "below"`` or ``"above"`` when the value lay outside the range."""
+    if score["value"] is None:
+        return dict(score)
+    clipped = {key: None if score[key] is None else bound(score[key]) for key in ("value", "low", "high")}
+    low, high = SCORE_RANGE
+    side = "below" if score["value"] < low else "above" if score["value"] > high else None
+    return {**score, **clipped, **({"clipped": side} if side else {})}
+
+
 def iqm(values) -> float:
     """The interquartile mean: the mean of the middle half (``scipy.stats.trim_mean(values, 0.25)``)."""
     from scipy.stats import trim_mean

@@ -1,4 +1,4 @@
-"""The probes' suite: ``war-bench --suite``, one normalised score per capability (docs/probes.md).
+"""The probes' suite: ``war-bench --suite``, one bounded score per capability (docs/probes.md).
 
 Each probe of ``war_env.core.probes`` is a league on its own env id (``League.env_id``), played and reported by
 ``run.run_league`` in a folder of its own (``<suite>/<probe>/``: rounds, report, plots, resume and workers as
@@ -7,10 +7,13 @@ in any war-bench run), with the probe's opponent, the agents given and the probe
 trained on another game (its ``war_env_model.json`` names another ``env_id``) is not played in that probe.
 
 Per probe, an agent's **score** is ``(its return - the best simple baseline's) / (the oracle's - the best simple
-baseline's)`` on the same deals, with a paired bootstrap interval (``stats.bootstrap_score``): 0 is the best
-simple baseline (the one of least exact cost, ``evaluation.probes.exact_gaps``), 1 the oracle, both by
-construction. The suite folder receives ``suite.json`` (the scores), ``suite.md`` (a headline saying which agent
-is best at what, and the table agents x probes) and ``suite.png`` (the chart).
+baseline's)`` on the same deals, with a paired bootstrap interval (``stats.bootstrap_score``), clipped to [0, 1]
+(``stats.bounded_score``): 0 is the best simple baseline (the one of least exact cost,
+``evaluation.probes.exact_gaps``) and everything worse, 1 the oracle. Beside it, its **regret**: the oracle's return
+minus its own, the raw figure with its interval. The headline ranks the agents given that are not yardsticks
+(``league.probes.yardsticks``) and says what separates the best of them from the next, per probe. The suite folder
+receives ``suite.json`` (per probe and agent ``return``, ``regret`` and ``score``, and the probe's ``separation``),
+``suite.md`` (the headline, the scores and the regrets, agents x probes) and ``suite.png`` (the chart).
 """
 
 from __future__ import annotations
@@ -21,17 +24,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from war_env.agents import MODEL_ALGOS, make_agent
+import numpy as np
+
+from war_env.agents import MODEL_ALGOS, check_commands_restated, is_exec_spec, make_agent
 from war_env.core.bots import make_bot
 from war_env.core.probes import PROBES, Probe
 from war_env.evaluation import observation_game
 from war_env.evaluation.probes import exact_gaps
 from war_env.league.league import DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, ORACLE, League
-from war_env.league.probes import agents_of
+from war_env.league.probes import agents_of, yardsticks
 from war_env.league.report import fmt
 from war_env.league.rounds_file import ROUNDS_FILE, load_rounds
 from war_env.league.run import CONFIG_FILE, check_players, read_league, read_run_config, run_league
-from war_env.league.stats import bootstrap_mean, bootstrap_score
+from war_env.league.stats import bootstrap_mean, bootstrap_score, bounded_score
 from war_env.support.atomic import write_atomic
 from war_env.support.run_folder import locked_run_folder
 
@@ -107,14 +112,18 @@ class SuiteRun:
 def run_suite(agents: Sequence[str] = (), probes: Sequence[str] | None = None, rounds: int | None = None,
               seed: int | None = None, out: str | Path | None = None, workers: int = 1, resume: str | Path | None = None,
               shard_rounds: int = DEFAULT_SHARD_ROUNDS, progress: bool = True, trust_model_file: bool = False) -> SuiteRun:
-    """Play every probe's league (or what a resumed suite lacks), then write the suite's scores, report and chart."""
+    """Play every probe's league (or what a resumed suite lacks), then write the suite's scores, report and chart.
+    On ``resume``, ``agents`` may be given only to restate the suite's ``exec:`` agents: a suite folder never starts
+    a program that the command line does not name (``check_commands_restated``), nor do its probes' folders."""
     if resume is not None:
-        given = [name for name, value in (("agents", agents or None), ("probes", probes), ("rounds", rounds),
-                                          ("seed", seed), ("out", out)) if value is not None]
+        given = [name for name, value in (("probes", probes), ("rounds", rounds), ("seed", seed), ("out", out))
+                 if value is not None]
         if given:
             raise ValueError(f"a resumed suite takes its agents and probes from {resume}/{SUITE_CONFIG}; do not also "
                              f"give {given}")
         run_dir, suite = Path(resume), read_suite(Path(resume))
+        check_commands_restated(suite.agents, agents, f"{run_dir}/{SUITE_CONFIG}", "--agents",
+                                f"war-bench --suite --resume {run_dir}")
     else:
         suite = Suite(tuple(agents), tuple(probes or PROBES), DEFAULT_SUITE_ROUNDS if rounds is None else rounds,
                       DEFAULT_SEED if seed is None else seed)
@@ -153,8 +162,10 @@ def _play_probe(folder: Path, suite: Suite, probe: Probe, workers: int, shard_ro
                 trust_model_file: bool) -> int:
     """The probe's league: continued when its folder holds one, else started. Returns the rounds played."""
     common = {"workers": workers, "shard_rounds": shard_rounds, "progress": progress, "trust_model_file": trust_model_file}
-    if (folder / CONFIG_FILE).is_file():
-        return run_league(resume=folder, **common).rounds_played
+    if (folder / CONFIG_FILE).is_file():  # its exec: agents restated: the suite's, which the command line restated
+        league = read_league(folder)
+        restated = [spec for spec in suite.agents if is_exec_spec(spec) and spec in league.agents]
+        return run_league(restated, resume=folder, **common).rounds_played
     return run_league(list(probe_agents(suite, probe, trust_model_file)), [probe.opponent], suite.rounds, suite.seed, out=folder,
                       env_id=probe.env_id, **common).rounds_played
 
@@ -162,11 +173,14 @@ def _play_probe(folder: Path, suite: Suite, probe: Probe, workers: int, shard_ro
 # --- the scores --------------------------------------------------------------------------------------------------
 def suite_results(run_dir: Path, suite: Suite) -> dict:
     """Every probe's scores from its league's rounds file."""
-    return {"suite": suite.to_dict(), "probes": [probe_scores(run_dir / name, PROBES[name]) for name in suite.probes]}
+    contenders = contenders_of(suite.agents)
+    return {"suite": suite.to_dict(),
+            "probes": [probe_scores(run_dir / name, PROBES[name], contenders) for name in suite.probes]}
 
 
-def probe_scores(folder: Path, probe: Probe) -> dict:
-    """Each agent's mean return and score in one probe (0 = the best simple baseline, 1 = the oracle)."""
+def probe_scores(folder: Path, probe: Probe, contenders: Sequence[str]) -> dict:
+    """Each agent's mean return, regret and bounded score in one probe (0 = the best simple baseline or worse, 1 =
+    the oracle), and what separates the best of the ``contenders`` that played it from the next."""
     league = read_league(folder)
     pairings = load_rounds(folder / ROUNDS_FILE, league).pairings
     returns = {agent: pairings[(agent, probe.opponent)].returns for agent in league.agents}
@@ -174,10 +188,35 @@ def probe_scores(folder: Path, probe: Probe) -> dict:
     return {
         "name": probe.name, "env_id": probe.env_id, "capability": probe.capability, "opponent": probe.opponent,
         "folder": folder.name, "rounds": league.rounds, "baseline": baseline,
-        "agents": {agent: {"return": bootstrap_mean(values),
-                           "score": bootstrap_score(values, returns[baseline], returns[ORACLE])}
-                   for agent, values in returns.items()},
+        "agents": agent_scores(returns, baseline),
+        "separation": separation(returns, [agent for agent in contenders if agent in returns]),
     }
+
+
+def agent_scores(returns: dict[str, np.ndarray], baseline: str) -> dict:
+    """Per agent (paired rounds: round i is the same deal for each): its mean return; its regret, the oracle's return
+    minus its own (the raw figure, in return per round); its score, ``stats.bounded_score`` of (its return - the
+    baseline's) / (the oracle's - the baseline's)."""
+    oracle, zero = returns[ORACLE], returns[baseline]
+    return {agent: {"return": bootstrap_mean(values), "regret": bootstrap_mean(oracle - values),
+                    "score": bounded_score(bootstrap_score(values, zero, oracle))}
+            for agent, values in returns.items()}
+
+
+def separation(returns: dict[str, np.ndarray], contenders: Sequence[str]) -> dict | None:
+    """The contender of highest mean return, the next one, and the paired mean of their difference in return per
+    round (``None``: no contender played; ``next`` ``None``: only one did)."""
+    ranked = sorted(contenders, key=lambda agent: -float(np.mean(returns[agent])))
+    if not ranked:
+        return None
+    best, rest = ranked[0], ranked[1:]
+    difference = bootstrap_mean(returns[best] - returns[rest[0]]) if rest else None
+    return {"best": best, "next": rest[0] if rest else None, "difference": difference}
+
+
+def contenders_of(agents: Sequence[str]) -> list[str]:
+    """The agents given that are not yardsticks (``league.probes.yardsticks``): the ones a headline ranks."""
+    return [agent for agent in agents if agent not in yardsticks()]
 
 
 def agent_order(results: dict) -> list[str]:
@@ -188,55 +227,93 @@ def agent_order(results: dict) -> list[str]:
     return [*given, *rest, ORACLE]
 
 
-def best_at(probe: dict, contenders: Sequence[str]) -> tuple[str, dict] | None:
-    """The contender of highest score in a probe (``None``: none played there with a score)."""
-    scored = [(agent, entry["score"]) for agent, entry in probe["agents"].items()
-              if agent in contenders and entry["score"]["value"] is not None]
-    return max(scored, key=lambda pair: pair[1]["value"]) if scored else None
+def mean_scores(results: dict, agents: Sequence[str]) -> dict[str, tuple[float, int]]:
+    """Each agent's mean bounded score over the probes it played, and how many those were."""
+    means = {}
+    for agent in agents:
+        values = [p["agents"][agent]["score"]["value"] for p in results["probes"] if agent in p["agents"]]
+        values = [value for value in values if value is not None]
+        if values:
+            means[agent] = (float(np.mean(values)), len(values))
+    return means
 
 
 def headline(results: dict) -> list[str]:
-    """Which agent is best at what: per probe the best of the agents given (of the yardsticks but the oracle when
-    none was given), its score and whether its interval clears the best simple baseline and reaches the oracle."""
-    given = results["suite"]["agents"]
-    contenders = given or [agent for agent in agent_order(results) if agent != ORACLE]
-    lines = []
+    """The best agent given that is not a yardstick (by its mean bounded score over the probes it played), then per
+    probe the best of those agents, its score and regret, where it lies between the best simple baseline and the
+    oracle, and what separates it from the next (their paired difference in return per round)."""
+    means = mean_scores(results, contenders_of(results["suite"]["agents"]))
+    marks = ", ".join(f"`{agent}`" for agent in sorted(yardsticks() & set(agent_order(results))))
+    if not means:
+        return [f"No agent but the yardsticks ({marks}) played: nothing to rank. The yardsticks are built from the "
+                "probes' own solution (`counting` and the `oracle` tie by construction), so their scores say how the "
+                "probes are built, not what an agent can do; how they lie is the table below."]
+    scale = (f"score 0 = a probe's best simple baseline or worse, 1 = the oracle, on the same deals; the yardsticks "
+             f"{marks} are played for reference and not ranked")
+    top = max(mean for mean, _ in means.values())
+    best = [agent for agent in means if means[agent][0] == top]
+    if top == 0:
+        first = (f"**No agent given beats a probe's best simple baseline**: each of the {len(means)} agent(s) given "
+                 f"that are not yardsticks scores 0 wherever it played ({scale}); per probe, the least regret:")
+    else:
+        names = ", ".join(f"`{agent}`" for agent in best)
+        first = (f"**Best agent{'s (tied)' if len(best) > 1 else ''}: {names}**, mean score {top:.2f} over the "
+                 f"{means[best[0]][1]} probe(s) it played, of {len(means)} agent(s) given that are not yardsticks "
+                 f"({scale}).")
+    lines = [first, ""]
     for probe in results["probes"]:
-        best = best_at(probe, contenders)
-        if best is None:
-            lines.append(f"- **{probe['name']}**: no agent given played this probe (each reads what its observation "
-                         "hides, or was trained on another game).")
-            continue
-        agent, score = best
-        lines.append(f"- **{probe['name']}** ({probe['env_id']}): `{agent}`, score {fmt(score, 2)}; {_verdict(score)}")
-    kind = "the agents given" if given else "the yardsticks, as no agent was given"
-    return [f"Best at each capability among {kind} (score 0 = the probe's best simple baseline, 1 = the "
-            "oracle, on the same deals):", "", *lines]
+        lines.append(f"- **{probe['name']}** ({probe['env_id']}): " + _probe_line(probe))
+    return lines
+
+
+def _probe_line(probe: dict) -> str:
+    separated = probe["separation"]
+    if separated is None:
+        return "no agent given played this probe (each reads what its observation hides, or was trained on " \
+               "another game)."
+    agent, entry = separated["best"], probe["agents"][separated["best"]]
+    baseline_regret = probe["agents"][probe["baseline"]]["regret"]
+    text = (f"`{agent}`, score {_cell(entry['score'], 2)}, regret {fmt(entry['regret'], 3)} per round (the best simple "
+            f"baseline `{probe['baseline']}`'s {fmt(baseline_regret, 3)}); {_verdict(entry['score'])}")
+    if separated["next"] is None:
+        return text + " The only agent given here."
+    difference = separated["difference"]
+    bound_of_gap = difference["value"] if difference.get("exact") else difference["low"]  # an exact gap is its own
+    told = "Ahead of" if bound_of_gap is not None and bound_of_gap > 0 else "Not told apart from"
+    return text + f" {told} `{separated['next']}` by {fmt(difference, 3)} per round."
 
 
 def _verdict(score: dict) -> str:
-    low, high = score["low"], score["high"]
+    low, high, side = score["low"], score["high"], score.get("clipped")
     if score.get("exact"):
         return "exactly the oracle." if score["value"] == 1 else "exactly the best simple baseline."
+    if side == "below" and (high is None or high == 0):
+        return "no better than the best simple baseline."
     if low is None:
         return "no interval."
-    if low > 1 or high < 0:
-        return "beyond the oracle (the luck of these deals)." if low > 1 else "below the best simple baseline."
     if high >= 1:
         return "as good as the oracle within its interval." if low > 0 else "not told apart from either end."
     return "better than the best simple baseline, short of the oracle." if low > 0 else \
         "short of the oracle, not told apart from the best simple baseline."
 
 
-def score_table(results: dict) -> list[str]:
-    """Agents x probes: each cell the score with its interval; ``not played`` where the agent did not play."""
+def score_table(results: dict, key: str = "score") -> list[str]:
+    """Agents x probes: each cell the agent's ``score`` (or ``regret``) with its interval; ``not played`` where the
+    agent did not play."""
     probes = results["probes"]
-    lines = ["| agent | " + " | ".join(f"{p['name']} (0 = `{p['baseline']}`)" for p in probes) + " |",
-             "|---|" + "---|" * len(probes)]
+    digits = 2 if key == "score" else 3
+    header = [f"{p['name']} (0 = `{p['baseline']}`)" if key == "score" else p["name"] for p in probes]
+    lines = ["| agent | " + " | ".join(header) + " |", "|---|" + "---|" * len(probes)]
     for agent in agent_order(results):
-        cells = [fmt(p["agents"][agent]["score"], 2) if agent in p["agents"] else "not played" for p in probes]
+        cells = [_cell(p["agents"][agent][key], digits) if agent in p["agents"] else "not played" for p in probes]
+        if key == "regret":
+            cells = ["reference" if agent == ORACLE else cell for cell in cells]
         lines.append(f"| `{agent}` | " + " | ".join(cells) + " |")
     return lines
+
+
+def _cell(entry: dict, digits: int) -> str:
+    return fmt(entry, digits) + (" (clipped)" if entry.get("clipped") else "")
 
 
 def render_suite(results: dict, chart: str) -> str:
@@ -245,8 +322,13 @@ def render_suite(results: dict, chart: str) -> str:
     lines = ["# Probe suite: one score per capability", "", *headline(results), "", "## Scores", "",
              *score_table(results), "",
              f"Score = (the agent's mean return - the best simple baseline's) / (the oracle's - the baseline's) over "
-             f"{rounds}, with a 95% paired bootstrap interval; `(exact)`: the agent's returns are the baseline's or "
-             "the oracle's round for round. Each probe's folder holds its league's report (regret by cause, timing).",
+             f"{rounds}, with a 95% paired bootstrap interval, clipped to [0, 1] (`(clipped)`: the unclipped value "
+             "lay outside; below 0 an agent shows none of the capability, and how much worse it is, in the regret "
+             "below, is in a unit that differs by probe); `(exact)`: the agent's returns are the baseline's or the "
+             "oracle's round for round.", "", "## Regret per round", "", *score_table(results, "regret"), "",
+             "Regret = the mean over the same deals of (the oracle's return - the agent's), with its 95% paired "
+             "bootstrap interval: the raw figure, unbounded, in return per round. Each probe's folder holds its "
+             "league's report (regret by cause, timing).",
              "", f"![scores by agent and probe]({chart})", "", "## The probes", ""]
     lines += [f"- **{p['name']}** (`{p['env_id']}`, opponent `{p['opponent']}`, folder `{p['folder']}/`): "
               f"{p['capability']}" for p in results["probes"]]
@@ -255,7 +337,7 @@ def render_suite(results: dict, chart: str) -> str:
 
 def suite_chart(results: dict, path: Path) -> str:
     """Agents by probes: in each probe's group a bar per agent that played it, with its 95% interval and its value
-    written past the interval's end; lines at 0 (the best simple baseline) and 1 (the oracle)."""
+    written past the interval's end; lines at 0 (the best simple baseline or worse) and 1 (the oracle)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -286,7 +368,7 @@ def suite_chart(results: dict, path: Path) -> str:
     axis.axhline(0, color="black", linewidth=0.8)
     axis.axhline(1, color="black", linewidth=0.8, linestyle="--")
     axis.set_xticks(range(len(probes)), [f"{p['name']}\n(0 = {p['baseline']})" for p in probes])
-    axis.set_ylabel("score (0 = best simple baseline, 1 = oracle)")
+    axis.set_ylabel("score (0 = best simple baseline or worse, 1 = oracle)")
     axis.set_title(f"Score per capability, {results['suite']['rounds']} paired rounds per agent and probe, "
                    "95% intervals", fontsize="medium")
     handles = [matplotlib.patches.Patch(color=colours[agent], label=plot_label(agent)) for agent in agents]

@@ -28,6 +28,7 @@ Nothing compiled is timed: every loop takes a first step (or a first batch) befo
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
@@ -56,6 +57,7 @@ from war_env.envs.vector import WarVectorEnv
 from war_env.envs.war import WarEnv
 from war_env.evaluation import play_round
 from war_env.evaluation.fastpath import random_deals, simulate
+from war_env.support.extras import has_extra, install_hint
 
 VECTOR_SIZES = (1, 16, 256, 4096)
 WORKLOADS = ("draws as its turn opens", "presses every tick")
@@ -309,22 +311,42 @@ def engine_start(cache_dir: str | None = None) -> dict:
 
 def memory_figures(num_envs: int = 4096, env_steps: int = MEMORY_ENV_STEPS, warm_up: int = 500) -> dict:
     """State bytes of ``num_envs`` games, and traced memory, before and after ``env_steps`` env steps.
-    Both readings hold one step's results alive (the loop keeps the last step's), so their difference
-    is what the env kept."""
+    Each reading (``_traced_bytes``) holds only the last step's observations alive (a fixed size) and
+    follows a full garbage collection, so the difference is what the env kept. Without both, the figure
+    read +5 to +120 kB from run to run (issue 31): the last step's info (the reaction ticks of the rounds
+    that ended on that step) and the interpreter's free lists, which a full collection empties."""
     env = WarVectorEnv(num_envs, opponent="human")
     observations, _ = env.reset(seed=0)
     tracemalloc.start()
-    for _ in range(warm_up):  # every buffer (the reaction logs) reaches its working size
-        observations, *_ = env.step((observations[:, 0] > 0.5).astype(np.int64))
+    warmed, rounds_ended = 0, False
+    # Every buffer reaches its working size: the reaction logs, and the info's blank rows, made when the
+    # first round ends (at --budget 0.05 the warm-up once ended before any round did: +459 kB "growth").
+    while warmed < warm_up or not rounds_ended:
+        observations, ended = _prompt_step(env, observations)
+        warmed, rounds_ended = warmed + 1, rounds_ended or ended
     state_before = env.state_nbytes()
-    before = tracemalloc.get_traced_memory()[0]
+    before = _traced_bytes()
     steps = max(1, env_steps // num_envs)
     for _ in range(steps):
-        observations, *_ = env.step((observations[:, 0] > 0.5).astype(np.int64))
-    after = tracemalloc.get_traced_memory()[0]
+        observations, _ = _prompt_step(env, observations)
+    after = _traced_bytes()
     tracemalloc.stop()
     return {"num_envs": num_envs, "state_bytes": state_before, "state_bytes_after": env.state_nbytes(),
             "env_steps": steps * num_envs, "traced_growth_bytes": after - before, "backend": env.backend}
+
+
+def _prompt_step(env: WarVectorEnv, observations: np.ndarray) -> tuple[np.ndarray, bool]:
+    """One step of every game drawing as its turn opens: the observations, and whether a round ended (the
+    rest of the step, its info above all, is let go here)."""
+    observations, _, terminated, truncated, _ = env.step((observations[:, 0] > 0.5).astype(np.int64))
+    return observations, bool((terminated | truncated).any())
+
+
+def _traced_bytes() -> int:
+    """Memory traced now that the collector has run (which also empties the free lists of floats, tuples and
+    the like: memory the interpreter keeps for reuse, not memory the env holds)."""
+    gc.collect()
+    return tracemalloc.get_traced_memory()[0]
 
 
 # --- the table ---------------------------------------------------------------------------------
@@ -354,6 +376,8 @@ class PerfResult:
     cold_start: dict = field(default_factory=dict)
     env_share: dict = field(default_factory=dict)
     targets: list[tuple[str, str, bool]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Sections asked for and not measured, each with why (a missing extra) and how to install it."""
     table: str = ""
 
     def row(self, what: str) -> Row | None:
@@ -453,6 +477,8 @@ def render(result: PerfResult) -> str:
         lines += ["", f"Memory: state of {mem['num_envs']} games {mem['state_bytes'] / 1e6:.2f} MB "
                       f"({mem['state_bytes_after'] / 1e6:.2f} MB after {mem['env_steps']:,} more env steps); "
                       f"traced allocations grew by {mem['traced_growth_bytes'] / 1e3:.1f} kB over those steps."]
+    if result.skipped:
+        lines += [""] + [f"Not measured: {section}." for section in result.skipped]
     if result.targets:
         lines += ["", "| target | measured here | met |", "|---|---|---|"]
         lines += [f"| {target} | {measured} | {'yes' if met else '**no**'} |" for target, measured, met in result.targets]
@@ -461,8 +487,11 @@ def render(result: PerfResult) -> str:
 
 def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768, league_rounds: int = 100,
                 league: bool = True, memory: bool = True, training: bool = True, cold: bool = False,
-                print_table: bool = True) -> PerfResult:
-    """Measure everything; ``budget`` scales the work of each measurement (1.0: about a second each)."""
+                print_table: bool = True, progress: Callable[[str], None] | None = None) -> PerfResult:
+    """Measure everything; ``budget`` scales the work of each measurement (1.0: about a second each).
+    ``progress`` is told each section as it starts and each one skipped (``progress_to_stderr``); a full run
+    takes minutes."""
+    say = progress or (lambda message: None)
     if repeats < 1 or not 0 < budget < math.inf or fast_rounds < 1 or league_rounds < 1:  # before minutes of work
         raise ValueError(f"repeats, fast_rounds and league_rounds must be >= 1 and budget a finite number > 0, got "
                          f"repeats={repeats!r}, budget={budget!r}, fast_rounds={fast_rounds!r}, "
@@ -470,11 +499,21 @@ def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768,
     compiled = batched.available()
     engine_budget = budget if compiled else budget * REFERENCE_SHARE  # the work of the sections the engine speeds up
     result = PerfResult(machine=machine_info())
+
+    def skip(section: str) -> None:
+        result.skipped.append(section)
+        say(f"skipping {section}")
+
     if compiled:
+        say("the engine's start in a new process")
         result.start = engine_start()
         if cold:
+            say("the engine's start with an empty numba cache (compiling: minutes)")
             with tempfile.TemporaryDirectory() as empty:
                 result.cold_start = engine_start(empty)
+    else:
+        skip(f"the engine's start and the fast path: numba is not installed ({install_hint('fast')})")
+    say("the single env against CartPole and Blackjack")
     steps = max(1000, int(60000 * budget))
     war, cartpole, blackjack = measure_side_by_side(
         [single_env_loop(env_id, steps) for env_id in ("War-v0", "CartPole-v1", "Blackjack-v1")], repeats)
@@ -483,6 +522,7 @@ def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768,
     label = "" if compiled else "reference (no numba)"  # the vector env's default backend here
     for num_envs in VECTOR_SIZES:
         vector_steps = max(5, int(engine_budget * 400000 / num_envs) if num_envs > 1 else int(20000 * engine_budget))
+        say(f"the vector env at N={num_envs} against CartPole's")
         for workload in WORKLOADS:
             war_vec, cartpole = measure_side_by_side(
                 [vector_env_loop(env_id, num_envs, vector_steps, workload) for env_id in ("War-v0", "CartPole-v1")],
@@ -490,6 +530,7 @@ def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768,
             result.rows.append(Row(vector_row_name(num_envs, workload, label), war_vec, "CartPole-v1 vector", cartpole,
                                    "env-steps/s"))
     if compiled:  # what the same env does without numba
+        say("the vector env at N=256 without numba")
         reference_steps = max(5, int(budget * 4000 / 256))
         reference, cartpole = measure_side_by_side(
             [vector_env_loop("War-v0", 256, reference_steps, WORKLOADS[0], backend="reference"),
@@ -498,6 +539,7 @@ def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768,
                                "CartPole-v1 vector", cartpole, "env-steps/s"))
     config = WarConfig()
     if compiled:
+        say("the fast path against War-v0 tick by tick")
         peer_rounds = max(2, int(20 * budget))
         for opponent in ("human", "instant"):
             fast, peer = measure_side_by_side(
@@ -509,7 +551,10 @@ def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768,
         cards, peer = measure_side_by_side(
             [cards_only_run(fast_rounds, config), reference_cards_run(max(20, int(2000 * budget)), config)], repeats)
         result.rows.append(Row("fast path battles, cards only (no clock)", cards, "engine.Game", peer, "battles/s"))
-    if training and _has_training():
+    if training and not has_extra("train"):
+        skip(f"PPO training frames: the \"train\" extra is not installed ({install_hint('train')})")
+    elif training:
+        say("PPO training on the batched env against DummyVecEnv")
         timesteps = max(1000, int(10000 * budget))
         runs = {name: training_run(name, timesteps) for name in ("batched", "dummy")}
         ours, theirs = measure_side_by_side([run.run for run in runs.values()], max(1, min(repeats, 3)))
@@ -518,11 +563,13 @@ def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768,
         result.env_share = {f"{name} env": run.env_share for name, run in runs.items()}
     if league:
         rounds = max(1, round(league_rounds * engine_budget))
+        say(f"the benchmark league ({rounds} rounds per pairing)")
         timing = measure(league_run(rounds), max(1, min(repeats, 3)))
         result.rows.append(Row(f"benchmark league end to end ({rounds} rounds x {timing.work / rounds:.0f} pairings)",
                                timing, unit="rounds/s"))
     if memory:
         num_envs = 4096 if compiled else 256
+        say(f"memory of {num_envs} games")
         result.memory = memory_figures(num_envs, max(num_envs, int(MEMORY_ENV_STEPS * engine_budget)),
                                        warm_up=max(10, int(500 * min(1.0, budget))))
     result.machine["load_after"] = os.getloadavg()
@@ -533,7 +580,12 @@ def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768,
     return result
 
 
-def _has_training() -> bool:
-    from war_env.support.extras import has_extra
+def progress_to_stderr() -> Callable[[str], None]:
+    """A ``progress`` for ``measure_all`` that prints one line per section to stderr, with the seconds since
+    it was made (the table goes to stdout, so ``war-perf > table.md`` still shows them)."""
+    started = time.perf_counter()
 
-    return has_extra("train")
+    def say(message: str) -> None:
+        print(f"war-perf: {time.perf_counter() - started:.0f} s, {message}", file=sys.stderr, flush=True)
+
+    return say

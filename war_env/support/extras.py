@@ -24,16 +24,23 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 """Extra name -> the modules it installs that the code imports (pyproject.toml lists the packages)."""
 
 
+def install_hint(extras: str | Sequence[str]) -> str:
+    """The pip commands that install ``extras``, both ways a user can have war-env: by name (an index such
+    as PyPI) or from a clone of the repository, where the name alone would look for it on the index."""
+    names = ",".join((extras,) if isinstance(extras, str) else extras)
+    return f'pip install "war-env[{names}]" (or, from a clone, pip install -e ".[{names}]")'
+
+
 class MissingExtra(ImportError):
     """Extras that a command or module needs are not installed; the message names every one of them
-    and the one pip command that installs them all."""
+    and the pip command that installs them all (``install_hint``)."""
 
     def __init__(self, extras: Sequence[str], what: str, missing: list[str]):
         self.extras = tuple(extras)
         names = " and ".join(f'"{extra}"' for extra in self.extras)
         plural = "s" if len(self.extras) > 1 else ""
         super().__init__(f'{what} needs the {names} extra{plural} (missing: {", ".join(missing)}): '
-                         f'pip install "war-env[{",".join(self.extras)}]"')
+                         f'{install_hint(self.extras)}')
 
 
 def missing_modules(extra: str) -> list[str]:

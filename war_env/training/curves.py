@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from war_env.agents import make_opponent
+from war_env.agents import is_exec_spec, make_opponent
 from war_env.agents.algorithms import check_algorithm
 from war_env.agents.sb3_agent import load_sb3_agent
 from war_env.core.rules import WarConfig
@@ -219,8 +219,9 @@ def seed_curve(run_dir: Path, settings: CurveSettings, seed: int, prompt: HeldOu
         return json.loads(done.read_text())
     if not (folder / "model_card.json").exists():
         common = {"bench_rounds": 0, "timesteps": settings.timesteps}
-        if checkpoints(folder):  # a training cut off: continue it
-            train(resume=folder, **common)
+        if checkpoints(folder):  # a training cut off: continue it (an exec: opponent restated: ours, from the command line)
+            restated = {"opponent": settings.opponent} if is_exec_spec(settings.opponent) else {}
+            train(resume=folder, **restated, **common)
         else:
             train(settings.algorithm, config_path=run_dir / "train_config.json", seed=seed, opponent=settings.opponent,
                   env_args=settings.env_args, run_dir=folder, vec_env=settings.vec_env, **common)

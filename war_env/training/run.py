@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from war_env.agents import make_opponent
+from war_env.agents import check_commands_restated, is_exec_spec, make_opponent
 from war_env.agents.algorithms import build_model, check_algorithm
 from war_env.agents.model_files import check_frame_stack, load_model, save_model
 from war_env.agents.sb3_agent import load_sb3_agent
@@ -106,7 +106,7 @@ def train(
     non_negative_int("bench_rounds", bench_rounds)  # used after training: checked before it
     non_negative_int("bench_seed", bench_seed)
     if resume is not None:
-        plan = _resume_plan(resume, timesteps)
+        plan = _resume_plan(resume, timesteps, opponent)
     else:
         plan = _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, env_args, runs_root, run_dir,
                          vec_env, trust_model_file, env_id, frame_stack)
@@ -177,10 +177,11 @@ def _start_folder(plan: _Plan) -> None:
     write_atomic(run_dir / "config.json", json.dumps(exact, indent=2))
 
 
-def _resume_plan(resume, timesteps):
+def _resume_plan(resume, timesteps, opponent):
     """``resume`` is a checkpoint zip (its run folder is two levels up) or a run folder (its latest
     checkpoint that loads, chosen under the folder's lock). ``timesteps`` may raise the total budget;
-    everything else comes from config.json."""
+    everything else comes from config.json. ``opponent`` may only restate the run's own (an ``exec:`` one must be:
+    a run folder never starts a program by itself)."""
     resume = Path(resume)
     if resume.is_dir():
         run_dir, checkpoint = resume, None
@@ -198,6 +199,12 @@ def _resume_plan(resume, timesteps):
     except (ValueError, KeyError, TypeError) as error:  # JSONDecodeError is a ValueError
         raise ValueError(f"cannot resume: {str(config_file)!r} is not a war-train config: "
                          f"{type(error).__name__}: {error}") from None
+    stored = settings.get("opponent")
+    if opponent is not None and opponent != stored:
+        raise ValueError(f"{config_file} trains against {stored!r}; --opponent on --resume only restates it, "
+                         f"got {opponent!r}")
+    check_commands_restated([stored], [opponent] if is_exec_spec(opponent) else [], str(config_file), "--opponent",
+                            f"war-train --resume {resume}")
     if timesteps is not None:
         settings["timesteps"] = positive_int("timesteps", timesteps)
     if checkpoint is not None:

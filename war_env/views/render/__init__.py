@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gymnasium.error import DependencyNotInstalled
 
-INSTALL_HINT = 'pip install "war-env[render]"'
+from war_env.support.extras import install_hint
 
 
 def require_pygame():
@@ -19,6 +19,6 @@ def require_pygame():
     except ImportError as error:
         raise DependencyNotInstalled(
             f"pygame is not installed: the rgb_array and human render modes and war-play's window need "
-            f"the `render` extra, run `{INSTALL_HINT}`"
+            f"the `render` extra: {install_hint('render')}"
         ) from error
     return pygame

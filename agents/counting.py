@@ -1,6 +1,6 @@
 """``counting``: the oracle's policy played from War-v0's 16 fields, its state counted instead of read.
 
-The memory probe (``WarMemory-v0``) leaves the opponent's turn clock and the seat's presses in flight out
+The memory probe (``WarMemory-v1``) leaves the opponent's turn clock and the seat's presses in flight out
 of the observation. They are not lost to an agent with memory: whose turn is open is ``can_draw``, the
 ticks the opponent's turn has been open are counted from the end of the seat's own turn, and with a fixed
 latency every press lands exactly ``d`` ticks after it was sent, so the presses in flight are the seat's
@@ -28,7 +28,7 @@ class Counting(Oracle):
 
     name = "counting"
     observes_latency = False
-    """Reads War-v0's 16 fields only: it plays from WarMemory-v0's observation or any that begins with them."""
+    """Reads War-v0's 16 fields only: it plays from WarMemory-v1's observation or any that begins with them."""
 
     def __init__(self, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None):
         super().__init__(config=config, opponent=opponent)

@@ -51,14 +51,20 @@ def problem_with(config: WarConfig, reactions) -> TimingProblem:
                          *costs_of(config))
 
 
+def dealt_game(config: WarConfig, seed: int) -> Game:
+    """The card game of the round a reset with ``seed`` deals (the cards never depend on timing, so it can be
+    played draw by draw without a clock)."""
+    permutation, starter, round_key = draw_deal(np.random.default_rng(seed))
+    return Game(config, deal_from_permutation(permutation), starter, round_key)
+
+
 @lru_cache(maxsize=32)
 def context_shares(config: WarConfig, bot: Leader, deals: int = SHARE_DEALS) -> tuple[float, ...]:
     """The share of a ``leader`` bot's turns (seat 1) opening in each of its contexts, over ``deals`` card games
-    dealt from seeds 0, 1, ...: the cards never depend on timing, so each game is played draw by draw."""
+    dealt from seeds 0, 1, ... (``dealt_game``)."""
     counts = np.zeros(len(Leader.CONTEXTS))
     for seed in range(deals):
-        permutation, starter, round_key = draw_deal(np.random.default_rng(seed))
-        game = Game(config, deal_from_permutation(permutation), starter, round_key)
+        game = dealt_game(config, seed)
         while game.result is None:
             seat = game.next_to_draw()
             if seat == 1:

@@ -12,7 +12,7 @@ from war_env.training.run import TrainResult, train
 
 DESCRIPTION = """\
 Train PPO, A2C, DQN (stable-baselines3), MaskablePPO or RecurrentPPO (sb3-contrib) on War-v0, or on a
-probe's game (--env-id WarMemory-v0, docs/probes.md), against an opponent, then compare the best and the final model with the `prompt` baseline on held-out paired rounds
+probe's game (--env-id WarMemory-v1, docs/probes.md), against an opponent, then compare the best and the final model with the `prompt` baseline on held-out paired rounds
 (PASSED only when both meet the bar).
 
 The run folder receives config.json (the exact configuration, which --resume reads back),
@@ -21,8 +21,8 @@ checkpoints/, best.zip and final.zip (load them as ALGO:PATH, e.g. in war-bench)
 
 examples:
   war-train --algo ppo --opponent human --run-dir runs/ppo-human
-  war-train --algo recurrent_ppo --env-id WarMemory-v0 --timesteps 20000
-  war-train --algo ppo --frame-stack 4 --env-id WarMemory-v0 --timesteps 20000
+  war-train --algo recurrent_ppo --env-id WarMemory-v1 --timesteps 20000
+  war-train --algo ppo --frame-stack 4 --env-id WarMemory-v1 --timesteps 20000
 """
 
 
@@ -46,8 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="opponent bot spec (instant, fixed:ticks=5, uniform:low=1,high=10, human, absent), "
                              "an agent spec, or a saved model ALGO:PATH (default: a probe's own, else human)")
     parser.add_argument("--env-id", metavar="ID", default=None,
-                        help="the game: War-v0, WarLatency-v0 or a probe's (WarAnticipation-v0, WarMemory-v0, "
-                             "WarInference-v0, WarTableReading-v0) (default: War-v0, or WarLatency-v0 with a latency)")
+                        help="the game: War-v0, WarLatency-v0 or a probe's (WarAnticipation-v1, WarMemory-v1, "
+                             "WarInference-v0, WarTableReading-v1) (default: War-v0, or WarLatency-v0 with a latency)")
     parser.add_argument("--frame-stack", type=int, metavar="K", default=1,
                         help="the policy sees its last K observations at once (SB3's VecFrameStack; the model file "
                              "remembers K, so ALGO:PATH plays it the same way)")

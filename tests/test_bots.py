@@ -114,3 +114,18 @@ def test_a_bot_that_varies_has_no_one_cdf_but_a_reaction_model_of_its_windows_an
 def test_a_bad_pool_or_leader_is_refused(spec, message):
     with pytest.raises(ValueError, match=message):
         make_bot(spec)
+
+
+def test_modes_reacts_in_each_of_its_windows_alike():
+    bot = make_bot("modes:first=3,every=8,count=3,width=2")
+    probabilities = bot.reaction_probabilities(WarConfig())
+    assert [k for k, p in enumerate(probabilities) if p > 0] == [3, 4, 11, 12, 19, 20]
+    assert sum(probabilities) == pytest.approx(1.0) and len(set(p for p in probabilities if p > 0)) == 1
+    assert make_bot(bot.spec()) == bot
+
+
+@pytest.mark.parametrize("spec, message", [("modes:every=1,width=2", "every >= width"),
+                                           ("modes:count=0", "count >= 1"), ("modes:first=-1", "whole number")])
+def test_a_bad_modes_bot_is_refused(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_bot(spec)

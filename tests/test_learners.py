@@ -18,6 +18,7 @@ import war_env  # noqa: F401
 from war_env.agents import make_agent
 from war_env.agents.model_files import load_model, read_metadata
 from war_env.core.observation import OBSERVATION_FIELDS
+from war_env.core.probes import PROBES
 from war_env.data import training_config_file
 from war_env.training.run import train
 
@@ -40,13 +41,13 @@ def tiny_config(tmp_path, algo: str, lstm: int = 8):
 def recurrent(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("recurrent")
     return train("recurrent_ppo", config_path=tiny_config(tmp_path, "recurrent_ppo"), timesteps=128, n_envs=2,
-                 env_id="WarMemory-v0", run_dir=tmp_path / "run", bench_rounds=2)
+                 env_id="WarMemory-v1", run_dir=tmp_path / "run", bench_rounds=2)
 
 
 @pytest.fixture(scope="module")
 def stacked(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("stacked")
-    return train("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=128, n_envs=2, env_id="WarMemory-v0",
+    return train("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=128, n_envs=2, env_id="WarMemory-v1",
                  frame_stack=3, run_dir=tmp_path / "run", bench_rounds=2)
 
 
@@ -92,11 +93,11 @@ def agent_actions_over_rounds(agent, env_id: str, seeds) -> list[list[int]]:
 def test_recurrent_ppo_trains_on_a_probe_and_its_file_says_so(recurrent):
     metadata = read_metadata(recurrent.final_model)
     assert metadata["algorithm"] == "recurrent_ppo" and metadata["policy"] == "MlpLstmPolicy"
-    assert metadata["env_id"] == "WarMemory-v0" and metadata["frame_stack"] == 1
+    assert metadata["env_id"] == "WarMemory-v1" and metadata["frame_stack"] == 1
     assert metadata["observation_fields"] == list(OBSERVATION_FIELDS)  # the memory probe shows War-v0's fields
     assert metadata["policy_kwargs"]["lstm_hidden_size"] == 8
     card = recurrent.model_card
-    assert card["env_id"] == "WarMemory-v0" and card["opponent"] == "uniform:low=12,high=13"  # the probe's own
+    assert card["env_id"] == "WarMemory-v1" and card["opponent"] == PROBES["memory"].opponent  # the probe's own
     assert card["war_config"]["reward_idle_tick"] == -0.01  # the probe's weights
     assert card["benchmark"]["model"]["rounds"] == 2
 
@@ -106,23 +107,23 @@ def test_the_recurrent_agent_replays_sb3_contribs_policy_with_the_state_reset_ea
     assert agent.recurrent and agent._lstm is not None  # the numpy LSTM, not torch
     assert agent.batch_policy() is None  # its memory goes from tick to tick: rounds one by one
     seeds = [3, 4, 3]
-    expected = sb3_actions_over_rounds(load_model("recurrent_ppo", recurrent.final_model), "WarMemory-v0", seeds)
-    played = agent_actions_over_rounds(agent, "WarMemory-v0", seeds)
+    expected = sb3_actions_over_rounds(load_model("recurrent_ppo", recurrent.final_model), "WarMemory-v1", seeds)
+    played = agent_actions_over_rounds(agent, "WarMemory-v1", seeds)
     assert played == expected
     assert played[0] == played[2]  # round 3 replays round 1: nothing carried over from the rounds between
 
 
 def test_a_frame_stacked_policy_remembers_its_frames_and_the_agent_stacks_them_as_sb3_does(stacked):
     metadata = read_metadata(stacked.final_model)
-    assert metadata["frame_stack"] == 3 and metadata["env_id"] == "WarMemory-v0"
+    assert metadata["frame_stack"] == 3 and metadata["env_id"] == "WarMemory-v1"
     assert stacked.model_card["frame_stack"] == 3
     model = load_model("ppo", stacked.final_model)
     assert model.observation_space.shape == (3 * len(OBSERVATION_FIELDS),)
     agent = make_agent(f"ppo:{stacked.final_model}")
     assert agent.frame_stack == 3 and agent.batch_policy() is None
     seeds = [5, 6]
-    assert agent_actions_over_rounds(agent, "WarMemory-v0", seeds) == sb3_actions_over_rounds(
-        model, "WarMemory-v0", seeds, frame_stack=3)
+    assert agent_actions_over_rounds(agent, "WarMemory-v1", seeds) == sb3_actions_over_rounds(
+        model, "WarMemory-v1", seeds, frame_stack=3)
 
 
 def test_a_model_trained_on_a_probe_refuses_a_game_whose_observation_lacks_its_fields(tmp_path):
@@ -131,21 +132,21 @@ def test_a_model_trained_on_a_probe_refuses_a_game_whose_observation_lacks_its_f
     result = train("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=1,
                    env_id="WarInference-v0", run_dir=tmp_path / "run", bench_rounds=0)
     assert "opponent_reaction" in read_metadata(result.final_model)["observation_fields"]
-    with pytest.raises(ValueError, match="opponent_reaction.*WarTableReading-v0"):
+    with pytest.raises(ValueError, match="opponent_reaction.*WarTableReading-v1"):
         play_rounds(f"ppo:{result.final_model}", "leader:ahead=4,behind=10,width=2",
-                    gym.make("WarTableReading-v0").unwrapped.config, [0], env_id="WarTableReading-v0")
+                    gym.make("WarTableReading-v1").unwrapped.config, [0], env_id="WarTableReading-v1")
 
 
 def test_war_train_takes_the_algorithm_the_probe_and_the_frame_stack_on_its_command_line(tmp_path, capsys):
     from war_env.scripts.train import cli
 
     config = tiny_config(tmp_path, "ppo")
-    assert cli(["--algo", "ppo", "--config", str(config), "--env-id", "WarAnticipation-v0", "--frame-stack", "2",
+    assert cli(["--algo", "ppo", "--config", str(config), "--env-id", "WarAnticipation-v1", "--frame-stack", "2",
                 "--timesteps", "64", "--n-envs", "1", "--bench-rounds", "0", "--run-dir", str(tmp_path / "run"),
                 "--no-progress-bar"]) == 0
     settings = json.loads((tmp_path / "run" / "config.json").read_text())["settings"]
-    assert settings["env_id"] == "WarAnticipation-v0" and settings["frame_stack"] == 2
-    assert settings["opponent"] == "uniform:low=3,high=12"
+    assert settings["env_id"] == "WarAnticipation-v1" and settings["frame_stack"] == 2
+    assert settings["opponent"] == PROBES["anticipation"].opponent
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -182,7 +183,7 @@ def test_the_learners_table_trains_each_learner_per_probe_and_seed_and_scores_th
     for name in ("ppo", "a2c"):
         for seed in (0, 1):
             card = json.loads((out / "runs" / "memory" / f"{name}-s{seed}" / "model_card.json").read_text())
-            assert card["env_id"] == "WarMemory-v0" and card["seed"] == seed and card["timesteps"] >= 64
+            assert card["env_id"] == "WarMemory-v1" and card["seed"] == seed and card["timesteps"] >= 64
             assert card["train_env_rewards"] == {"reward_win": 0.0, "reward_loss": 0.0}  # the probe's timing weights
         scores = table[name]["scores"]["memory"]
         assert len(scores) == 2 and table[name]["mean"]["memory"] == pytest.approx(np.mean(scores))

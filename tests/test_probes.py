@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import sys
+from functools import lru_cache
 
 import gymnasium as gym
 import numpy as np
@@ -19,13 +21,16 @@ from war_env.core.bots import Leader, Pool, make_bot
 from war_env.core.cards import parse_piles
 from war_env.core.clock import TimedRound
 from war_env.core.observation import INDEX, OBSERVATION_SIZE
-from war_env.core.optimum import OURS, THEIRS, TimingProblem, evaluate
+from war_env.agents.informed import pool_policy, problem_with
+from war_env.agents.oracle import BuiltForOpponent
+from war_env.core.optimum import OURS, THEIRS, TimingProblem, evaluate, solve
 from war_env.core.probes import MIN_GAP, PROBES
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
 from war_env.envs.probes import WarMemoryEnv
 from war_env.evaluation import play_round, play_rounds
-from war_env.evaluation.probes import clairvoyant_records, exact_gaps, seat_moves
+from war_env.evaluation.probes import (TABLE_FIELDS, best_field_reader, clairvoyant_records, exact_gaps, seat_moves,
+                                       visible_table_fields)
 from war_env.league.probes import records_of
 from war_env.league.stats import bootstrap_mean
 
@@ -73,7 +78,7 @@ def test_the_inference_observation_shows_how_long_the_opponent_took_last_time():
 def test_the_agent_lacking_the_capability_loses_at_least_the_minimum_gap_per_round(name):
     probe = PROBES[name]
     gaps = exact_gaps(probe)
-    assert gaps.gap(probe.lacking) >= MIN_GAP
+    assert gaps.gap(probe.lacking) >= MIN_GAP and gaps.gap(gaps.lacking) >= MIN_GAP
     assert gaps.gap(gaps.best_simple) >= MIN_GAP  # the score's 0 and 1 are apart too
     assert min(gaps.gap(agent) for agent in gaps.per_move) == pytest.approx(0.0, abs=1e-12)  # the oracle's own
 
@@ -233,3 +238,176 @@ def test_on_small_rounds_the_table_reading_oracle_returns_the_best_of_every_pres
 def test_the_table_reading_oracle_refuses_a_leader_whose_turns_would_carry_presses_over():
     with pytest.raises(ValueError, match="exact only when every reaction window starts"):
         make_agent("oracle", config=WarConfig(latency="fixed:ticks=6"), opponent="leader:ahead=2,behind=10")
+
+
+# --- the price of not knowing: an independent finite-horizon Bayes DP ----------------------------------------
+def finite_horizon_cost(reactions, prior, delay, fs, idle, moves, starts, known) -> float:
+    """The least expected timing cost of a seat's next ``moves`` draws against a bot drawn from ``prior`` over
+    ``reactions`` (one distribution per member, windows apart, each always reacting), a fixed latency of
+    ``delay`` >= 1 ticks, from the round's opening (``starts``: the seat's turn opens first; else the bot's),
+    nothing in flight. ``known``: the member is told (the clairvoyant, the prior's mean of its costs), else the
+    seat learns it from the bot's first draw (Bayes). Written from the rules, not from the solver: each press in
+    flight is its ticks to landing (0 lands this tick); a press lands ``delay`` ticks after it is sent; in the
+    seat's turn a landing draws (the others are false starts), else an idle tick; in the bot's turn every
+    landing is a false start, then the bot draws with its hazard; nothing costs after the seat's last draw."""
+    reactions = [np.asarray(r, dtype=float) for r in reactions]
+    ticks = len(reactions[0])
+
+    def hazard(weights, elapsed):
+        mass = [w * r[elapsed] for w, r in zip(weights, reactions)]
+        left = sum(w * r[elapsed:].sum() for w, r in zip(weights, reactions))
+        return sum(mass) / left, int(np.argmax(mass))
+
+    @lru_cache(maxsize=None)
+    def value(n, ours, elapsed, in_flight, member):
+        if n == 0:
+            return 0.0
+        weights = prior if member is None else [float(k == member) for k in range(len(prior))]
+        best = np.inf
+        for press in (False, True):
+            landing = in_flight.count(0)
+            later = tuple(sorted([t - 1 for t in in_flight if t > 0] + ([delay - 1] if press else [])))
+            if ours:
+                if landing:
+                    cost = fs * (landing - 1) + value(n - 1, False, 0, later, member)
+                elif elapsed == ticks - 1:
+                    cost = np.inf  # the seat's own takeover: never the best
+                else:
+                    cost = idle + value(n, True, elapsed + 1, later, member)
+            else:
+                draws, drawer = hazard(weights, elapsed)
+                cost = fs * landing
+                if draws > 0:
+                    cost += draws * value(n, True, 0, later, drawer)
+                if draws < 1:
+                    cost += (1 - draws) * value(n, False, elapsed + 1, later, member)
+            best = min(best, cost)
+        return best
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))  # a draw's value calls the next tick's: ticks x moves deep
+    try:
+        if known:
+            return sum(share * value(moves, starts, 0, (), k) for k, share in enumerate(prior))
+        return value(moves, starts, 0, (), None)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_the_price_of_not_knowing_the_member_is_what_a_finite_horizon_bayes_dp_says():
+    """Bayes minus clairvoyant over the first 12 draws of a round, from the DP above, for each seat that may
+    start: the solver's price (the inference probe's pool, its latency and weights). The old figure for the
+    starting seat (0.015) counted its first move's cost per move (0.005) into the price."""
+    probe = PROBES["inference"]
+    config, pool = probe.config(), make_bot(probe.opponent)
+    reactions = [window.reaction_probabilities(config) for window in pool.windows()]
+    policy = pool_policy(config, pool)
+    for starts, phase in ((True, OURS), (False, THEIRS)):
+        costs = [finite_horizon_cost(reactions, pool.prior, config.max_delay, FS, IDLE, 12, starts, known)
+                 for known in (False, True)]
+        assert costs[0] - costs[1] == pytest.approx(policy.price_of_not_knowing(phase), abs=1e-9), phase
+    assert policy.price_of_not_knowing(OURS) == pytest.approx(0.010, abs=5e-4)
+
+
+def test_a_round_the_seat_starts_costs_its_first_turns_excess_beyond_the_cost_per_move():
+    """The same DP for one bot: the draws' cost grows by the solver's cost per move, and a round the seat starts
+    costs ``first_turn_excess`` more than one the bot starts (its first turn opens with nothing in flight)."""
+    probe = PROBES["anticipation"]
+    config = probe.config()
+    reactions = [make_bot(probe.opponent).reaction_probabilities(config)]
+    policy = solve(problem_with(config, reactions[0]))
+    cost = {(starts, n): finite_horizon_cost(reactions, [1.0], config.max_delay, FS, IDLE, n, starts, True)
+            for starts in (True, False) for n in (10, 11)}
+    assert cost[False, 11] - cost[False, 10] == pytest.approx(policy.cost_per_move, abs=1e-9)
+    assert cost[True, 11] - cost[False, 11] == pytest.approx(policy.first_turn_excess, abs=1e-9)
+    assert policy.first_turn_excess > 0.02  # 6 idle ticks (0.06) against 0.0316 a move
+
+
+def test_a_per_round_figure_counts_the_first_turn_of_the_rounds_the_seat_starts():
+    """press_once pays its latency on every move alike; the oracle's first turn of a round it starts opens with
+    nothing in flight, so the exact per-round gap is below the per-move gap times the moves by that excess."""
+    gaps = exact_gaps(PROBES["anticipation"])
+    per_move_times_moves = (gaps.per_move["press_once"] - gaps.per_move["oracle"]) * gaps.moves
+    assert gaps.first_turn["press_once"] == pytest.approx(0.0, abs=1e-12)
+    assert 0.4 < gaps.starts < 0.6
+    assert per_move_times_moves - gaps.gap("press_once") == pytest.approx(
+        gaps.starts * gaps.first_turn["oracle"], abs=1e-12)
+    assert per_move_times_moves - gaps.gap("press_once") > 0.01
+
+
+# --- reading: no field but the score passes the probe -----------------------------------------------------------
+PROXIES = [("own_pile", "opponent_pile"), ("opponent_pile",), ("battles",), ("own_pile", "opponent_pile", "battles"),
+           ("own_card", "opponent_card"), ("at_war", "pot", "started"), ("own_card",)]
+"""Score-blind readers of the table: the pile counts (a policy reading them passed 0.69 of the v0 probe, issue 29),
+the battle count (how far into the round), the last revealed cards, the war and the pot."""
+
+
+def test_no_score_blind_reader_of_the_table_passes_the_reading_probe_beyond_its_yardstick():
+    """The yardstick of lacking the capability is the best policy that reads every shown field but the score as
+    each of the leader's turns opens (its cost on the dealt turns themselves: at most what any such reader pays in
+    expectation). Each proxy is either hidden by the probe (the pile counts, which would pass it: their reader,
+    built on half the deals and played on the other half, beats the yardstick; and the battle count, which adds to
+    them and, shown, would make the fields' values too many to bound the best reader by counting) or, built the
+    same way, pays at least the yardstick."""
+    probe = PROBES["reading"]
+    gaps = exact_gaps(probe)
+    yardstick = best_field_reader(probe, visible_table_fields(probe))
+    assert gaps.lacking == "score_blind" and gaps.per_move["score_blind"] == yardstick.bound
+    assert yardstick.bound <= yardstick.held_out <= gaps.per_move["blind"]
+    assert gaps.gap("score_blind") >= MIN_GAP
+    for proxy in PROXIES:
+        reader = best_field_reader(probe, proxy)
+        if set(proxy) & set(probe.hidden):
+            assert set(proxy) <= set(probe.hidden), proxy  # shown as 0: their reader is blind
+            if "opponent_pile" in proxy:
+                assert reader.held_out < yardstick.bound - 0.001, (proxy, reader)  # why they are hidden
+        else:
+            assert reader.held_out >= yardstick.bound, (proxy, reader)
+    assert set(visible_table_fields(probe)) | set(probe.hidden) == set(TABLE_FIELDS)
+
+
+def test_the_reading_probe_shows_the_score_and_not_the_pile_counts():
+    env = gym.make(PROBES["reading"].env_id).unwrapped
+    observation, _ = env.reset(seed=3)
+    seen = [observation]
+    while env.round.game.result is None:
+        observation, *_ = env.step(1)
+        seen.append(observation)
+    seen = np.array(seen)
+    for name in ("own_pile", "opponent_pile", "battles"):
+        assert not seen[:, INDEX[name]].any(), name
+    assert seen[:, INDEX["own_points"]].any() and seen[:, INDEX["opponent_points"]].any()
+
+
+class PileReader(BuiltForOpponent):
+    """Issue 29's score-blind reader: the optimum for P(the leader is ahead) = 0.81 when its pile is the larger,
+    for 0.10 when not (the shares it measured on other seeds)."""
+
+    name = "pile_reader"
+
+    def __init__(self, *, config, opponent):
+        super().__init__(config=config, opponent=opponent)
+        behind, ahead = (np.asarray(window.reaction_probabilities(config)) for window in self.opponent.windows())
+        self.policies = [solve(problem_with(config, (1 - share) * behind + share * ahead)) for share in (0.10, 0.81)]
+
+    def act(self, observation) -> int:
+        state = self.state_of(observation)
+        larger = observation[INDEX["opponent_pile"]] > observation[INDEX["own_pile"]]
+        return 0 if state is None else int(self.policies[int(larger)].press(state))
+
+
+def test_a_reader_of_the_pile_counts_passes_the_reading_probe_only_where_they_are_shown():
+    """Played on paired rounds: with the pile counts shown (WarLatency-v0's observation of the same game, as in
+    WarTableReading-v0) the reader loses less than the yardstick of lacking the capability; in WarTableReading-v1
+    it sees 0 for both and loses at least the yardstick, within its interval."""
+    probe = PROBES["reading"]
+    config, bot = probe.config(), make_bot(probe.opponent)
+    gaps, seeds = exact_gaps(probe), range(40)
+    reader = PileReader(config=config, opponent=bot)
+    regrets = {}
+    for env_id in ("WarLatency-v0", probe.env_id):
+        oracle = play_rounds(make_agent("oracle", config=config, opponent=bot), bot, config, seeds, env_id=env_id)
+        played = play_rounds(reader, bot, config, seeds, env_id=env_id)
+        regrets[env_id] = bootstrap_mean([o.episode_return - r.episode_return for o, r in zip(oracle, played)])
+    assert regrets["WarLatency-v0"]["high"] < gaps.gap("score_blind"), regrets
+    assert regrets[probe.env_id]["high"] >= gaps.gap("score_blind"), regrets

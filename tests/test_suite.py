@@ -83,8 +83,8 @@ def test_the_report_has_the_headline_the_scores_the_regrets_and_the_chart(suite)
     # in 4 rounds no agent given shows a capability: the headline says so, and per probe who has the least regret
     assert ("**No agent given beats a probe's best simple baseline**: each of the 3 agent(s) given that are not "
             "yardsticks scores 0") in report
-    assert "- **reading** (WarTableReading-v0): `anticipate`, score" in report
-    assert re.search(r"- \*\*memory\*\* \(WarMemory-v0\): `eager`, score 0.00 \[0.00, 0.00\] \(clipped\), regret "
+    assert "- **reading** (WarTableReading-v1): `anticipate`, score" in report
+    assert re.search(r"- \*\*memory\*\* \(WarMemory-v1\): `eager`, score 0.00 \[0.00, 0.00\] \(clipped\), regret "
                      r"[0-9.]+ \[[0-9.]+, [0-9.]+\] per round \(the best simple baseline `press_once`'s", report)
     assert re.search(r"Ahead of `never` by [0-9.]+ \[[0-9.]+, [0-9.]+\] per round\.", report)
     header = "| agent | memory (0 = `press_once`) | reading (0 = `lead`) |"

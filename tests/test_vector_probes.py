@@ -42,7 +42,7 @@ def test_each_sub_env_of_a_probe_follows_the_single_probe_env(env_id, seed, back
     ended = probe_side_by_side(env_id, 0.1, seed, 1500, backend)
     ended += probe_side_by_side(env_id, 0.5, seed + 1, 600, backend, target_points=8)
     assert len(ended) >= 5
-    if env_id in ("WarInference-v0", "WarTableReading-v0"):  # both members, both contexts were played
+    if env_id in ("WarInference-v0", "WarTableReading-v1"):  # both members, both contexts were played
         reactions = {tick for info in ended for tick in info["reaction_ticks"][1]}
         assert {4, 5, 10, 11} <= reactions <= {4, 5, 10, 11}
 
@@ -51,7 +51,7 @@ def test_each_sub_env_of_a_probe_follows_the_single_probe_env(env_id, seed, back
     ("leader:ahead=2,behind=40,width=3", 3.0),  # behind: it misses its timer and is taken over
     ("pool:fast=0,slow=25,width=10,share_fast=0.3", 3.0),  # the slow member misses its timer in some turns
     ("leader:ahead=0,behind=1,width=1", 1.0)])
-@pytest.mark.parametrize("env_id", ["WarInference-v0", "WarMemory-v0"])
+@pytest.mark.parametrize("env_id", ["WarInference-v0", "WarMemory-v1"])
 def test_other_pools_and_leaders_and_their_takeovers_are_batched_the_same(env_id, opponent, turn_seconds, backend):
     ended = probe_side_by_side(env_id, 0.2, 5, 1500, backend, opponent=opponent, turn_seconds=turn_seconds,
                                latency="uniform:low=1,high=3", target_points=6)
@@ -161,3 +161,19 @@ def test_the_fast_path_reads_the_leader_s_score_and_the_pool_s_member_as_the_tic
     expected = one_by_one("human", opponent, config, seeds, latency=False)
     assert play_rounds_fast(config, make_agent("human", config=config), opponent, seeds) == expected
     assert {tick for record in expected for tick in record.reaction_ticks[1]} == windows  # both contexts, members
+
+
+def test_the_reading_probe_shows_its_hidden_fields_as_zero_on_both_engines(backend):
+    """WarTableReading-v1 hides the pile counts and the battle count (they show the score): 0 in every
+    observation of the single env and of the batched one, while the score moves."""
+    probe = PROBES["reading"]
+    envs = gym.make_vec(probe.env_id, num_envs=2, vectorization_mode="vector_entry_point", backend=backend)
+    hidden = PROBE_ENVS["reading"].hidden_columns(probe.config())
+    observations, _ = envs.reset(seed=0)
+    seen = [observations]
+    for _ in range(400):
+        observations, *_ = envs.step(np.ones(2, dtype=np.int64))
+        seen.append(observations)
+    seen = np.concatenate(seen)
+    assert len(hidden) == 3 and not seen[:, hidden].any()
+    assert seen[:, hidden[0] + 6].any()  # own_points, shown

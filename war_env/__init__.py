@@ -1,7 +1,7 @@
 """war-env: War, the two-player card game, as a Gymnasium environment whose only action is timing.
 
 ``import war_env`` registers ``War-v0``, ``WarLatency-v0`` (War-v0 with action latency) and the benchmark's
-probes (``WarAnticipation-v0``, ``WarMemory-v0``, ``WarInference-v0``, ``WarTableReading-v0``: docs/probes.md)
+probes (``WarAnticipation-v1``, ``WarMemory-v1``, ``WarInference-v0``, ``WarTableReading-v1``: docs/probes.md)
 and nothing else happens: no pygame, torch or Ray import.
 """
 

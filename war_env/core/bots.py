@@ -116,6 +116,38 @@ class Uniform(Bot):
 
 
 @dataclass(frozen=True)
+class Modes(Bot):
+    """Reacts in one of ``count`` windows of ``width`` ticks, ``every`` ticks apart from ``first`` on, each window
+    as likely as the others and every tick of a window alike: a reaction distribution with several modes (a
+    player who either snaps, looks twice or checks the table first), against which no one or two press times
+    are the optimum (the anticipation and memory probes, docs/probes.md)."""
+
+    first: int = 3
+    every: int = 8
+    count: int = 3
+    width: int = 2
+    name = "modes"
+
+    def __post_init__(self):
+        for field_name in ("first", "every", "count", "width"):
+            _require_ticks("modes", field_name, getattr(self, field_name))
+        if self.count < 1 or self.width < 1 or self.every < self.width:
+            raise ValueError(f"modes bot needs count >= 1, width >= 1 and every >= width (windows apart), got "
+                             f"count={self.count}, width={self.width}, every={self.every}")
+
+    def ticks(self) -> list[int]:
+        return [self.first + mode * self.every + k for mode in range(self.count) for k in range(self.width)]
+
+    def reaction_probabilities(self, config):
+        share = 1.0 / (self.count * self.width)
+        ticks = set(self.ticks())
+        return [share if k in ticks else 0.0 for k in range(config.turn_ticks)]
+
+    def spec(self):
+        return f"modes:first={self.first},every={self.every},count={self.count},width={self.width}"
+
+
+@dataclass(frozen=True)
 class Human(Bot):
     """A person: log-normal reaction time (median ``median`` seconds, log-space ``sigma``), and on a
     share ``miss`` of turns no reaction at all, so that it is itself sometimes taken over.
@@ -300,8 +332,8 @@ def _require_ticks(bot: str, field: str, value) -> None:
 TAKEOVER_BOT = Instant()
 """Plays a seat whose timer ran out, for the rest of the round: it draws at once."""
 
-BOTS = {"instant": Instant, "fixed": Fixed, "uniform": Uniform, "human": Human, "absent": Absent, "pool": Pool,
-        "leader": Leader}
+BOTS = {"instant": Instant, "fixed": Fixed, "uniform": Uniform, "modes": Modes, "human": Human, "absent": Absent,
+        "pool": Pool, "leader": Leader}
 
 
 def make_bot(spec: str | Bot) -> Bot:

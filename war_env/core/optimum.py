@@ -467,6 +467,12 @@ class TimingPolicy:
     def opening_value(self, phase: int, in_flight: int = 0, opponent_taken_over: bool = False) -> float:
         return float(self.openings[int(opponent_taken_over), phase, in_flight])
 
+    @property
+    def first_turn_excess(self) -> float:
+        """What a round the seat starts costs beyond ``cost_per_move`` times its moves: its first turn opens
+        with nothing in flight (it could send nothing ahead), ``opening_value(OURS) - opening_value(THEIRS)``."""
+        return self.opening_value(OURS) - self.opening_value(THEIRS)
+
     def presses_exactly_when_its_turn_is_open(self) -> bool:
         """Whether, with nothing in flight, it presses on every tick of its turn and never in the opponent's:
         ``prompt``'s policy (without latency nothing is ever in flight)."""
@@ -600,10 +606,27 @@ def solve(problem: TimingProblem, tolerance: float = 1e-10, max_iterations: int 
 
 def _gain(problem, masks, shape, fixed, rule, tolerance, max_iterations, progress) -> tuple[float, int]:
     """The long-run cost per move of a policy while the opponent plays (its takeover switched off)."""
+    cost, iterations = _policy_cost(problem, masks, shape, fixed, rule, tolerance, max_iterations, progress)
+    return cost.cost_per_move, iterations
+
+
+@dataclass(frozen=True)
+class PolicyCost:
+    """A stationary policy's long-run cost per move while the opponent plays, and what a round the seat starts
+    costs beyond it (its first turn opens with nothing in flight: ``h(OURS, 0) - h(THEIRS, 0)`` in the policy's
+    relative values). The expected timing cost of a round of ``n`` moves is ``n * cost_per_move``, plus
+    ``first_turn_excess`` if the seat starts it, up to the round's end, which the solver does not model."""
+
+    cost_per_move: float
+    first_turn_excess: float
+
+
+def _policy_cost(problem, masks, shape, fixed, rule, tolerance, max_iterations, progress) -> tuple[PolicyCost, int]:
     step, _, iterations = _iterate(problem, masks, shape, fixed, rule, False, tolerance, max_iterations, 0,
                                    progress, "cost per move")
     # the values it started from were relative to this very state: what one more move added is the gain
-    return float(step.openings[LIVE, THEIRS, 0]), iterations
+    gain = float(step.openings[LIVE, THEIRS, 0])
+    return PolicyCost(gain, float(step.openings[LIVE, OURS, 0]) - gain), iterations
 
 
 PolicyRule = Callable[[int, int, np.ndarray], np.ndarray]
@@ -615,13 +638,19 @@ def evaluate(problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10,
              max_iterations: int = 20_000) -> float:
     """The long-run cost per move, while the opponent plays, of the stationary policy ``rule`` (the same
     rule once the opponent is taken over). Every tick is tabled, so it is for problems of ordinary size."""
+    return evaluate_policy(problem, rule, tolerance, max_iterations).cost_per_move
+
+
+def evaluate_policy(problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10,
+                    max_iterations: int = 20_000) -> PolicyCost:
+    """``evaluate``'s cost per move and the policy's ``first_turn_excess`` (``PolicyCost``)."""
     masks = InFlight(problem)
     shape = _Shape.of(problem, compress=False)
     if shape.seconds_per_iteration(problem) * TYPICAL_ITERATIONS > SECONDS_BOUND:
         raise ValueError(f"evaluate tables every tick: this problem ({problem.turn_ticks} ticks, latency up to "
                          f"{problem.max_delay}) is too large for it")
-    gain, _ = _gain(problem, masks, shape, None, rule, tolerance, max_iterations, None)
-    return gain
+    cost, _ = _policy_cost(problem, masks, shape, None, rule, tolerance, max_iterations, None)
+    return cost
 
 
 def expected_cost(problem: TimingProblem, moves: int, state: State) -> float:
@@ -703,8 +732,14 @@ class PoolPolicy:
 
     def price_of_not_knowing(self, phase: int) -> float:
         """The expected extra timing cost of a round, against the clairvoyant that knows the member from the
-        start, when the round opens with ``phase`` (``OURS``: the seat starts; ``THEIRS``: the pool bot does)."""
-        known = sum(share * member.opening_value(phase) for share, member in zip(self.prior, self.members))
+        start, when the round opens with ``phase`` (``OURS``: the seat starts; ``THEIRS``: the pool bot does).
+
+        Both sides are values from the opening of a turn, but not in the same unit: the members' relative values
+        (``opening_value``) have each move's cost per move taken off, and a move ends at the seat's draw, so a
+        member's ``OURS`` opening has already had the first move's ``cost_per_move`` taken off, while the pool's
+        first turns (``first_openings``) count that move in full. The clairvoyant's side adds it back."""
+        known = sum(share * (member.opening_value(phase) + (member.cost_per_move if phase == OURS else 0.0))
+                    for share, member in zip(self.prior, self.members))
         return float(self.first_openings[phase, 0] - known)
 
 

@@ -32,22 +32,31 @@ class ProbeEnv(WarLatencyEnv):
         says otherwise); its vector env's too."""
         return len(cls.fields_for(config))
 
+    @classmethod
+    def hidden_columns(cls, config) -> list[int]:
+        """The columns of the probe's ``hidden`` fields, which it shows as 0 (its vector env too)."""
+        fields = cls.fields_for(config)
+        return [fields.index(name) for name in cls.probe.hidden]
+
 
 class WarAnticipationEnv(ProbeEnv):
-    """The anticipation probe: WarLatency-v0 against a spread-out opponent, where pressing ahead pays.
+    """The anticipation probe: WarLatency-v0 against an opponent with three modes of reaction, where pressing ahead
+    pays.
 
     ## Description
     WarLatency-v0's game (read ``war_env.envs.latency.WarLatencyEnv``) with the probe's defaults: the opponent
-    ``uniform:low=3,high=12`` (it draws 3 to 12 ticks into its turn, evenly), a fixed latency of 6 ticks, and
-    a false start weighed at -0.02, an idle tick at -0.01, a takeover at -100 (``war_env.core.probes.PROBE_REWARDS``). Waiting to
-    see the turn open costs the 6 ticks of latency on every move; the optimum sends presses ahead, timed to
-    the opponent's reaction distribution, and beats the best single fixed lead (docs/probes.md).
+    ``modes:first=3,every=8,count=3,width=2`` (it draws 3-4, 11-12 or 19-20 ticks into its turn, each tick
+    alike), a fixed latency of 6 ticks, and a false start weighed at -0.02, an idle tick at -0.01, a takeover at
+    -100 (``war_env.core.probes.PROBE_REWARDS``). Waiting to see the turn open costs the 6 ticks of latency on
+    every move; the optimum sends one press per mode, each landing just after the mode's last tick (the first as
+    its own draw lands, the others 7 and 15 ticks into the opponent's turn), and no rule of one or two press
+    times comes within 0.48 per round of it (docs/probes.md).
 
     | | |
     |---|---|
     | Action Space | `Discrete(2)` |
     | Observation Space | `Box(0.0, 1.0, (24,), float32)` (WarLatency-v0's, 18 + 6) |
-    | import | `gymnasium.make("WarAnticipation-v0")` |
+    | import | `gymnasium.make("WarAnticipation-v1")` |
 
     ## Action Space
     WarLatency-v0's: 0 waits, 1 sends a press that lands 6 ticks later.
@@ -65,11 +74,13 @@ class WarAnticipationEnv(ProbeEnv):
     WarLatency-v0's.
 
     ## Arguments
-    ``gym.make("WarAnticipation-v0", opponent=None, render_mode=None, config=None, **rules)``: the probe's
+    ``gym.make("WarAnticipation-v1", opponent=None, render_mode=None, config=None, **rules)``: the probe's
     opponent unless one is given; the probe's latency and weights unless a ``config`` (taken as it is) or
     keywords say otherwise.
 
     ## Version History
+    * v1: the opponent reacts in three modes (``modes:first=3,every=8,count=3,width=2``), not ``uniform:low=3,
+      high=12``, against which the two-press rule "2 and 7" was the optimum (issue 29).
     * v0: first release (issue 21).
     """
 
@@ -80,21 +91,22 @@ class WarMemoryEnv(ProbeEnv):
     """The memory probe: WarLatency-v0's game with War-v0's observation, so the clocks must be counted.
 
     ## Description
-    WarLatency-v0's game with the probe's defaults: the opponent ``uniform:low=12,high=13``, a fixed latency of
-    4 ticks, the probe weights. The observation is War-v0's 16 fields: the opponent's turn clock and the
-    agent's own presses in flight are left out. They stay knowable to an agent with memory (its own turn's
-    end starts the opponent's; a fixed latency lands every press 4 ticks after it was sent), so the optimum is
-    the game's (``counting`` plays it from these fields); during the opponent's turn the observation does not
-    change, so a memoryless policy cannot time the press the optimum sends 10 ticks into it.
+    WarLatency-v0's game with the probe's defaults: the opponent ``modes:first=5,every=8,count=3,width=2`` (it
+    draws 5-6, 13-14 or 21-22 ticks into its turn), a fixed latency of 6 ticks, the probe weights. The
+    observation is War-v0's 16 fields: the opponent's turn clock and the agent's own presses in flight are left
+    out. They stay knowable to an agent with memory (its own turn's end starts the opponent's; a fixed latency
+    lands every press 6 ticks after it was sent), so the optimum is the game's (``counting`` plays it from these
+    fields); during the opponent's turn the observation does not change, so a memoryless policy cannot time the
+    presses the optimum sends 1, 9 and 17 ticks into it.
 
     | | |
     |---|---|
     | Action Space | `Discrete(2)` |
     | Observation Space | `Box(0.0, 1.0, (16,), float32)` (War-v0's) |
-    | import | `gymnasium.make("WarMemory-v0")` |
+    | import | `gymnasium.make("WarMemory-v1")` |
 
     ## Action Space
-    WarLatency-v0's: 0 waits, 1 sends a press that lands 4 ticks later.
+    WarLatency-v0's: 0 waits, 1 sends a press that lands 6 ticks later.
 
     ## Observation Space
     War-v0's 16 fields (``war_env.envs.war.WarEnv``), nothing more.
@@ -109,9 +121,11 @@ class WarMemoryEnv(ProbeEnv):
     WarLatency-v0's.
 
     ## Arguments
-    As ``WarAnticipation-v0``'s, with this probe's defaults.
+    As ``WarAnticipation-v1``'s, with this probe's defaults.
 
     ## Version History
+    * v1: the opponent reacts in three modes (``modes:first=5,every=8,count=3,width=2``) and the latency is 6
+      ticks, not ``uniform:low=12,high=13`` with 4, where one press 10 ticks in was the optimum (issue 29).
     * v0: first release (issue 21).
     """
 
@@ -160,7 +174,7 @@ class WarInferenceEnv(ProbeEnv):
     WarLatency-v0's.
 
     ## Arguments
-    As ``WarAnticipation-v0``'s, with this probe's defaults.
+    As ``WarAnticipation-v1``'s, with this probe's defaults.
 
     ## Version History
     * v0: first release (issue 21).
@@ -191,13 +205,15 @@ class WarTableReadingEnv(ProbeEnv):
     |---|---|
     | Action Space | `Discrete(2)` |
     | Observation Space | `Box(0.0, 1.0, (22,), float32)` (WarLatency-v0's) |
-    | import | `gymnasium.make("WarTableReading-v0")` |
+    | import | `gymnasium.make("WarTableReading-v1")` |
 
     ## Action Space
     WarLatency-v0's: 0 waits, 1 sends a press that lands 4 ticks later.
 
     ## Observation Space
-    WarLatency-v0's.
+    WarLatency-v0's, with ``own_pile``, ``opponent_pile`` and ``battles`` always 0: the pile counts show who is
+    ahead on points in most turns without the score (a policy reading only them got 0.69 of the way from ``blind``
+    to the optimum in v0), so the score is the one field that shows the bot's context (docs/probes.md).
 
     ## Rewards
     War-v0's with ``reward_false_start=-0.02``, ``reward_idle_tick=-0.01`` and ``reward_takeover=-100``.
@@ -209,13 +225,19 @@ class WarTableReadingEnv(ProbeEnv):
     WarLatency-v0's.
 
     ## Arguments
-    As ``WarAnticipation-v0``'s, with this probe's defaults.
+    As ``WarAnticipation-v1``'s, with this probe's defaults.
 
     ## Version History
+    * v1: the pile counts and the battle count are hidden (issue 29).
     * v0: first release (issue 21).
     """
 
     probe = PROBES["reading"]
+
+    def _observe(self, seat: int) -> np.ndarray:
+        observation = super()._observe(seat)
+        observation[self.hidden_columns(self.config)] = 0.0
+        return observation
 
 
 PROBE_ENVS = {env.probe.name: env for env in (WarAnticipationEnv, WarMemoryEnv, WarInferenceEnv, WarTableReadingEnv)}
@@ -245,13 +267,13 @@ class ProbeVectorEnv(WarLatencyVectorEnv):
 
 
 class WarAnticipationVectorEnv(ProbeVectorEnv):
-    """``WarAnticipation-v0`` batched: WarLatency-v0's observation."""
+    """``WarAnticipation-v1`` batched: WarLatency-v0's observation."""
 
     single_env = WarAnticipationEnv
 
 
 class WarMemoryVectorEnv(ProbeVectorEnv):
-    """``WarMemory-v0`` batched: the latency game, War-v0's 16 fields."""
+    """``WarMemory-v1`` batched: the latency game, War-v0's 16 fields."""
 
     single_env = WarMemoryEnv
 
@@ -264,7 +286,8 @@ class WarInferenceVectorEnv(ProbeVectorEnv):
 
 
 class WarTableReadingVectorEnv(ProbeVectorEnv):
-    """``WarTableReading-v0`` batched: the leader's context read by the engine as each of its turns opens."""
+    """``WarTableReading-v1`` batched: the leader's context read by the engine as each of its turns opens; the
+    hidden columns zeroed after every step (``vector.HidingSteps``)."""
 
     single_env = WarTableReadingEnv
 

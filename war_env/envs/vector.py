@@ -359,10 +359,39 @@ def _make_engine(backend: str, config: WarConfig, n: int, opponent: Bot, max_epi
         require("fast", "WarVectorEnv(backend='numba')")
         from war_env.batched.rounds import BatchedSteps
 
-        return BatchedSteps(config, n, opponent, max_episode_steps, observation_width, restart)
+        engine = BatchedSteps(config, n, opponent, max_episode_steps, observation_width, restart)
+        hidden = single.hidden_columns(config) if hasattr(single, "hidden_columns") else []
+        return HidingSteps(engine, hidden) if hidden else engine
     if backend == "auto":
         batched.warn_unavailable("WarVectorEnv", "steps num_envs War-v0 envs in a loop")
     return ReferenceSteps(config, n, opponent, max_episode_steps, single, restart)
+
+
+class HidingSteps:
+    """The batched engine with some columns of every observation shown as 0, as the single env shows them (a
+    probe's ``hidden`` fields): zeroed in place after every call that writes observations."""
+
+    def __init__(self, engine, hidden: list[int]):
+        self.engine, self.hidden = engine, hidden
+
+    def __getattr__(self, name):
+        return getattr(self.engine, name)
+
+    def _hide(self) -> None:
+        self.engine.observations[:, self.hidden] = 0.0
+
+    def reset(self, *args):
+        self.engine.reset(*args)
+        self._hide()
+
+    def step(self, actions):
+        result = self.engine.step(actions)
+        self._hide()
+        return result
+
+    def restart_ended(self, games) -> None:
+        self.engine.restart_ended(games)
+        self._hide()
 
 
 _REASONS = np.array(REASONS, dtype=object)

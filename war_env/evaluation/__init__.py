@@ -16,7 +16,7 @@ read the latency observation (``observes_latency``, the ``oracle``), are played 
 for an agent with a ``batch_policy``, else tick by tick. In real time (``realtime=`` seconds per tick) every
 round is played tick by tick through ``war_env.envs.realtime.RealTime``: the clock runs while the agent
 computes, and each record keeps the agent's compute time per decision.
-``env_id`` names another game of ``war_env.envs.games`` (a probe's, ``WarMemory-v0``): its rounds are played
+``env_id`` names another game of ``war_env.envs.games`` (a probe's, ``WarMemory-v1``): its rounds are played
 through that env (batched, or tick by tick), so that every agent, and a model trained there, sees that probe's
 observation (``observation_game``).
 """

@@ -2,13 +2,18 @@
 
 ``exact_gaps(probe)`` gives the expected timing cost per move of the ``oracle`` and of every yardstick agent
 (``press_once``, ``lead``, ``blind``) against the probe's opponent, each by the solver (``optimum.solve``,
-``optimum.evaluate``) or the lead's closed form (``agents.lead.lead_cost``): against a ``pool`` the mean
+``optimum.evaluate_policy``) or the lead's closed form (``agents.lead.lead_cost``): against a ``pool`` the mean
 over its members weighted by their prior, against a ``leader`` over its contexts weighted by their shares of
 its turns (each turn is the problem of its context, since nothing carries over from one to the next). A
 per-round figure is the per-move one times the mean number of the seat's moves in a round (``mean_moves``:
-the cards never depend on timing, so it is counted over dealt card games), plus, for the Bayes-optimal
-``oracle`` against a pool, the price of not knowing the member in the first turns
-(``PoolPolicy.price_of_not_knowing``, half the rounds started by each seat).
+the cards never depend on timing, so it is counted over dealt card games), plus, in the share of rounds the seat
+starts (``starting_share``), what the first turn costs beyond that (``PolicyCost.first_turn_excess``), plus, for the
+Bayes-optimal ``oracle`` against a pool, the price of not knowing the member in the first turns
+(``PoolPolicy.price_of_not_knowing`` of each starting seat, weighed by that share). ``ProbeGaps.lacking`` names the
+yardstick of lacking the capability: against a leader, ``score_blind``, the best policy that reads every shown field
+but the score (``best_field_reader``); else the probe's ``lacking`` agent.
+
+``ladder(probe)`` is the ladder of simple rules (``evaluation.ladder``) with the oracle's margin over each rung.
 
 ``clairvoyant_records`` plays the upper bound of the inference probe: in each round, the ``oracle`` of the
 member the pool drew, against that member (the same deal, reactions and delays as the pool's round).
@@ -16,24 +21,24 @@ member the pool drew, against that member (the same deal, reactions and delays a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 
 from war_env.agents import make_agent
-from war_env.agents.informed import context_shares, marginal_reactions, pool_policy, problem_with
+from war_env.agents.informed import (SHARE_DEALS, context_shares, dealt_game, marginal_reactions, pool_policy,
+                                     problem_with)
 from war_env.agents.lead import best_lead, lead_cost
 from war_env.core.bots import Bot, Leader, Pool, make_bot
-from war_env.core.cards import deal_from_permutation
-from war_env.core.deal import draw_deal
-from war_env.core.engine import Game
-from war_env.core.optimum import OURS, THEIRS, State, evaluate, solve
+from war_env.core.cards import rank_value
+from war_env.core.optimum import OURS, THEIRS, PolicyCost, State, TimingProblem, evaluate_policy, solve
 from war_env.core.probes import Probe
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
 from war_env.evaluation import play_round
+from war_env.evaluation.ladder import MAX_PRESSES, best_rule
 from war_env.evaluation.records import RoundRecord
 
 MOVE_DEALS = 2000
@@ -45,17 +50,27 @@ def mean_moves(config: WarConfig, deals: int = MOVE_DEALS) -> float:
     return float(np.mean(seat_moves(config, deals)))
 
 
-@lru_cache(maxsize=16)
 def seat_moves(config: WarConfig, deals: int = MOVE_DEALS) -> np.ndarray:
     """The draws seat 0 makes in each of ``deals`` dealt rounds (seeds 0, 1, ...) of ``config``'s card game."""
-    moves = []
+    return dealt_rounds(config, deals)[0]
+
+
+def starting_share(config: WarConfig, deals: int = MOVE_DEALS) -> float:
+    """The share of the ``deals`` dealt rounds (seeds 0, 1, ...) that seat 0 starts."""
+    return float(np.mean(dealt_rounds(config, deals)[1]))
+
+
+@lru_cache(maxsize=16)
+def dealt_rounds(config: WarConfig, deals: int = MOVE_DEALS) -> tuple[np.ndarray, np.ndarray]:
+    """Seat 0's draws in each of ``deals`` dealt rounds (seeds 0, 1, ...), and whether it started it."""
+    moves, starts = [], []
     for seed in range(deals):
-        permutation, starter, round_key = draw_deal(np.random.default_rng(seed))
-        game = Game(config, deal_from_permutation(permutation), starter, round_key)
+        game = dealt_game(config, seed)
         while game.result is None:
             game.draw(game.next_to_draw())
         moves.append(game.moves[0])
-    return np.array(moves)
+        starts.append(game.starter == 0)
+    return np.array(moves), np.array(starts)
 
 
 def components(config: WarConfig, bot: Bot) -> list[tuple[float, Bot]]:
@@ -68,19 +83,38 @@ def components(config: WarConfig, bot: Bot) -> list[tuple[float, Bot]]:
     return [(1.0, bot)]
 
 
+def first_turn_weights(bot: Bot, weights: Sequence[float]) -> tuple[float, ...]:
+    """The weight of each component in the round's first turns: a pool's member is drawn per round (its prior);
+    a leader's first turn opens at 0-0, never ahead (its first context); any other bot is its one component."""
+    if isinstance(bot, Leader):
+        return (1.0,) + (0.0,) * (len(weights) - 1)
+    return tuple(weights)
+
+
 @dataclass(frozen=True)
 class ProbeGaps:
-    """Expected timing cost per move of each agent (``per_move``), the seat's mean moves per round, and what
-    the oracle pays once per round beyond its per-move cost (the inference probe's first turns)."""
+    """Expected timing cost per move of each agent (``per_move``), the seat's mean moves per round, what a round
+    the seat starts costs each agent beyond its per-move cost (``first_turn``: its first turn opens with nothing
+    in flight), the share of rounds it starts, and what the oracle pays once per round beyond that (the
+    inference probe's price of not knowing the member in its first turns)."""
 
     probe: Probe
     per_move: dict[str, float]
     moves: float
     oracle_once: float = 0.0
+    first_turn: dict[str, float] = field(default_factory=dict)
+    starts: float = 0.5
+    lacking: str = ""
+    """The entry of ``per_move`` that is the yardstick of lacking the capability: the probe's ``lacking`` agent, or
+    in the reading probe ``score_blind``, the best policy that reads every field but the score (a bound, not an
+    agent: ``best_field_reader``)."""
 
     def per_round(self, agent: str) -> float:
+        """The agent's expected timing cost of a round: its cost per move times the mean moves, plus its first
+        turn's excess in the rounds the seat starts (and the oracle's price of not knowing). The round's end is
+        not modelled (a press in flight as it ends), as in the solver."""
         once = self.oracle_once if agent == "oracle" else 0.0
-        return self.per_move[agent] * self.moves + once
+        return self.per_move[agent] * self.moves + self.starts * self.first_turn.get(agent, 0.0) + once
 
     def gap(self, agent: str) -> float:
         """What ``agent`` loses per round to the oracle, in expectation."""
@@ -92,10 +126,18 @@ class ProbeGaps:
         return min(self.probe.simple, key=self.per_round)
 
 
+def lead_first_turn(problem: TimingProblem, ticks: int | None) -> float:
+    """The lead's (``press_once``'s with ``None``) ``first_turn_excess``: every move of it starts with nothing
+    in flight, and a round it starts opens with its own turn, which costs the latency in idle ticks."""
+    waiting = problem.idle_cost * float(np.asarray(problem.latency) @ np.arange(len(problem.latency)))
+    return waiting - lead_cost(problem, ticks)
+
+
 def exact_gaps(probe: Probe) -> ProbeGaps:
     config, bot = probe.config(), make_bot(probe.opponent)
-    parts = [(weight, problem_with(config, part.reaction_probabilities(config))) for weight, part in
-             components(config, bot)]
+    weights, parts = zip(*[(weight, problem_with(config, part.reaction_probabilities(config))) for weight, part in
+                           components(config, bot)])
+    first = first_turn_weights(bot, weights)
     marginal = problem_with(config, marginal_reactions(config, bot))
     lead = best_lead(marginal)
     blind = solve(marginal)
@@ -103,20 +145,125 @@ def exact_gaps(probe: Probe) -> ProbeGaps:
     def blind_rule(phase, elapsed, masks):
         return [blind.press(State(phase, elapsed, False, int(mask))) for mask in masks]
 
-    def mean(cost) -> float:
-        return float(sum(weight * cost(problem) for weight, problem in parts))
+    def mean(costs: Callable[[TimingProblem], PolicyCost]) -> tuple[float, float]:
+        """The policy's cost per move (weighed by the components' weights) and first turn (by ``first``)."""
+        each = [costs(problem) for problem in parts]
+        return (float(np.dot(weights, [cost.cost_per_move for cost in each])),
+                float(np.dot(first, [cost.first_turn_excess for cost in each])))
 
-    per_move = {
-        "oracle": mean(lambda problem: solve(problem).cost_per_move),
-        "press_once": mean(lambda problem: lead_cost(problem, None)),
-        "lead": mean(lambda problem: lead_cost(problem, lead)),
-        "blind": mean(lambda problem: evaluate(problem, blind_rule)) if len(parts) > 1 else blind.cost_per_move,
+    def solved(problem):
+        policy = solve(problem)
+        return PolicyCost(policy.cost_per_move, policy.first_turn_excess)
+
+    def leading(ticks):
+        return lambda problem: PolicyCost(lead_cost(problem, ticks), lead_first_turn(problem, ticks))
+
+    costs = {
+        "oracle": mean(solved),
+        "press_once": mean(leading(None)),
+        "lead": mean(leading(lead)),
+        "blind": mean(lambda problem: evaluate_policy(problem, blind_rule)) if len(parts) > 1 else mean(solved),
     }
+    lacking = probe.lacking
+    if isinstance(bot, Leader):
+        lacking = "score_blind"
+        costs[lacking] = (best_field_reader(probe, visible_table_fields(probe)).bound, costs["blind"][1])
+    starts = starting_share(config)
     once = 0.0
     if isinstance(bot, Pool):
         policy = pool_policy(config, bot)
-        once = 0.5 * (policy.price_of_not_knowing(OURS) + policy.price_of_not_knowing(THEIRS))
-    return ProbeGaps(probe, per_move, mean_moves(config), once)
+        once = starts * policy.price_of_not_knowing(OURS) + (1 - starts) * policy.price_of_not_knowing(THEIRS)
+    return ProbeGaps(probe, {agent: cost[0] for agent, cost in costs.items()}, mean_moves(config), once,
+                     {agent: cost[1] for agent, cost in costs.items()}, starts, lacking)
+
+
+# --- reading the table without the score ---------------------------------------------------------------------------
+TABLE_FIELDS = ("own_card", "opponent_card", "at_war", "pot", "started", "own_pile", "opponent_pile", "battles")
+"""The fields of the observation, other than the score, that differ from one of the leader's turns to the next as
+they open (the clocks, the drawn flags and the takeover flags read the same in every one)."""
+
+
+def visible_table_fields(probe: Probe) -> tuple[str, ...]:
+    return tuple(name for name in TABLE_FIELDS if name not in probe.hidden)
+
+
+@lru_cache(maxsize=8)
+def leader_turns(config: WarConfig, bot: Leader, deals: int = SHARE_DEALS) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Every turn of the leader (seat 1) over ``deals`` dealt card games (seeds 0, 1, ...): the round it is in,
+    its context, and the ``TABLE_FIELDS`` as the seat's observation shows them as it opens (as counts: ranks,
+    cards, flags)."""
+    rounds, contexts, rows = [], [], []
+    for seed in range(deals):
+        game = dealt_game(config, seed)
+        while game.result is None:
+            seat = game.next_to_draw()
+            if seat == 1:
+                ranks = [0 if card is None else rank_value(card) for card in game.visible]
+                rounds.append(seed)
+                contexts.append(bot.context(game.points[1], game.points[0]))
+                rows.append((*ranks, int(game.at_war), len(game.pot), int(game.starter == 0), len(game.piles[0]),
+                             len(game.piles[1]), game.battles))
+            game.draw(seat)
+    columns = np.array(rows).T
+    return np.array(rounds), np.array(contexts), dict(zip(TABLE_FIELDS, columns))
+
+
+@lru_cache(maxsize=8)
+def context_policies(config: WarConfig, bot: Leader, grid: int = 21) -> np.ndarray:
+    """``[policy, context]``: the cost per move, against each context, of the optimum for each belief P(ahead) on
+    a grid (``grid`` points from 0 to 1; the distinct ones). A policy that knows only a belief of its context as a
+    turn opens plays one of them: nothing carries over from one of the leader's turns to the next."""
+    windows = [window.reaction_probabilities(config) for window in bot.windows()]
+    problems = [problem_with(config, window) for window in windows]
+    lines = []
+    for ahead in np.linspace(0.0, 1.0, grid):
+        policy = solve(problem_with(config, (1 - ahead) * np.asarray(windows[0]) + ahead * np.asarray(windows[1])))
+
+        def rule(phase, elapsed, masks, policy=policy):
+            return [policy.press(State(phase, elapsed, False, int(mask))) for mask in masks]
+
+        lines.append([evaluate_policy(problem, rule).cost_per_move for problem in problems])
+    return np.unique(np.round(np.array(lines), 15), axis=0)
+
+
+@dataclass(frozen=True)
+class FieldReader:
+    """The best policy that, as each of the leader's turns opens, reads only ``fields`` (no memory): its cost per
+    move chosen on the dealt turns themselves (``bound``: the best such choice for those very turns, at most what
+    the best reader pays in expectation) and each half of the deals' choices played on the other half
+    (``held_out``: what a reader built from data pays)."""
+
+    fields: tuple[str, ...]
+    bound: float
+    held_out: float
+
+
+def best_field_reader(probe: Probe, fields: Sequence[str], deals: int = SHARE_DEALS) -> FieldReader:
+    config, bot = probe.config(), make_bot(probe.opponent)
+    if not isinstance(bot, Leader):
+        raise ValueError(f"a field reader reads a leader's context, got {probe.opponent!r}")
+    unknown = set(fields) - set(TABLE_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown table fields {sorted(unknown)}; known: {TABLE_FIELDS}")
+    rounds, contexts, table = leader_turns(config, bot, deals)
+    cost = context_policies(config, bot)[:, contexts].T  # [turn, policy]
+    keys = np.stack([table[name] for name in fields], axis=1) if fields else np.zeros((len(contexts), 1))
+    _, group = np.unique(keys, axis=0, return_inverse=True)
+    group = group.ravel()
+
+    def choices(turns: np.ndarray) -> np.ndarray:
+        sums = np.zeros((group.max() + 1, cost.shape[1]))
+        np.add.at(sums, group[turns], cost[turns])
+        chosen = sums.argmin(axis=1)
+        chosen[~np.isin(np.arange(len(sums)), group[turns])] = cost[turns].sum(axis=0).argmin()  # unseen: blind's
+        return chosen
+
+    everything = np.ones(len(contexts), dtype=bool)
+    bound = cost[np.arange(len(cost)), choices(everything)[group]].mean()
+    halves = [rounds % 2 == 0, rounds % 2 == 1]
+    held_out = sum(cost[test][np.arange(test.sum()), choices(train)[group[test]]].sum()
+                   for train, test in (halves, halves[::-1])) / len(cost)
+    return FieldReader(tuple(fields), float(bound), float(held_out))
 
 
 def clairvoyant_records(probe: Probe, seeds: Sequence[int]) -> list[RoundRecord]:
@@ -134,3 +281,49 @@ def clairvoyant_records(probe: Probe, seeds: Sequence[int]) -> list[RoundRecord]
         records.append(play_round(envs[member], oracles[member], seed, index=index, agent_spec="clairvoyant",
                                   opponent_spec=pool.spec()))
     return records
+
+
+# --- the ladder of simple rules ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Rung:
+    """One rung of a probe's ladder: the best rule of a family, its exact cost per round and the oracle's margin
+    over it (its gap, per round)."""
+
+    family: str
+    rule: str
+    per_round: float
+    margin: float
+
+
+def ladder(probe: Probe, gaps: ProbeGaps | None = None) -> list[Rung]:
+    """The best press-time rule with 1, 2 and 3 press times (``evaluation.ladder``), then the best policy that reads
+    the observation's fields other than the one the capability is about (the probe's yardstick of lacking it),
+    each with the oracle's margin over it per round."""
+    gaps = exact_gaps(probe) if gaps is None else gaps
+    config, bot = probe.config(), make_bot(probe.opponent)
+    weights, problems = zip(*[(weight, problem_with(config, part.reaction_probabilities(config)))
+                              for weight, part in components(config, bot)])
+    first = first_turn_weights(bot, weights)
+    rungs, fewer = [], None
+    for presses in range(1, MAX_PRESSES + 1):
+        best = best_rule(list(problems), weights, first, presses)
+        if fewer is not None and best.cost.cost_per_move >= fewer.cost.cost_per_move - 1e-12:
+            best = fewer  # one more press time changes nothing: the rule with fewer stands
+        per_round = best.cost.cost_per_move * gaps.moves + gaps.starts * best.cost.first_turn_excess
+        rungs.append(Rung(f"{presses} press time{'s' if presses > 1 else ''}", best.rule.describe(), per_round,
+                          per_round - gaps.per_round("oracle")))
+        fewer = best
+    other = OTHER_FIELDS.get(probe.name)
+    if other is not None:
+        rungs.append(Rung("the observation's other fields", other, gaps.per_round(gaps.lacking),
+                          gaps.gap(gaps.lacking)))
+    return rungs
+
+
+OTHER_FIELDS = {
+    "memory": "press_once: the best memoryless policy on War-v0's fields (tests/test_probes.py)",
+    "inference": "blind: every field but the opponent's last reaction, without memory",
+    "reading": "score_blind: every field but the score, each turn (a bound: tests/test_probes.py)",
+}
+"""The rung of the observation's other fields, by probe: what it is. The anticipation probe has none: its opponent
+is one distribution, and no field but the clocks and the presses in flight bears on it."""

@@ -49,7 +49,7 @@ class League:
     """Seconds of wall time per tick when the rounds are played in real time (``war-bench --realtime``:
     ``war_env.envs.realtime.RealTime``), else ``None`` (lock-step)."""
     env_id: str | None = None
-    """The game (``war_env.envs.games``: a probe's, ``WarMemory-v0``); ``None``: War-v0, or WarLatency-v0 when the
+    """The game (``war_env.envs.games``: a probe's, ``WarMemory-v1``); ``None``: War-v0, or WarLatency-v0 when the
     rules have latency (a league from before the probes)."""
 
     def __post_init__(self):

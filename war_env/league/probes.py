@@ -18,7 +18,7 @@ from war_env.agents import make_agent
 from war_env.core.bots import make_bot
 from war_env.core.probes import PROBES, Probe
 from war_env.evaluation import observation_game, play_rounds
-from war_env.evaluation.probes import ProbeGaps, clairvoyant_records, exact_gaps
+from war_env.evaluation.probes import ProbeGaps, clairvoyant_records, exact_gaps, ladder
 from war_env.league.stats import bootstrap_mean, bound
 
 
@@ -100,12 +100,29 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def ladder_table(names) -> str:
+    """The ladder of simple rules of each probe (``evaluation.probes.ladder``): the best rule of each family, its
+    exact cost per round and the oracle's margin over it."""
+    lines = ["| probe | rung | the best rule | timing cost per round, exact | the oracle's margin |",
+             "|---|---|---|---|---|"]
+    for name in names:
+        gaps = exact_gaps(PROBES[name])
+        lines.append(f"| {name} | the oracle | | {gaps.per_round('oracle'):.3f} | |")
+        for rung in ladder(PROBES[name], gaps):
+            lines.append(f"| {name} | {rung.family} | {rung.rule} | {rung.per_round:.3f} | {rung.margin:.3f} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> list[Row]:
     parser = argparse.ArgumentParser(description="The probes' capability gaps, exact and on paired rounds.")
     parser.add_argument("--rounds", type=int, default=200, help="paired rounds per agent and probe (200)")
     parser.add_argument("--seed", type=int, default=0, help="the first round's seed (0)")
     parser.add_argument("--probes", nargs="+", choices=sorted(PROBES), default=list(PROBES))
+    parser.add_argument("--ladder", action="store_true", help="print the ladder of simple rules only (exact, no rounds)")
     args = parser.parse_args(argv)
+    if args.ladder:
+        print(ladder_table(args.probes))
+        return []
     if args.rounds < 2:
         parser.error(f"--rounds must be at least 2 (a paired interval needs two rounds), got {args.rounds}")
     rows = [row for name in args.probes for row in measure(PROBES[name], args.rounds, args.seed)]

@@ -14,7 +14,7 @@ All three are the same game step for step: env ``i`` is seeded ``seed + i``, and
 exactly like ``DummyVecEnv`` (``tests/test_sb3_vec.py``), so a model trained with the same seed learns
 the same weights either way (``tests/test_training.py``).
 
-``env_id`` names another game of ``war_env.envs.games`` (a probe's, ``WarMemory-v0``): its rules are
+``env_id`` names another game of ``war_env.envs.games`` (a probe's, ``WarMemory-v1``): its rules are
 ``games.game_config``'s and its envs are ``gym.make(env_id)``'s, batched too (the engine plays every probe,
 ``WarSB3VecEnv(env_id=...)``), but for a probe trained on chosen fields of its observation (``"dummy"``, with a
 warning).

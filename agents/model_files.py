@@ -52,6 +52,9 @@ from war_env.support.atomic import write_atomic
 METADATA_NAME = "war_env_model.json"
 """The plain-JSON entry ``save_model`` adds to an SB3 zip: how to rebuild the model safely."""
 METADATA_FORMAT = "war-env-sb3/1"
+FAST_METADATA_FORMAT = "war-env-fast-ppo/1"
+"""The same entry in a model file of the fast PPO trainer (``war_env.agents.fast_model``): ``read_metadata`` reads
+both, so every tool that asks a model file what it was trained on asks it the same way."""
 MAX_METADATA_BYTES = 1 << 20
 """Largest ``war_env_model.json`` read (the real ones are about 1 kB)."""
 MAX_ENTRY_BYTES = 256 << 20
@@ -142,8 +145,9 @@ def read_metadata(path: str | os.PathLike) -> dict | None:
     except RecursionError:
         raise ValueError(f"model file {str(path)!r} has an unreadable {METADATA_NAME}: it nests deeper than "
                          "Python parses") from None
-    if not isinstance(record, dict) or record.get("format") != METADATA_FORMAT:
-        raise ValueError(f"model file {str(path)!r}: {METADATA_NAME} is not in format {METADATA_FORMAT!r}")
+    if not isinstance(record, dict) or record.get("format") not in (METADATA_FORMAT, FAST_METADATA_FORMAT):
+        raise ValueError(f"model file {str(path)!r}: {METADATA_NAME} is not in format {METADATA_FORMAT!r} "
+                         f"(nor {FAST_METADATA_FORMAT!r})")
     return record
 
 

@@ -35,12 +35,12 @@ from war_env.agents.model_files import (
     FAST_METADATA_FORMAT,
     METADATA_NAME,
     OVERHEAD_BYTES,
-    _entry_file,
-    _existing_file,
     check_frame_stack,
     check_weights,
+    entry_file,
     entry_sizes,
     env_id_of,
+    existing_file,
     read_metadata,
 )
 from war_env.agents.numpy_nets import forward, lstm_step
@@ -173,7 +173,7 @@ class FastModel:
 
 def read_fast_model(path: str | os.PathLike) -> FastModel:
     """The model in ``path``, checked as the module says, or a ``ValueError`` naming the file and the problem."""
-    path = _existing_file(path)
+    path = existing_file(path)
     where = f"model file {str(path)!r}"
     metadata = read_metadata(path)
     if metadata is None or metadata.get("format") != FORMAT or metadata.get("algorithm") != ALGORITHM:
@@ -195,7 +195,7 @@ def read_fast_model(path: str | os.PathLike) -> FastModel:
     if held is None or held > needed + OVERHEAD_BYTES:
         raise ValueError(f"{where}: policy.pth {'is missing' if held is None else f'is {held:,} bytes'}; the network "
                          f"its header describes fits in {needed + OVERHEAD_BYTES:,}")
-    with zipfile.ZipFile(path) as archive, _entry_file(archive, path, "policy.pth") as stream:
+    with zipfile.ZipFile(path) as archive, entry_file(archive, path, "policy.pth") as stream:
         state = load_pth(stream, needed, f"{where}: policy.pth", float32=True)
     if not isinstance(state, dict):
         raise ValueError(f"{where}: policy.pth holds a {type(state).__name__}, not a state dict")

@@ -265,3 +265,23 @@ def test_the_policy_s_tensors_are_the_files_shapes():
     for network in (FastNetwork(24, (64, 64), "tanh", 0), FastNetwork(16, (8,), "relu", 5)):
         state = build_policy(network).state_dict()
         assert {name: tuple(tensor.shape) for name, tensor in state.items()} == network.shapes()
+
+
+def test_a_sequence_replayed_in_one_pass_gives_the_rollouts_step_by_step_lstm_outputs():
+    """The update replays a rollout's sequences in a few ``nn.LSTM`` calls cut at round starts; the rollout ran them
+    one step at a time: the same features, the state zeroed wherever a round starts."""
+    torch.manual_seed(0)
+    policy = build_policy(FastNetwork(5, (4,), "tanh", 6))
+    x, starts = torch.randn(12, 3, 5), (torch.rand(12, 3) < 0.25).float()
+    starts[0, 0], starts[7, 1] = 1.0, 1.0
+    state = (torch.randn(3, 6), torch.randn(3, 6))
+    with torch.no_grad():
+        whole, last = policy.features(x, starts, state)
+        steps, carried = [], state
+        for t in range(len(x)):
+            out, carried = policy.features(x[t:t + 1], starts[t:t + 1], carried)
+            steps.append(out)
+    torch.testing.assert_close(whole, torch.cat(steps))
+    torch.testing.assert_close(last[0], carried[0])
+    fresh, _ = policy.features(x[7:8, 1:2], torch.ones(1, 1), (torch.zeros(1, 6), torch.zeros(1, 6)))
+    torch.testing.assert_close(whole[7, 1], fresh[0, 0].detach())  # a round's first step forgets the state before

@@ -15,7 +15,7 @@ for env_id in sys.argv[3].split(","):
     seeds = range(2_000_000, 2_000_000 + rounds)
     oracle = play_rounds(make_agent("oracle", config=config, opponent=make_bot("human")), "human", config, seeds, env_id=env_id)
     oracle_returns = RoundColumns.of_records(oracle, config).returns
-    for seed in range(5):
+    for seed in range(int(sys.argv[4]) if len(sys.argv) > 4 else 5):
         started = time.perf_counter()
         run = run_fast_ppo(f"{out}/{env_id}-s{seed}", budget, seed=seed, env_id=env_id, opponent="human", bench_rounds=0)
         records = play_rounds(make_agent(f"fast_ppo:{run.model}"), "human", config, seeds, env_id=env_id)

@@ -17,7 +17,8 @@ Spec grammar (the project's ``war_env.core.specs`` plus two rules for text that 
   included), unless it starts with ``path=``: then it is ``key=value`` options, ``path=FILE`` (a path without
   ``,``) and ``threads=N``, the CPU threads of the agent's inference (1 to the machine's cores; 1 by default,
   the fastest for small networks: ``war_env.support.threads``): ``ppo:path=runs/x/best.zip,threads=2``. A
-  frame-stacked policy is an ordinary ``ppo:PATH`` (its file says how many frames it sees).
+  frame-stacked policy is an ordinary ``ppo:PATH`` (its file says how many frames it sees). ``fast_ppo:PATH`` plays
+  a model of the fast PPO trainer (``war_env.agents.fast_model``), whichever its network (MLP, stacked frames, LSTM).
   Model files are loaded weights-only. Whether to trust a file's pickled data is never part of a spec
   (specs are stored in run folders, which other people send): it is the ``trust_model_file`` argument,
   which the commands take from their own command line only.
@@ -59,7 +60,7 @@ SCRIPTED = {
     "blind": Blind,
     "counting": Counting,
 }
-MODEL_ALGOS = ("ppo", "a2c", "dqn", "maskable_ppo", "recurrent_ppo")
+MODEL_ALGOS = ("ppo", "a2c", "dqn", "maskable_ppo", "recurrent_ppo", "fast_ppo")
 AGENT_NAMES = tuple(SCRIPTED) + ("bot:SPEC",) + tuple(f"{algo}:PATH" for algo in MODEL_ALGOS) + ("exec:COMMAND",)
 """What an agent spec may start with, as the error for an unknown name lists them."""
 BASELINES = ("prompt", "eager", "random:p=0.2", "last_moment", "never", "human")
@@ -163,6 +164,10 @@ def _threads(text: str, spec: str) -> int:
 
 def _load_model(spec: str, trust_model_file: bool) -> Agent:
     algo, path, threads = model_spec(spec)
+    if algo == "fast_ppo":  # always weights only: its files hold nothing to unpickle
+        from war_env.agents.fast_model import load_fast_agent
+
+        return load_fast_agent(path, threads=threads)
     from war_env.agents.sb3_agent import load_sb3_agent  # lazy: torch and SB3 only when a model is asked for
 
     return load_sb3_agent(algo, path, trust_model_file=trust_model_file, threads=threads)

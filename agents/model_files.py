@@ -52,6 +52,9 @@ from war_env.support.atomic import write_atomic
 METADATA_NAME = "war_env_model.json"
 """The plain-JSON entry ``save_model`` adds to an SB3 zip: how to rebuild the model safely."""
 METADATA_FORMAT = "war-env-sb3/1"
+FAST_METADATA_FORMAT = "war-env-fast-ppo/1"
+"""The same entry in a model file of the fast PPO trainer (``war_env.agents.fast_model``): ``read_metadata`` reads
+both, so every tool that asks a model file what it was trained on asks it the same way."""
 MAX_METADATA_BYTES = 1 << 20
 """Largest ``war_env_model.json`` read (the real ones are about 1 kB)."""
 MAX_ENTRY_BYTES = 256 << 20
@@ -105,7 +108,7 @@ def entry_sizes(path: str | os.PathLike) -> dict[str, int]:
     """The uncompressed size of every entry of a model zip, read from its directory (nothing is inflated).
     An entry larger than the caps (``MAX_METADATA_BYTES``, ``MAX_ENTRY_BYTES``) is refused here, so no
     later read can inflate a small file into gigabytes."""
-    path = _existing_file(path)
+    path = existing_file(path)
     try:
         with open(path, "rb") as file:
             check_zip_directory(file, f"model file {str(path)!r}")
@@ -125,7 +128,7 @@ def entry_sizes(path: str | os.PathLike) -> dict[str, int]:
 def read_metadata(path: str | os.PathLike) -> dict | None:
     """The ``war_env_model.json`` entry of a model zip (plain ``json.loads``, nothing unpickled), or
     ``None`` when the file has none (e.g. a model saved by plain SB3 or the RL Zoo)."""
-    path = _existing_file(path)
+    path = existing_file(path)
     if METADATA_NAME not in entry_sizes(path):
         return None
     try:
@@ -142,8 +145,9 @@ def read_metadata(path: str | os.PathLike) -> dict | None:
     except RecursionError:
         raise ValueError(f"model file {str(path)!r} has an unreadable {METADATA_NAME}: it nests deeper than "
                          "Python parses") from None
-    if not isinstance(record, dict) or record.get("format") != METADATA_FORMAT:
-        raise ValueError(f"model file {str(path)!r}: {METADATA_NAME} is not in format {METADATA_FORMAT!r}")
+    if not isinstance(record, dict) or record.get("format") not in (METADATA_FORMAT, FAST_METADATA_FORMAT):
+        raise ValueError(f"model file {str(path)!r}: {METADATA_NAME} is not in format {METADATA_FORMAT!r} "
+                         f"(nor {FAST_METADATA_FORMAT!r})")
     return record
 
 
@@ -151,14 +155,14 @@ def parameter_count(path: str | os.PathLike) -> int:
     """The weights and biases in a model zip's ``policy.pth`` (PPO, A2C: the policy and value networks,
     RecurrentPPO's with their LSTMs; DQN: the Q-network and its target copy), counted from its records without
     torch and without running code."""
-    path = _existing_file(path)
+    path = existing_file(path)
     if "policy.pth" not in entry_sizes(path):
         raise ValueError(f"model file {str(path)!r} has no policy.pth")
-    with zipfile.ZipFile(path) as archive, _entry_file(archive, path, "policy.pth") as stream:
+    with zipfile.ZipFile(path) as archive, entry_file(archive, path, "policy.pth") as stream:
         return check_pth(stream, MAX_ENTRY_BYTES, f"model file {str(path)!r}: policy.pth")
 
 
-def _existing_file(path) -> Path:
+def existing_file(path) -> Path:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"model path must be a string or path, got {path!r}")
     path = Path(path)
@@ -174,7 +178,7 @@ def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = Fals
     ``env`` (optional) is attached to the model, e.g. to continue training.
     """
     algo = check_algorithm(algo)
-    path = _existing_file(path)
+    path = existing_file(path)
     metadata = read_metadata(path)
     if metadata is not None and metadata.get("algorithm") != algo:
         raise ValueError(
@@ -237,7 +241,7 @@ def _read_parameters(path: Path, model, needed: int) -> dict:
             if sizes[entry] > budget + OVERHEAD_BYTES:
                 raise EntriesDiffer(f"{entry} is {sizes[entry]:,} bytes; this network's fits in "
                                     f"{budget + OVERHEAD_BYTES:,}")
-            with _entry_file(archive, path, entry) as stream:
+            with entry_file(archive, path, entry) as stream:
                 parameters[name] = load_pth(stream, budget, where, float32=name == "policy")
     return parameters
 
@@ -250,7 +254,7 @@ SPOOL_BYTES = 8 << 20
 """A ``.pth`` entry up to this size is copied into memory to be read; a larger one into a temporary file."""
 
 
-def _entry_file(archive: zipfile.ZipFile, path: Path, name: str):
+def entry_file(archive: zipfile.ZipFile, path: Path, name: str):
     """A seekable copy of an entry (at most the size the directory gives: ``zipfile`` stops there): a
     torch file is read by seeking to its records, which an entry inflated in place cannot do cheaply, and
     a copy in a temporary file keeps the entry's bytes out of memory while its tensors are built."""
@@ -277,7 +281,7 @@ def _check_every_pth(path: Path) -> None:
                          f"at most {MAX_ENTRY_BYTES:,} are read")
     with zipfile.ZipFile(path) as archive:
         for name in sizes:
-            with _entry_file(archive, path, name) as stream:
+            with entry_file(archive, path, name) as stream:
                 check_pth(stream, MAX_ENTRY_BYTES, f"model file {str(path)!r}: {name}")
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from war_env.agents.algorithms import RECURRENT, check_algorithm
 from war_env.agents.base import Agent
 from war_env.agents.fields import CAN_DRAW, check_observation_fields, columns_of, observes_latency
+from war_env.agents.numpy_nets import forward, lstm_step
 from war_env.agents.model_files import env_id_of, frame_stack_of, load_model, observation_fields, read_metadata
 from war_env.core.observation import OBSERVATION_FIELDS
 from war_env.support.threads import single_threaded_torch, use_threads
@@ -118,7 +119,7 @@ class SB3Agent(Agent):
 
     def _recurrent_action(self, seen: np.ndarray, observation: np.ndarray) -> int:
         if self._lstm is not None:
-            self._lstm_state = _lstm_step(self._lstm, seen[0], self._lstm_state)
+            self._lstm_state = lstm_step(self._lstm, seen[0], self._lstm_state)
             return int(self._scores_to_actions(self._lstm_state[0][None, :], observation)[0])
         action, self._lstm_state = self.model.predict(seen, state=self._lstm_state,
                                                       episode_start=np.array([self._starting]),
@@ -134,7 +135,7 @@ class SB3Agent(Agent):
     def _scores_to_actions(self, seen: np.ndarray, observations: np.ndarray) -> np.ndarray:
         """The actions for what the policy sees (``seen``; ``observations`` are the whole ones, for the mask)."""
         if self._layers is not None:
-            scores = _forward(self._layers, seen)
+            scores = forward(self._layers, seen)
             if self._masked:
                 scores = np.where(self._masks(observations), scores, -np.inf)
             return scores.argmax(axis=1)
@@ -182,7 +183,7 @@ def _numpy_layers(policy) -> list | None:
 
 
 def _numpy_lstm(policy) -> tuple | None:
-    """RecurrentPPO's actor LSTM as ``(W_ih, W_hh, b)`` for ``_lstm_step``, or ``None`` when it is not one
+    """RecurrentPPO's actor LSTM as ``(W_ih, W_hh, b)`` for ``numpy_nets.lstm_step``, or ``None`` when it is not one
     plain layer (the agent then calls sb3-contrib's ``predict``)."""
     lstm = getattr(policy, "lstm_actor", None)
     if lstm is None or lstm.num_layers != 1 or lstm.bidirectional or getattr(lstm, "proj_size", 0):
@@ -190,35 +191,3 @@ def _numpy_lstm(policy) -> tuple | None:
     weights = {name: value.detach().numpy() for name, value in lstm.named_parameters()}
     return (weights["weight_ih_l0"].T.copy(), weights["weight_hh_l0"].T.copy(),
             weights["bias_ih_l0"] + weights["bias_hh_l0"])
-
-
-def _lstm_step(lstm: tuple, x: np.ndarray, state: tuple | None) -> tuple[np.ndarray, np.ndarray]:
-    """One tick of torch's LSTM (gates in its order: input, forget, cell, output); ``state`` ``None`` is the
-    zero state of a round's first tick. Returns the new ``(h, c)``."""
-    w_ih, w_hh, bias = lstm
-    hidden = w_hh.shape[0]
-    h, c = state if state is not None else (np.zeros(hidden, np.float32), np.zeros(hidden, np.float32))
-    gates = x @ w_ih + h @ w_hh + bias
-    i, f, g, o = (gates[k * hidden:(k + 1) * hidden] for k in range(4))
-    c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
-    return _sigmoid(o) * np.tanh(c), c
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-def _forward(layers: list, x: np.ndarray) -> np.ndarray:
-    for layer in layers:
-        kind = layer[0]
-        if kind == "linear":
-            x = x @ layer[1] + layer[2]
-        elif kind == "tanh":
-            x = np.tanh(x)
-        elif kind == "relu":
-            x = np.maximum(x, 0)
-        elif kind == "elu":
-            x = np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
-        else:
-            x = np.where(x > 0, x, x * layer[1])
-    return x

@@ -10,8 +10,16 @@ from war_env.core.specs import parse_assignments
 from war_env.scripts.common import HelpFormatter, run_command, seed
 from war_env.training.run import TrainResult, train
 
+FAST = "fast_ppo"
+"""``--algo fast_ppo``: the project's own PPO over the batched engine (``war_env.training.fast_ppo``)."""
+FAST_DEFAULT_TIMESTEPS = 1_000_000
+FAST_IGNORES = {"config": None, "resume": None, "n_envs": None, "vec_env": "batched", "trust_model_file": False}
+"""Options of the SB3 runs that fast_ppo has no use for (its settings are --set KEY=VALUE; its env is always the
+batched engine's), with their defaults: given otherwise, they are refused rather than silently ignored."""
+
 DESCRIPTION = """\
-Train PPO, A2C, DQN (stable-baselines3), MaskablePPO or RecurrentPPO (sb3-contrib) on War-v0, or on a
+Train PPO, A2C, DQN (stable-baselines3), MaskablePPO or RecurrentPPO (sb3-contrib), or fast_ppo (the project's
+PPO over the batched engine: MLP, --frame-stack K, or an LSTM with --set lstm_hidden_size=64) on War-v0, or on a
 probe's game (--env-id WarMemory-v1, docs/probes.md), against an opponent, then compare the best and the final model with the `prompt` baseline on held-out paired rounds
 (PASSED only when both meet the bar).
 
@@ -23,13 +31,16 @@ examples:
   war-train --algo ppo --opponent human --run-dir runs/ppo-human
   war-train --algo recurrent_ppo --env-id WarMemory-v1 --timesteps 20000
   war-train --algo ppo --frame-stack 4 --env-id WarMemory-v1 --timesteps 20000
+  war-train --algo fast_ppo --env-id WarMemory-v1 --set lstm_hidden_size=64 --timesteps 10000000
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="war-train", description=DESCRIPTION, formatter_class=HelpFormatter)
-    parser.add_argument("--algo", default="ppo", choices=sorted(ALGORITHMS), metavar="ALGO",
-                        help=f"the algorithm: {', '.join(sorted(ALGORITHMS))}")
+    parser.add_argument("--algo", default="ppo", choices=[*sorted(ALGORITHMS), FAST], metavar="ALGO",
+                        help=f"the algorithm: {', '.join(sorted(ALGORITHMS))} (SB3), or {FAST} (the batched "
+                             "engine's own PPO, docs/training.md: its settings are --set KEY=VALUE of "
+                             "war_env.training.fast_ppo.FastPPOConfig)")
     parser.add_argument("--config", metavar="FILE", default=None,
                         help="your own configuration file (JSON) (default: the one shipped for ALGO)")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", default=None,
@@ -82,6 +93,8 @@ def cli(argv: list[str] | None = None) -> int:
     def call() -> int:
         if args.require_bar and args.bench_rounds == 0:
             raise ValueError("--require-bar needs the held-out comparison that judges the bar (--bench-rounds > 0)")
+        if args.algo == FAST:
+            return fast(args)
         result = train(
             args.algo,
             config_path=args.config,
@@ -111,6 +124,43 @@ def cli(argv: list[str] | None = None) -> int:
         return 0
 
     return run_command(parser, call, extras=("train",))
+
+
+def fast(args) -> int:
+    """``--algo fast_ppo``: train, print the run folder, steps/s and the comparison with prompt."""
+    from war_env.training.fast_ppo import run_fast_ppo
+
+    given = [f"--{name.replace('_', '-')}" for name, default in FAST_IGNORES.items() if getattr(args, name) != default]
+    if given:
+        raise ValueError(f"--algo {FAST} does not take {', '.join(given)} (its settings are --set KEY=VALUE)")
+    run = run_fast_ppo(args.run_dir or _fast_run_dir(args), args.timesteps or FAST_DEFAULT_TIMESTEPS,
+                       overrides=parse_assignments(args.set or [], "--set"), env_id=args.env_id, opponent=args.opponent,
+                       env_args=parse_assignments(args.env_arg or [], "--env-arg"), seed=args.seed,
+                       frame_stack=args.frame_stack, bench_rounds=args.bench_rounds, bench_seed=args.bench_seed)
+    card = run.model_card
+    print(f"run folder: {run.run_dir}  ({card['timesteps']} timesteps, {card['train_wall_seconds']:.1f} s training, "
+          f"{card['steps_per_second']:,} steps/s)")
+    print(f"model: {run.model}   (load it as {card['model']['load']})")
+    bench = card.get("benchmark_final")
+    if bench is None:
+        return 0
+    for name, stats in (("final.zip", bench["model"]), ("prompt", bench["baseline"])):
+        print(f"  {name:<10} mean return {stats['mean_return']:+.4f}  takeovers {stats['takeovers']}"
+              f"  false starts/100 {stats['false_starts_per_100_rounds']:.2f}")
+    passed = bench["bar"]["passed"]
+    print(f"  held-out comparison, {bench['rounds']} rounds vs {bench['opponent']}: difference to prompt "
+          f"{bench['mean_return_difference']:+.4f}; bar {'PASSED' if passed else 'NOT reached'}")
+    if args.require_bar and not passed:
+        print(f"war-train: error: the bar was not reached (--require-bar); the run is in {run.run_dir}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _fast_run_dir(args) -> str:
+    import time
+
+    opponent = (args.opponent or args.env_id or "human").split(":")[0]
+    return f"{args.runs_root}/{FAST}-{opponent}-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
 def _ticks(value) -> str:

@@ -125,3 +125,27 @@ def test_the_memory_warm_up_lasts_until_a_round_has_ended():
 
     memory = memory_figures(num_envs=4096, env_steps=4096 * 150, warm_up=1)  # the first rounds end after ~100 steps
     assert abs(memory["traced_growth_bytes"]) < 64_000  # the blank rows alone: 459 kB
+
+
+@pytest.mark.slow
+def test_the_trainers_runs_learn_whole_rollouts_and_count_them():
+    """About 30 s on a loaded machine: the fast trainer's run is a whole default rollout (65,536 steps)."""
+    pytest.importorskip("sb3_contrib")
+    from war_env.perf.trainers import PeerSettings, fast_ppo_run, sb3_run
+
+    tiny = PeerSettings("tiny", 2, 16, 32, 1)
+    assert sb3_run(tiny, 10)() == 32  # at least one rollout of 2 envs x 16 steps
+    assert sb3_run(tiny, 10, recurrent=True)() == 32
+    assert fast_ppo_run(0, 1)() == 1024 * 64  # one rollout of the fast trainer's default sizes
+
+
+def test_the_fast_trainers_targets_are_judged_against_the_shipped_peers():
+    from war_env.perf import FAST_ROW, PerfResult, Row, Timing, targets
+
+    def row(network, peer, ours_rate, peer_rate):
+        return Row(FAST_ROW.format(network=network), Timing(ours_rate, 1.0, 1.0), peer, Timing(peer_rate, 1.0, 1.0))
+
+    result = PerfResult(rows=[row("MLP", "same sizes", 200e3, 100e3), row("MLP", "shipped", 200e3, 10e3),
+                              row("LSTM", "same sizes", 40e3, 20e3), row("LSTM", "shipped", 40e3, 5e3)])
+    found = {target.split(" at least")[0]: met for target, _, met in targets(result)}
+    assert found == {"fast_ppo MLP": True, "fast_ppo LSTM": False}  # 20x and 200k/s; but only 8x RecurrentPPO

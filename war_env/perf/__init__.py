@@ -15,6 +15,8 @@ time (the process's own CPU seconds: steadier on a busy machine), and War's rate
   its card game alone against ``engine.Game``'s;
 * PPO (the shipped config) on the batched env through the SB3 adapter against SB3's ``DummyVecEnv``
   over War-v0 envs: frames/s, and the share of a training step spent in the env (the ``train`` extra);
+* learning steps/s of the fast PPO trainer against SB3's PPO (MLP) and sb3-contrib's RecurrentPPO (LSTM), same env,
+  network and one thread, each peer at the fast trainer's settings and at its shipped config (``war_env.perf.trainers``);
 * the benchmark league end to end (one worker, the default league);
 * how long a new process takes to import the engine and make its first compiled calls (numba loads them
   from its on-disk cache; ``cold=True`` also measures them compiled from an empty cache);
@@ -70,6 +72,11 @@ MEMORY_ENV_STEPS = 10_000_000
 """Env steps of the memory figures at ``budget`` 1 with the engine."""
 TARGET_ENV_STEPS_N256 = 5e6
 TARGET_START_SECONDS = 3.0
+TARGET_FAST_MLP_RATIO = 15.0
+TARGET_FAST_MLP_RATE = 150_000
+TARGET_FAST_LSTM_RATIO = 10.0
+FAST_ROW = "fast_ppo {network} learning"
+"""The rows of the fast trainer (``{network}``: MLP or LSTM), one per peer."""
 
 
 @dataclass
@@ -434,6 +441,7 @@ def targets(result: PerfResult) -> list[tuple[str, str, bool]]:
         found.append((f"first compiled calls of a new process (from numba's cache) under {TARGET_START_SECONDS:.0f} s",
                       f"{result.start['seconds']:.2f} s ({'from the cache' if result.start['from_cache'] else 'compiled'})",
                       result.start["from_cache"] and result.start["seconds"] < TARGET_START_SECONDS))
+    found += _fast_targets(result)
     mem = result.memory
     if mem:
         flat = mem["state_bytes_after"] == mem["state_bytes"] and abs(mem["traced_growth_bytes"]) < 64e3
@@ -441,6 +449,28 @@ def targets(result: PerfResult) -> list[tuple[str, str, bool]]:
                       f"{mem['state_bytes'] / mem['num_envs']:.0f} bytes per game before, "
                       f"{mem['state_bytes_after'] / mem['num_envs']:.0f} after {mem['env_steps']:,} env steps; traced "
                       f"allocations {mem['traced_growth_bytes'] / 1e3:+.1f} kB", flat))
+    return found
+
+
+def _fast_targets(result: PerfResult) -> list[tuple[str, str, bool]]:
+    """The fast trainer's targets (issue 28), judged against the SB3 peers at their shipped configs (what
+    ``war-train`` runs); the ratio at the fast trainer's own settings is shown beside them."""
+    found = []
+    for network, ratio, rate in (("MLP", TARGET_FAST_MLP_RATIO, TARGET_FAST_MLP_RATE), ("LSTM", TARGET_FAST_LSTM_RATIO, 0)):
+        rows = [row for row in result.rows if row.what == FAST_ROW.format(network=network)]
+        if len(rows) != 2:
+            continue
+        same, shipped = rows
+        measured = (f"{shipped.ratio:.1f}x wall, {shipped.cpu_ratio:.1f}x CPU against {shipped.peer_name}; "
+                    f"{same.ratio:.1f}x wall, {same.cpu_ratio:.1f}x CPU against {same.peer_name}; "
+                    f"{_rate(shipped.war.rate)} steps/s wall, {_rate(shipped.war.cpu_rate)} per CPU-second")
+        peer = "SB3's PPO" if network == "MLP" else "sb3-contrib's RecurrentPPO"
+        wanted = f"fast_ppo {network} at least {ratio:.0f}x {peer} (shipped config)"
+        met = min(shipped.ratio, shipped.cpu_ratio) >= ratio
+        if rate:
+            wanted += f" and {rate / 1e3:.0f}k steps per CPU-second"
+            met = met and shipped.war.cpu_rate >= rate
+        found.append((wanted, measured, met))
     return found
 
 
@@ -561,6 +591,12 @@ def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768,
         result.rows.append(Row("PPO training frames (shipped config), batched env", ours, "DummyVecEnv over War-v0",
                                theirs, "frames/s"))
         result.env_share = {f"{name} env": run.env_share for name, run in runs.items()}
+        from war_env.perf.trainers import trainer_runs
+
+        for network, learners in trainer_runs(budget).items():
+            timings = measure_side_by_side([run for _, run in learners], max(1, min(repeats, 3)))
+            for (peer_name, _), peer in zip(learners[1:], timings[1:]):
+                result.rows.append(Row(FAST_ROW.format(network=network), timings[0], peer_name, peer, "steps/s"))
     if league:
         rounds = max(1, round(league_rounds * engine_budget))
         say(f"the benchmark league ({rounds} rounds per pairing)")

@@ -1,0 +1,282 @@
+"""Model files of the fast PPO trainer (``war_env.training.fast_ppo``), saved and played without running code
+from them: the spec ``fast_ppo:PATH`` (or ``fast_ppo:path=PATH,threads=N``) in ``war-bench`` and its suite.
+
+A file is a zip of two entries:
+
+* ``war_env_model.json``: plain JSON in format ``FORMAT``: the network (``FastNetwork``: inputs, hidden layers,
+  activation, LSTM units), the observation fields the policy sees, the frames it sees at once, the env id it was
+  trained on, and the trainer's config, seed, opponent and steps;
+* ``policy.pth``: ``torch.save`` of the network's state dict (tensors only).
+
+Loading reads the JSON (``model_files.read_metadata``: bounded, nothing unpickled), derives from it the name and
+shape of every tensor the network has (``FastNetwork.shapes``), refuses a network larger than
+``algorithms.MAX_PARAMETERS`` and a ``policy.pth`` larger than those tensors need, checks ``policy.pth``'s records
+(``pth_files``: sizes and strides) before torch builds any tensor, loads it with ``torch.load(weights_only=True)``
+and requires exactly those names and shapes, every value a finite float32. Greedy play then runs as numpy
+(``numpy_nets``), a round's memory (stacked frames, the LSTM's state) reset by ``reset``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import zipfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from war_env.agents.algorithms import MAX_LAYERS, MAX_LSTM_HIDDEN, MAX_PARAMETERS
+from war_env.agents.base import Agent
+from war_env.agents.fields import check_observation_fields, columns_of, observes_latency
+from war_env.agents.model_files import (
+    FAST_METADATA_FORMAT,
+    METADATA_NAME,
+    OVERHEAD_BYTES,
+    check_frame_stack,
+    check_weights,
+    entry_file,
+    entry_sizes,
+    env_id_of,
+    existing_file,
+    read_metadata,
+)
+from war_env.agents.numpy_nets import forward, lstm_step
+from war_env.agents.pth_files import load_pth
+from war_env.support.atomic import write_atomic
+from war_env.support.threads import use_threads
+
+ALGORITHM = "fast_ppo"
+"""The algorithm's name in specs (``fast_ppo:PATH``), model files and ``war-train --algo``."""
+FORMAT = FAST_METADATA_FORMAT
+"""``war_env_model.json``'s format in a fast PPO model file (SB3's files say ``model_files.METADATA_FORMAT``)."""
+FAST_ACTIVATIONS = ("tanh", "relu")
+"""The activations the trainer builds (``tanh``: SB3's default; computed as ``2 sigmoid(2x) - 1``, the same function,
+because torch's CPU tanh is six times slower than its sigmoid)."""
+ACTIONS = 2
+
+
+@dataclass(frozen=True)
+class FastNetwork:
+    """The network of a fast PPO policy: an optional LSTM, then an actor and a critic MLP (SB3's separate ``pi`` and
+    ``vf`` networks, or sb3-contrib's ``MlpLstmPolicy`` with one shared LSTM)."""
+
+    inputs: int
+    """Floats the network reads per step: the observation fields times the frames stacked."""
+    hidden: tuple[int, ...] = (64, 64)
+    """Layer sizes of the actor's MLP and of the critic's (each has its own)."""
+    activation: str = "tanh"
+    """Between the MLP's layers: one of ``FAST_ACTIVATIONS``."""
+    lstm_hidden_size: int = 0
+    """Units of the LSTM before both MLPs (shared by them); 0: no LSTM."""
+
+    def __post_init__(self):
+        whole = (lambda n, low: isinstance(n, int) and not isinstance(n, bool) and n >= low)
+        if not whole(self.inputs, 1):
+            raise ValueError(f"network inputs must be a whole number >= 1, got {self.inputs!r}")
+        if not isinstance(self.hidden, tuple) or not 1 <= len(self.hidden) <= MAX_LAYERS \
+                or not all(whole(size, 1) for size in self.hidden):
+            raise ValueError(f"hidden must be 1 to {MAX_LAYERS} layer sizes >= 1, got {self.hidden!r}")
+        if self.activation not in FAST_ACTIVATIONS:
+            raise ValueError(f"activation must be one of {FAST_ACTIVATIONS}, got {self.activation!r}")
+        if not whole(self.lstm_hidden_size, 0) or self.lstm_hidden_size > MAX_LSTM_HIDDEN:
+            raise ValueError(f"lstm_hidden_size must be a whole number in [0, {MAX_LSTM_HIDDEN}], got "
+                             f"{self.lstm_hidden_size!r}")
+        if self.parameters() > MAX_PARAMETERS:
+            raise ValueError(f"this network has {self.parameters():,} parameters; at most {MAX_PARAMETERS:,}")
+
+    @classmethod
+    def from_json(cls, record) -> FastNetwork:
+        if not isinstance(record, dict) or set(record) != {"inputs", "hidden", "activation", "lstm_hidden_size"}:
+            raise ValueError(f"network must be an object with inputs, hidden, activation and lstm_hidden_size, "
+                             f"got {str(record)[:200]}")
+        hidden = record["hidden"]
+        return cls(record["inputs"], tuple(hidden) if isinstance(hidden, list) else hidden, record["activation"],
+                   record["lstm_hidden_size"])
+
+    def as_json(self) -> dict:
+        return {**asdict(self), "hidden": list(self.hidden)}
+
+    @property
+    def recurrent(self) -> bool:
+        return self.lstm_hidden_size > 0
+
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        """Every tensor of the network's state dict, by name (torch's: ``lstm.weight_ih_l0``, ``actor.0.weight``,
+        ...; the MLPs are ``nn.Sequential``s of Linear and activation modules)."""
+        shapes = {}
+        body = self.inputs
+        if self.recurrent:
+            units = self.lstm_hidden_size
+            shapes.update({"lstm.weight_ih_l0": (4 * units, self.inputs), "lstm.weight_hh_l0": (4 * units, units),
+                           "lstm.bias_ih_l0": (4 * units,), "lstm.bias_hh_l0": (4 * units,)})
+            body = units
+        for head, outputs in (("actor", ACTIONS), ("critic", 1)):
+            sizes = [body, *self.hidden, outputs]
+            for layer, (fan_in, fan_out) in enumerate(zip(sizes, sizes[1:])):
+                shapes[f"{head}.{2 * layer}.weight"] = (fan_out, fan_in)
+                shapes[f"{head}.{2 * layer}.bias"] = (fan_out,)
+        return shapes
+
+    def parameters(self) -> int:
+        return sum(math.prod(shape) for shape in self.shapes().values())
+
+
+# --- saving -------------------------------------------------------------------------------------------
+def save_fast_model(path: str | os.PathLike, state_dict: dict, network: FastNetwork, fields, frame_stack: int,
+                    env_id: str | None, **metadata) -> Path:
+    """Write a model file atomically: ``state_dict`` (exactly ``network.shapes()``) and the JSON header;
+    ``metadata`` adds JSON fields (the trainer's ``config``, ``seed``, ``opponent``, ``num_timesteps``)."""
+    import torch
+
+    check_state_dict(state_dict, network, f"the network to save to {str(path)!r}")
+    fields = check_observation_fields(list(fields))
+    record = {"format": FORMAT, "algorithm": ALGORITHM, "network": network.as_json(), "observation_fields": list(fields),
+              "frame_stack": check_frame_stack(frame_stack), "env_id": env_id, **metadata}
+    if network.inputs != len(fields) * record["frame_stack"]:
+        raise ValueError(f"network inputs {network.inputs} are not {len(fields)} fields x {frame_stack} frames")
+    weights = io.BytesIO()
+    torch.save({name: tensor.detach().to(torch.float32).contiguous() for name, tensor in state_dict.items()}, weights)
+    archive_bytes = io.BytesIO()
+    with zipfile.ZipFile(archive_bytes, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(METADATA_NAME, json.dumps(record, indent=2, sort_keys=True))
+        archive.writestr("policy.pth", weights.getvalue())
+    write_atomic(path, archive_bytes.getvalue())
+    return Path(path)
+
+
+def check_state_dict(state_dict: dict, network: FastNetwork, where: str) -> None:
+    """Exactly the network's tensors, each of its shape."""
+    expected = network.shapes()
+    if set(state_dict) != set(expected):
+        missing, extra = sorted(set(expected) - set(state_dict)), sorted(set(state_dict) - set(expected))
+        raise ValueError(f"{where}: its tensors are not this network's (missing {missing}, unexpected {extra})")
+    for name, shape in expected.items():
+        if tuple(state_dict[name].shape) != shape:
+            raise ValueError(f"{where}: {name} has shape {tuple(state_dict[name].shape)}, this network's is {shape}")
+
+
+# --- loading ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FastModel:
+    """A fast PPO model file, read and checked: its header and its weights as numpy arrays."""
+
+    path: Path
+    metadata: dict
+    network: FastNetwork
+    fields: tuple[str, ...]
+    frame_stack: int
+    weights: dict[str, np.ndarray]
+
+
+def read_fast_model(path: str | os.PathLike) -> FastModel:
+    """The model in ``path``, checked as the module says, or a ``ValueError`` naming the file and the problem."""
+    path = existing_file(path)
+    where = f"model file {str(path)!r}"
+    metadata = read_metadata(path)
+    if metadata is None or metadata.get("format") != FORMAT or metadata.get("algorithm") != ALGORITHM:
+        held = "no war_env_model.json" if metadata is None else f"a {metadata.get('algorithm')!r} model"
+        raise ValueError(f"{where} is not a fast_ppo model file (it holds {held}); "
+                         f"an SB3 model is played as ALGO:PATH, e.g. ppo:{path}")
+    try:
+        network = FastNetwork.from_json(metadata.get("network"))
+        fields = check_observation_fields(metadata.get("observation_fields"))
+        frame_stack = check_frame_stack(metadata.get("frame_stack"))
+        env_id_of(metadata)
+    except ValueError as error:
+        raise ValueError(f"{where}: {METADATA_NAME}: {error}") from None
+    if network.inputs != len(fields) * frame_stack:
+        raise ValueError(f"{where}: {METADATA_NAME}: network inputs {network.inputs} are not {len(fields)} fields "
+                         f"x {frame_stack} frames")
+    needed = 4 * network.parameters()  # float32: sizes known before anything is read
+    held = entry_sizes(path).get("policy.pth")
+    if held is None or held > needed + OVERHEAD_BYTES:
+        raise ValueError(f"{where}: policy.pth {'is missing' if held is None else f'is {held:,} bytes'}; the network "
+                         f"its header describes fits in {needed + OVERHEAD_BYTES:,}")
+    with zipfile.ZipFile(path) as archive, entry_file(archive, path, "policy.pth") as stream:
+        state = load_pth(stream, needed, f"{where}: policy.pth", float32=True)
+    if not isinstance(state, dict):
+        raise ValueError(f"{where}: policy.pth holds a {type(state).__name__}, not a state dict")
+    check_state_dict(state, network, f"{where}: policy.pth")
+    check_weights(path, {"policy": state})
+    weights = {name: tensor.numpy() for name, tensor in state.items()}
+    return FastModel(path, metadata, network, fields, frame_stack, weights)
+
+
+def load_fast_agent(path: str | os.PathLike, threads: int = 1) -> FastPPOAgent:
+    """The ``Agent`` that plays the model in ``path`` greedily (``fast_ppo:PATH``)."""
+    return FastPPOAgent(read_fast_model(path), threads)
+
+
+class FastPPOAgent(Agent):
+    """A fast PPO policy behind the ``Agent`` interface: the greedy action (argmax of the actor's logits) computed
+    as numpy from the observation fields it was trained on, its last ``frame_stack`` observations (zeros before a
+    round's first, as in training) and, when it has one, its LSTM's state (zero at a round's first tick).
+    ``tests/test_fast_ppo.py`` checks its actions equal to the torch policy's."""
+
+    name = ALGORITHM
+
+    def __init__(self, model: FastModel, threads: int = 1):
+        self.path = str(model.path)
+        self.threads = int(threads)
+        self.fields = model.fields
+        """The observation fields the policy sees (the evaluation loop refuses a game that does not show them)."""
+        self.env_id = env_id_of(model.metadata)
+        """The game the policy was trained on."""
+        self.frame_stack = model.frame_stack
+        self.network = model.network
+        self.observes_latency = observes_latency(self.fields)
+        self._columns = columns_of(self.fields)
+        self._actor = _numpy_mlp(model.weights, "actor", len(model.network.hidden) + 1, model.network.activation)
+        self._lstm = _numpy_lstm(model.weights) if model.network.recurrent else None
+        self.reset()
+
+    def spec(self) -> str:
+        return f"{ALGORITHM}:{self.path}" if self.threads == 1 else f"{ALGORITHM}:path={self.path},threads={self.threads}"
+
+    @property
+    def has_memory(self) -> bool:
+        return self.frame_stack > 1 or self._lstm is not None
+
+    def reset(self, seed: int | None = None) -> None:
+        self._frames = np.zeros(len(self.fields) * self.frame_stack, dtype=np.float32)
+        self._state = None
+
+    def act(self, observation) -> int:
+        use_threads(self.threads)
+        seen = self._seen(np.asarray(observation, dtype=np.float32).reshape(1, -1))[0]
+        if self.frame_stack > 1:  # the oldest frame shifted out, the newest last
+            self._frames = np.concatenate((self._frames[seen.size:], seen))
+            seen = self._frames
+        if self._lstm is not None:
+            self._state = lstm_step(self._lstm, seen, self._state)
+            seen = self._state[0]
+        return int(forward(self._actor, seen[None, :]).argmax(axis=1)[0])
+
+    def batch_policy(self):
+        """Without memory the greedy action depends on the observation alone: many rounds at once."""
+        return None if self.has_memory else self._actions
+
+    def _actions(self, observations: np.ndarray) -> np.ndarray:
+        use_threads(self.threads)
+        return forward(self._actor, self._seen(np.asarray(observations, dtype=np.float32))).argmax(axis=1)
+
+    def _seen(self, observations: np.ndarray) -> np.ndarray:
+        return observations if self._columns is None else observations[:, self._columns]
+
+
+def _numpy_mlp(weights: dict, head: str, layers: int, activation: str) -> list:
+    stack = []
+    for layer in range(layers):
+        if layer:
+            stack.append((activation,))
+        stack.append(("linear", weights[f"{head}.{2 * layer}.weight"].T.copy(), weights[f"{head}.{2 * layer}.bias"].copy()))
+    return stack
+
+
+def _numpy_lstm(weights: dict) -> tuple:
+    return (weights["lstm.weight_ih_l0"].T.copy(), weights["lstm.weight_hh_l0"].T.copy(),
+            weights["lstm.bias_ih_l0"] + weights["lstm.bias_hh_l0"])
+

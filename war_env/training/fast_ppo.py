@@ -1,0 +1,460 @@
+"""PPO at the engine's speed: the batched vector env stepped in one call, one batched policy call per step.
+
+``war-train --algo fast_ppo`` (``run_fast_ppo``; ``train_fast_ppo`` is the loop without a run folder). PPO as
+Stable-Baselines3 and CleanRL compute it (clipped surrogate, value loss, GAE, Adam with eps 1e-5, gradient-norm
+clipping, orthogonal initialisation), written for War's batched env (``envs.games.make_vector_game``: War-v0,
+WarLatency-v0 and every probe, the numba engine):
+
+* **Rollout**: ``num_envs`` rounds step together for ``rollout_steps`` steps; each step is one call of the policy
+  on the whole batch (torch, no gradient) and one call of the env, nothing per round in Python. The env's
+  next-step autoreset (Gymnasium's default) spends one step per finished round dealing the next one; that step's
+  action is ignored, so its sample is left out of the loss (``valid``), as in docs/training.md's single-file PPO.
+* **Advantages**: GAE over the rollout (``advantages_and_returns``), cut where a round ended; the same numbers as
+  SB3's ``RolloutBuffer.compute_returns_and_advantage`` (``tests/test_fast_ppo.py``).
+* **Variants** (``FastPPOConfig``): an MLP (SB3's ``MlpPolicy``: separate actor and critic MLPs), the same on the
+  last ``frame_stack`` observations (SB3's ``VecFrameStack``: oldest first, zeros before a round's first), or an
+  LSTM before both MLPs (``lstm_hidden_size`` > 0) trained on sequences as CleanRL's ``ppo_atari_lstm``: the
+  LSTM's state at the start of each rollout is kept, the state is reset where a round starts, and minibatches are
+  whole envs' sequences (``minibatch_size // rollout_steps`` envs each), replayed from that state.
+* **Speed**: torch on one thread (``support.threads``); tanh computed as ``2 sigmoid(2x) - 1`` (the same function;
+  torch's CPU tanh is six times slower than its sigmoid and was a third of an update); the LSTM over a sequence
+  runs as few ``nn.LSTM`` calls as there are distinct round starts in it, not one call per step.
+
+The model is saved as a ``fast_ppo`` model file (``war_env.agents.fast_model``), played by ``war-bench`` as
+``fast_ppo:PATH``, with the config, seed, opponent and env id in its header.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+from war_env.agents.fast_model import FAST_ACTIVATIONS, FastNetwork, save_fast_model
+from war_env.agents.model_files import MAX_FRAME_STACK
+from war_env.envs.games import default_opponent, game_config, game_fields, game_id, make_vector_game
+from war_env.support.atomic import write_atomic
+from war_env.support.provenance import provenance
+from war_env.support.run_folder import locked_run_folder
+from war_env.support.threads import single_threaded_torch
+
+OUTCOME_FREE_REWARDS = {"reward_win": 0.0, "reward_loss": 0.0}
+"""The probes' training rewards: only the card outcome's weight goes (it does not depend on timing, so it is noise
+for the learner and cannot change the optimum); the probe's own weights stay, as in ``league.learners`` (the -0.1
+idle tick below would change the optimum a probe measures)."""
+WAR_TRAINING_REWARDS = {"reward_win": 0.0, "reward_loss": 0.0, "reward_idle_tick": -0.1}
+"""War-v0's and WarLatency-v0's training rewards: the shipped SB3 configs' ``train_env`` (docs/training.md, "Why
+the policy collapsed"). On War-v0 the optimum stays "draw as the turn opens"; with latency waiting becomes dearer
+than in the rules (docs/latency.md), but with the rules' -0.001 the fast trainer's five seeds on WarLatency-v0
+all learned never to press (taken over in every round, 458,752 steps each)."""
+
+
+@dataclass(frozen=True)
+class FastPPOConfig:
+    """The fast PPO trainer's settings (``war-train --algo fast_ppo --set KEY=VALUE``); every field is checked."""
+
+    num_envs: int = 1024
+    """Rounds played at once by the batched env; one policy call per step covers all of them."""
+    rollout_steps: int = 64
+    """Steps of every round per rollout: an update learns from ``num_envs * rollout_steps`` samples."""
+    epochs: int = 4
+    """Passes over each rollout."""
+    minibatch_size: int = 8192
+    """Samples per gradient step; the LSTM takes ``minibatch_size // rollout_steps`` whole envs' sequences."""
+    learning_rate: float = 1e-3
+    """Adam's step size (eps 1e-5, as SB3's PPO), constant."""
+    gamma: float = 0.99
+    """Discount per step. 0.99 (not the SB3 configs' 0.9): a takeover 30 ticks ahead weighs 0.99^30 = 0.74 of its
+    cost now (0.9^30 = 0.04), so the probes' long-range consequences are visible."""
+    gae_lambda: float = 0.95
+    """GAE's lambda: the bias-variance trade of the advantages."""
+    clip_range: float = 0.2
+    """PPO's clip of the probability ratio."""
+    ent_coef: float = 0.0
+    """Weight of the entropy bonus."""
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Gradients are clipped to this global norm."""
+    normalize_advantage: bool = False
+    """Scale each minibatch's advantages to unit variance. Off, as in the shipped SB3 configs: on reward-free
+    rollouts it turns value noise into full-size steps (docs/training.md, "Why the policy collapsed")."""
+    hidden: tuple[int, ...] = (64, 64)
+    """Layer sizes of the actor's MLP and of the critic's (SB3's default ``pi`` and ``vf``)."""
+    activation: str = "tanh"
+    """``tanh`` (SB3's default) or ``relu``."""
+    lstm_hidden_size: int = 0
+    """Units of an LSTM before both MLPs (shared by the actor and the critic); 0: no LSTM (an MLP policy)."""
+    frame_stack: int = 1
+    """Observations the policy sees at once (1: the current one)."""
+    train_rewards: dict | None = None
+    """Reward weights of the training envs (``WarConfig`` fields), or ``None``: ``WAR_TRAINING_REWARDS`` on War-v0
+    and WarLatency-v0, ``OUTCOME_FREE_REWARDS`` on a probe. Evaluation always plays the game as given."""
+
+    def __post_init__(self):
+        if isinstance(self.hidden, list):
+            object.__setattr__(self, "hidden", tuple(self.hidden))
+        for name, low, high in (("num_envs", 1, 65536), ("rollout_steps", 1, 4096), ("epochs", 1, 1000),
+                                ("minibatch_size", 1, 1 << 22), ("frame_stack", 1, MAX_FRAME_STACK)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError(f"fast_ppo config: {name} must be a whole number in [{low}, {high}], got {value!r}")
+        for name, low, high in (("learning_rate", 0.0, 1.0), ("gamma", 0.0, 1.0), ("gae_lambda", 0.0, 1.0),
+                                ("clip_range", 0.0, 10.0), ("ent_coef", 0.0, 10.0), ("vf_coef", 0.0, 10.0),
+                                ("max_grad_norm", 0.0, 1e6)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low < value <= high \
+                    and not (name in ("ent_coef", "gae_lambda") and value == 0):
+                raise ValueError(f"fast_ppo config: {name} must be a number in ({low}, {high}], got {value!r}")
+        if not isinstance(self.normalize_advantage, bool):
+            raise ValueError(f"fast_ppo config: normalize_advantage must be true or false, got {self.normalize_advantage!r}")
+        if self.train_rewards is not None and (not isinstance(self.train_rewards, dict) or not all(
+                isinstance(key, str) and key.startswith("reward_") for key in self.train_rewards)):
+            raise ValueError(f"fast_ppo config: train_rewards must be an object of reward_* weights, got "
+                             f"{self.train_rewards!r}")
+        FastNetwork(1, self.hidden, self.activation, self.lstm_hidden_size)  # checks the network's fields
+
+    @classmethod
+    def with_overrides(cls, overrides: dict | None) -> FastPPOConfig:
+        """The defaults with ``overrides`` (``--set`` values: ``hidden=64x64`` is a layer list), checked."""
+        known = {field.name for field in fields(cls)}
+        unknown = sorted(set(overrides or {}) - known)
+        if unknown:
+            raise ValueError(f"unknown fast_ppo setting(s) {unknown}; known: {sorted(known)}")
+        values = dict(overrides or {})
+        if isinstance(values.get("hidden"), (str, int)):
+            values["hidden"] = _layers(values["hidden"])
+        if isinstance(values.get("learning_rate"), int):
+            values["learning_rate"] = float(values["learning_rate"])
+        return cls(**values)
+
+    def as_json(self) -> dict:
+        return {**asdict(self), "hidden": list(self.hidden)}
+
+    def rewards_for(self, env_id: str) -> dict:
+        if self.train_rewards is not None:
+            return dict(self.train_rewards)
+        return dict(WAR_TRAINING_REWARDS if env_id in ("War-v0", "WarLatency-v0") else OUTCOME_FREE_REWARDS)
+
+
+def _layers(text) -> tuple[int, ...]:
+    parts = str(text).lower().split("x")
+    if not all(part.isascii() and part.isdigit() for part in parts):
+        raise ValueError(f"fast_ppo config: hidden must be layer sizes such as 64x64, got {text!r}")
+    return tuple(int(part) for part in parts)
+
+
+# --- advantages ----------------------------------------------------------------------------------------
+def advantages_and_returns(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, last_values: np.ndarray,
+                           gamma: float, gae_lambda: float) -> tuple[np.ndarray, np.ndarray]:
+    """GAE over a rollout of shape ``(steps, envs)``: ``dones[t]`` is 1 where a round ended at step ``t`` (no value
+    is bootstrapped across it), ``last_values`` the values of the observations after the last step. Returns
+    ``(advantages, returns)``, ``returns = advantages + values``: SB3's ``compute_returns_and_advantage``, whose
+    ``episode_starts[t + 1]`` is ``dones[t]`` here."""
+    advantages = np.zeros_like(values)
+    following = np.zeros_like(last_values)
+    next_values = last_values
+    for t in range(len(rewards) - 1, -1, -1):
+        going_on = 1.0 - dones[t]
+        delta = rewards[t] + gamma * next_values * going_on - values[t]
+        following = delta + gamma * gae_lambda * going_on * following
+        advantages[t] = following
+        next_values = values[t]
+    return advantages, advantages + values
+
+
+# --- the network ----------------------------------------------------------------------------------------
+def build_policy(network: FastNetwork):
+    """The torch module of ``network``: its state dict has exactly ``network.shapes()``."""
+    torch = single_threaded_torch()
+    from torch import nn
+
+    class FastTanh(torch.autograd.Function):
+        """tanh as ``2 sigmoid(2x) - 1`` (see the module docstring), its gradient ``1 - tanh^2``."""
+
+        @staticmethod
+        def forward(ctx, x):
+            y = torch.sigmoid(x * 2.0).mul_(2.0).sub_(1.0)
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            (y,) = ctx.saved_tensors
+            return torch.ops.aten.tanh_backward(grad, y)  # torch's own fused kernel: grad * (1 - y^2)
+
+    class Tanh(nn.Module):
+        def forward(self, x):
+            return FastTanh.apply(x)
+
+    activation = {"tanh": Tanh, "relu": nn.ReLU}[network.activation]
+
+    def mlp(inputs: int, outputs: int, last_gain: float) -> nn.Sequential:
+        sizes, modules = [inputs, *network.hidden, outputs], []
+        for layer, (fan_in, fan_out) in enumerate(zip(sizes, sizes[1:])):
+            linear = nn.Linear(fan_in, fan_out)
+            nn.init.orthogonal_(linear.weight, last_gain if layer == len(sizes) - 2 else np.sqrt(2))
+            nn.init.zeros_(linear.bias)
+            modules += [linear, activation()] if layer < len(sizes) - 2 else [linear]
+        return nn.Sequential(*modules)
+
+    class Policy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            body = network.inputs
+            if network.recurrent:
+                self.lstm = nn.LSTM(network.inputs, network.lstm_hidden_size)
+                for name, parameter in self.lstm.named_parameters():
+                    (nn.init.zeros_ if "bias" in name else lambda p: nn.init.orthogonal_(p, 1.0))(parameter)
+                body = network.lstm_hidden_size
+            self.actor = mlp(body, 2, 0.01)  # SB3's gains: sqrt 2 inside, 0.01 for the actions, 1 for the value
+            self.critic = mlp(body, 1, 1.0)
+
+        def features(self, x, starts, state):
+            """``x`` ``(steps, envs, inputs)`` -> the MLPs' inputs and the LSTM's state after it; ``starts``
+            ``(steps, envs)`` is 1 where a round starts (the state is zeroed before that step)."""
+            if not network.recurrent:
+                return x, state
+            h, c = state
+            cuts = torch.nonzero(starts[1:].any(dim=1)).flatten().add_(1).tolist()
+            outputs = []
+            for begin, end in zip([0, *cuts], [*cuts, len(x)]):  # one nn.LSTM call between two round starts
+                keep = (1.0 - starts[begin]).unsqueeze(-1)
+                out, (h, c) = self.lstm(x[begin:end], ((h * keep).unsqueeze(0), (c * keep).unsqueeze(0)))
+                h, c = h[0], c[0]
+                outputs.append(out)
+            return torch.cat(outputs) if len(outputs) > 1 else outputs[0], (h, c)
+
+    return Policy()
+
+
+# --- training --------------------------------------------------------------------------------------------
+@dataclass
+class FastPPOResult:
+    """What ``train_fast_ppo`` learned and how fast."""
+
+    policy: object
+    network: FastNetwork
+    fields: tuple[str, ...]
+    env_id: str
+    timesteps: int
+    seconds: float
+    history: list[dict]
+    """One entry per update: steps so far, wall seconds, the mean training return of the rounds that ended in it."""
+
+    @property
+    def steps_per_second(self) -> float:
+        return self.timesteps / self.seconds if self.seconds else float("nan")
+
+
+def train_fast_ppo(config: FastPPOConfig, timesteps: int, *, env_id: str | None = None, opponent: str | None = None,
+                   env_args: dict | None = None, seed: int = 0, log=None) -> FastPPOResult:
+    """Train for at least ``timesteps`` env steps (whole rollouts) on ``env_id``'s batched env (default War-v0)
+    against ``opponent`` (default: a probe's own, else ``human``); ``env_args`` are rule keywords of the game.
+    ``log(entry)`` is called after every update."""
+    torch = single_threaded_torch()
+    game = game_id(env_id, game_config(env_id, dict(env_args or {})))
+    rules = game_config(game, {**config.rewards_for(game), **dict(env_args or {})})
+    env = make_vector_game(game, config.num_envs, default_opponent(game) if opponent is None else opponent, rules)
+    shown = game_fields(game, rules)
+    network = FastNetwork(len(shown) * config.frame_stack, config.hidden, config.activation, config.lstm_hidden_size)
+    torch.manual_seed(seed)
+    policy = build_policy(network)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, eps=1e-5, foreach=True)
+    rollout = Rollout(config, network, env, seed, torch)
+    history, started, done_steps = [], time.perf_counter(), 0
+    while done_steps < timesteps:
+        batch = rollout.collect(policy)
+        update(policy, optimizer, batch, config, network, torch)
+        done_steps += config.num_envs * config.rollout_steps
+        history.append({"steps": done_steps, "seconds": round(time.perf_counter() - started, 3),
+                        **rollout.round_returns()})
+        if log is not None:
+            log(history[-1])
+    env.close()
+    return FastPPOResult(policy, network, shown, game, done_steps, time.perf_counter() - started, history)
+
+
+class Rollout:
+    """The batched env and the policy's inputs across rollouts: the stacked frames, the LSTM's state, which rounds
+    start on the next step and which step only deals a new round (its action ignored)."""
+
+    def __init__(self, config: FastPPOConfig, network: FastNetwork, env, seed: int, torch):
+        self.config, self.network, self.env, self.torch = config, network, env, torch
+        n = config.num_envs
+        observations, _ = env.reset(seed=seed)
+        self.width = observations.shape[1]
+        self.frames = torch.zeros((n, network.inputs))
+        self.frames[:, -self.width:] = torch.from_numpy(observations)
+        self.starts = torch.ones(n)
+        self.dealing = torch.zeros(n)
+        units = network.lstm_hidden_size
+        self.state = (torch.zeros(n, units), torch.zeros(n, units)) if network.recurrent else None
+        self.running = np.zeros(n)
+        self.ended: list[np.ndarray] = []
+
+    def collect(self, policy) -> dict:
+        torch, steps, n = self.torch, self.config.rollout_steps, self.config.num_envs
+        buffers = {"inputs": torch.zeros((steps, n, self.network.inputs)), "actions": torch.zeros((steps, n), dtype=torch.long),
+                   "logprobs": torch.zeros((steps, n)), "values": torch.zeros((steps, n)), "starts": torch.zeros((steps, n)),
+                   "valid": torch.zeros((steps, n))}
+        rewards, dones = np.zeros((steps, n), np.float32), np.zeros((steps, n), np.float32)
+        initial_state = None if self.state is None else (self.state[0].clone(), self.state[1].clone())
+        with torch.no_grad():
+            for t in range(steps):
+                buffers["inputs"][t], buffers["starts"][t], buffers["valid"][t] = self.frames, self.starts, 1.0 - self.dealing
+                features, self.state = policy.features(self.frames.unsqueeze(0), self.starts.unsqueeze(0), self.state)
+                logits, values = policy.actor(features[0]), policy.critic(features[0])[:, 0]
+                log_policy = torch.log_softmax(logits, dim=1)
+                actions = torch.rand(n).lt_(log_policy[:, 1].exp()).long()
+                buffers["actions"][t], buffers["values"][t] = actions, values
+                buffers["logprobs"][t] = log_policy.gather(1, actions.unsqueeze(1))[:, 0]
+                observations, reward, terminated, truncated, _ = self.env.step(actions.numpy())
+                rewards[t], dones[t] = reward, terminated | truncated
+                self._advance(observations, dones[t], reward)
+            features, _ = policy.features(self.frames.unsqueeze(0), self.starts.unsqueeze(0), self.state)
+            last_values = policy.critic(features[0])[:, 0].numpy()
+        advantages, returns = advantages_and_returns(rewards, buffers["values"].numpy(), dones, last_values,
+                                                     self.config.gamma, self.config.gae_lambda)
+        return {**buffers, "advantages": torch.from_numpy(advantages), "returns": torch.from_numpy(returns),
+                "initial_state": initial_state}
+
+    def _advance(self, observations: np.ndarray, done: np.ndarray, reward: np.ndarray) -> None:
+        """After a step: a round that ended makes the next step a dealing step; a dealing step's observation is a
+        new round's first (the frames before it are zeros, the LSTM's state is reset)."""
+        torch = self.torch
+        self.starts = self.dealing
+        self.dealing = torch.from_numpy(done)
+        observations = torch.from_numpy(observations)
+        if self.network.inputs > self.width:  # shift the frames: the oldest out, the newest last
+            self.frames = torch.cat((self.frames[:, self.width:] * (1.0 - self.starts).unsqueeze(1), observations), 1)
+        else:
+            self.frames = observations
+        self.running += reward
+        if done.any():
+            ended = done.astype(bool)
+            self.ended.append(self.running[ended].copy())
+            self.running[ended] = 0.0
+
+    def round_returns(self) -> dict:
+        """The rounds that ended since the last call: how many, and their mean training return."""
+        ended = np.concatenate(self.ended) if self.ended else np.zeros(0)
+        self.ended = []
+        return {"rounds": int(ended.size), "mean_return": float(ended.mean()) if ended.size else None}
+
+
+def update(policy, optimizer, batch: dict, config: FastPPOConfig, network: FastNetwork, torch) -> None:
+    """``epochs`` passes of clipped PPO over the rollout: random minibatches of samples (MLP) or of whole envs'
+    sequences replayed from the rollout's initial LSTM state (LSTM). Dealing steps weigh 0."""
+    steps, n = config.rollout_steps, config.num_envs
+    if network.recurrent:
+        per_batch = max(1, config.minibatch_size // steps)
+        for _ in range(config.epochs):
+            for envs in torch.randperm(n).split(per_batch):
+                state = (batch["initial_state"][0][envs], batch["initial_state"][1][envs])
+                features, _ = policy.features(batch["inputs"][:, envs], batch["starts"][:, envs], state)
+                _step(policy, optimizer, config, features.reshape(-1, features.shape[-1]),
+                      {key: batch[key][:, envs].reshape(-1) for key in _SAMPLES}, torch)
+        return
+    flat = {key: batch[key].reshape(steps * n, *batch[key].shape[2:]) for key in ("inputs", *_SAMPLES)}
+    for _ in range(config.epochs):
+        order = torch.randperm(steps * n)
+        shuffled = {key: value[order] for key, value in flat.items()}  # one gather per epoch, then slices
+        for begin in range(0, steps * n, config.minibatch_size):
+            part = {key: value[begin:begin + config.minibatch_size] for key, value in shuffled.items()}
+            _step(policy, optimizer, config, part.pop("inputs"), part, torch)
+
+
+_SAMPLES = ("actions", "logprobs", "advantages", "returns", "valid")
+
+
+def _step(policy, optimizer, config: FastPPOConfig, features, samples: dict, torch) -> None:
+    log_policy = torch.log_softmax(policy.actor(features), dim=1)
+    logprobs = log_policy.gather(1, samples["actions"].unsqueeze(1))[:, 0]
+    advantages, weights = samples["advantages"], samples["valid"]
+    total = weights.sum().clamp_min(1.0)
+    if config.normalize_advantage:
+        mean = (advantages * weights).sum() / total
+        spread = (((advantages - mean) ** 2 * weights).sum() / total).sqrt()
+        advantages = (advantages - mean) / (spread + 1e-8)
+    ratio = (logprobs - samples["logprobs"]).exp()
+    surrogate = torch.min(ratio * advantages, ratio.clamp(1 - config.clip_range, 1 + config.clip_range) * advantages)
+    value_error = (policy.critic(features)[:, 0] - samples["returns"]).pow(2)
+    loss = (-surrogate + 0.5 * config.vf_coef * value_error) * weights
+    if config.ent_coef:
+        entropy = -(log_policy.exp() * log_policy).sum(dim=1)
+        loss = loss - config.ent_coef * entropy * weights
+    optimizer.zero_grad(set_to_none=True)
+    (loss.sum() / total).backward()
+    torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm)
+    optimizer.step()
+
+
+def save(result: FastPPOResult, path, config: FastPPOConfig, seed: int, opponent: str | None, env_args: dict) -> Path:
+    """The trained policy as a ``fast_ppo`` model file (``fast_ppo:PATH``)."""
+    return save_fast_model(path, result.policy.state_dict(), result.network, result.fields, config.frame_stack,
+                           result.env_id, config=config.as_json(), seed=seed, env_args=env_args,
+                           opponent=default_opponent(result.env_id) if opponent is None else opponent,
+                           num_timesteps=result.timesteps)
+
+
+# --- a run folder -------------------------------------------------------------------------------------------
+@dataclass
+class FastRun:
+    run_dir: Path
+    model: Path
+    model_card: dict
+
+
+def run_fast_ppo(run_dir, timesteps: int, *, overrides: dict | None = None, env_id: str | None = None,
+                 opponent: str | None = None, env_args: dict | None = None, seed: int = 0, frame_stack: int = 1,
+                 bench_rounds: int = 500, bench_seed: int = 2_000_000, log=None) -> FastRun:
+    """``war-train --algo fast_ppo``: train, then write ``RUN/final.zip`` (the model), ``RUN/progress.jsonl`` (one
+    line per update) and ``RUN/model_card.json`` (settings, config, wall time, steps/s, provenance and, unless
+    ``bench_rounds`` is 0, the model against ``prompt`` on held-out paired rounds, as ``war-train``'s SB3 runs)."""
+    from war_env.agents.fast_model import load_fast_agent
+    from war_env.training.comparison import BASELINE, compare, held_out_stats
+
+    overrides = dict(overrides or {})
+    if frame_stack != 1:
+        overrides.setdefault("frame_stack", frame_stack)
+    config = FastPPOConfig.with_overrides(overrides)
+    if isinstance(timesteps, bool) or not isinstance(timesteps, int) or timesteps < 1:
+        raise ValueError(f"timesteps must be a whole number >= 1, got {timesteps!r}")
+    env_args = dict(env_args or {})
+    run_dir = Path(run_dir)
+    with locked_run_folder(run_dir, "war-train"):
+        if (run_dir / "final.zip").exists():
+            raise FileExistsError(f"run folder {str(run_dir)!r} already holds a model; pick another --run-dir")
+        lines = []
+
+        def record(entry):
+            lines.append(json.dumps(entry))
+            if log is not None:
+                log(entry)
+
+        result = train_fast_ppo(config, timesteps, env_id=env_id, opponent=opponent, env_args=env_args, seed=seed,
+                                log=record)
+        write_atomic(run_dir / "progress.jsonl", "\n".join(lines) + "\n")
+        model = save(result, run_dir / "final.zip", config, seed, opponent, env_args)
+        card = {"algorithm": "fast_ppo", "model": {"final": "final.zip", "load": f"fast_ppo:{model}"},
+                "env_id": result.env_id, "opponent": default_opponent(result.env_id) if opponent is None else opponent,
+                "env_args": env_args, "seed": seed, "config": config.as_json(),
+                "train_env_rewards": config.rewards_for(result.env_id), "timesteps": result.timesteps,
+                "train_wall_seconds": round(result.seconds, 1), "steps_per_second": round(result.steps_per_second),
+                "observation_fields": list(result.fields), "provenance": provenance()}
+        if bench_rounds:
+            card_opponent = card["opponent"]
+            prompt = held_out_stats(BASELINE, card_opponent, env_args, bench_rounds, bench_seed, env_id=result.env_id)
+            mine = held_out_stats(load_fast_agent(model), card_opponent, env_args, bench_rounds, bench_seed,
+                                  env_id=result.env_id)
+            card["benchmark_final"] = {**compare(mine, prompt), "model_file": "final.zip"}
+        write_atomic(run_dir / "model_card.json", json.dumps(card, indent=2))
+    return FastRun(run_dir, model, card)
+
+
+__all__ = ["FAST_ACTIVATIONS", "FastPPOConfig", "FastPPOResult", "advantages_and_returns", "build_policy",
+           "run_fast_ppo", "train_fast_ppo"]

@@ -30,7 +30,7 @@ from war_env.evaluation.fastpath import (
     ReactionModel,
     agent_reaction_model,
     deals_from_seeds,
-    play_rounds,
+    play_reaction_time_rounds,
     random_deals,
     simulate,
 )
@@ -116,12 +116,12 @@ def test_many_seeded_rounds_of_human_bots_equal_the_tick_by_tick_env(pickup):
 
 
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
-def test_play_rounds_gives_the_records_of_play_round_for_scripted_agents(pickup):
+def test_the_fast_path_gives_the_records_of_play_round_for_scripted_agents(pickup):
     config = WarConfig(pickup=pickup)
     seeds = list(range(40, 46))
     for spec in ["prompt", "eager", "never", "last_moment", "human", "bot:uniform:low=2,high=8", "bot:absent"]:
         for opponent in ["instant", "human", "absent"]:
-            fast = play_rounds(config, make_agent(spec, config=config), opponent, seeds, first_index=5)
+            fast = play_reaction_time_rounds(make_agent(spec, config=config), opponent, config, seeds, first_index=5)
             env = gym.make("War-v0", opponent=opponent, config=config)
             slow = [play_round(env, make_agent(spec, config=config), seed, index=5 + i) for i, seed in enumerate(seeds)]
             assert fast == slow, (spec, opponent)
@@ -181,7 +181,7 @@ def test_agents_that_are_not_reaction_models_are_refused():
     config = WarConfig()
     assert agent_reaction_model(make_agent("random:p=0.2"), config) is None
     with pytest.raises(ValueError, match="reaction-time agents only"):
-        play_rounds(config, make_agent("random:p=0.2"), "human", [1])
+        play_reaction_time_rounds(make_agent("random:p=0.2"), "human", config, [1])
     fast_clock = WarConfig(turn_seconds=1.0)
     with pytest.raises(ValueError, match="built for a turn of 30 ticks"):
         agent_reaction_model(make_agent("human"), fast_clock)

@@ -140,7 +140,7 @@ def test_play_rounds_plays_the_varying_bots_on_the_fast_path_to_the_records_of_p
     import war_env.evaluation as evaluation
 
     calls = []
-    for path in ("play_rounds_fast", "play_rounds_batched"):
+    for path in ("play_reaction_time_rounds", "play_rounds_batched"):
         original = getattr(evaluation, path)
         monkeypatch.setattr(evaluation, path, lambda *a, _original=original, **k: calls.append(1) or _original(*a, **k))
     config = WarConfig(pickup="shuffled", target_points=25)
@@ -154,10 +154,10 @@ def test_play_rounds_plays_the_varying_bots_on_the_fast_path_to_the_records_of_p
 @pytest.mark.parametrize("opponent, windows", [("leader:ahead=2,behind=9,width=3", {2, 3, 4, 9, 10, 11}),
                                                ("pool:fast=2,slow=9,width=3", {2, 3, 4, 9, 10, 11})])
 def test_the_fast_path_reads_the_leader_s_score_and_the_pool_s_member_as_the_tick_by_tick_env_does(opponent, windows):
-    from war_env.evaluation.fastpath import play_rounds as play_rounds_fast
+    from war_env.evaluation.fastpath import play_reaction_time_rounds
 
     config = WarConfig()
     seeds = list(range(300, 340))
     expected = one_by_one("human", opponent, config, seeds, latency=False)
-    assert play_rounds_fast(config, make_agent("human", config=config), opponent, seeds) == expected
+    assert play_reaction_time_rounds(make_agent("human", config=config), opponent, config, seeds) == expected
     assert {tick for record in expected for tick in record.reaction_ticks[1]} == windows  # both contexts, members

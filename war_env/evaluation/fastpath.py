@@ -93,10 +93,8 @@ def play_cards(config: WarConfig, decks: np.ndarray, starters: np.ndarray, round
         return rounds.table(np.arange(rounds.n), (nothing, nothing))
     infos = []
     for deck, starter, key in zip(decks, starters.tolist(), np.asarray(round_keys).tolist()):
-        game = Game(config, deal_from_permutation(deck), starter, int(key))
-        while not game.over:
-            game.draw(game.next_to_draw())
-        infos.append(RoundInfo(**game.result.as_dict(), takeover=(False, False), false_starts=(0, 0),
+        result = Game(config, deal_from_permutation(deck), starter, int(key)).play_to_end()
+        infos.append(RoundInfo(**result.as_dict(), takeover=(False, False), false_starts=(0, 0),
                                reaction_ticks=((), ()), steps=0, ticks=0))
     return RoundTable.of_infos(infos)
 

@@ -192,10 +192,7 @@ def reference_cards_run(rounds: int, config: WarConfig) -> Callable[[], float]:
     def run() -> float:
         battles = 0
         for piles, starter, key in deals:
-            game = Game(config, piles, starter, key)
-            while not game.over:
-                game.draw(game.next_to_draw())
-            battles += game.battles
+            battles += Game(config, piles, starter, key).play_to_end().battles
         return float(battles)
 
     return run

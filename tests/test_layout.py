@@ -91,11 +91,15 @@ LAYERS = (
     ("envs", ("war_env.envs",)),
     ("agents", ("war_env.agents",)),
     ("evaluation", ("war_env.evaluation",)),
-    ("tools", ("war_env.league", "war_env.training", "war_env.play", "war_env.web", "war_env.perf")),
+    ("tools", ("war_env.league", "war_env.play", "war_env.web")),
+    ("training", ("war_env.training",)),
+    ("experiments", ("war_env.experiments", "war_env.perf")),
     ("commands", ("war_env.scripts",)),
 )
 """The package's layers, bottom first (docs/architecture.md): a module imports from its own layer and the
-ones below it only, so the game core never depends on an env, and nothing but the tools on a benchmark."""
+ones below it only, so the game core never depends on an env, and nothing but the tools on a benchmark.
+Training sits above the league (it reuses the league's statistics, charts and Ray connection, and the league
+never trains); what trains and then benchmarks, or measures both, sits above the two (experiments, perf)."""
 
 
 def layer_of(module: str) -> int | None:

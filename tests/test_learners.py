@@ -173,7 +173,7 @@ def test_war_curves_trains_and_evaluates_recurrent_ppo(tmp_path):
 
 
 def test_the_learners_table_trains_each_learner_per_probe_and_seed_and_scores_the_final_models(tmp_path):
-    from war_env.league.learners import main
+    from war_env.experiments.learners import main
 
     out = tmp_path / "learners"
     argv = ["--out", str(out), "--timesteps", "64", "--seeds", "0", "1", "--learners", "ppo", "a2c", "--probes",

@@ -98,13 +98,11 @@ def test_a_shuffled_pickup_is_a_permutation_fixed_by_the_round_key():
     orders = set()
     for key in range(20):
         game = Game(WarConfig(pickup="shuffled", max_battles=1), parse_piles(piles), 0, round_key=key)
-        while not game.over:
-            game.draw(game.next_to_draw())
+        game.play_to_end()
         pile = codes(game.piles[0])
         assert pile[0] == "4C" and sorted(pile[1:]) == sorted(["9C", "2C", "KC", "9D", "3D", "7D"])
         again = Game(WarConfig(pickup="shuffled", max_battles=1), parse_piles(piles), 0, round_key=key)
-        while not again.over:
-            again.draw(again.next_to_draw())
+        again.play_to_end()
         assert codes(again.piles[0]) == pile
         orders.add(tuple(pile))
     assert len(orders) > 10  # the key really changes the order

@@ -90,6 +90,7 @@ def run_block(block: Block, folder: Path) -> None:
 PAGES_WITH_BLOCKS = [page for page in PAGES if "<!-- runnable" in page.read_text()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES_WITH_BLOCKS, ids=lambda page: str(page.relative_to(ROOT)))
 def test_the_runnable_blocks_of_a_page_run(page, tmp_path):
     blocks = runnable_blocks(page)

@@ -80,6 +80,7 @@ def play_with_a_clock_bot_at_seat_0(env, bot, seed, options=None, round_key=None
     return info["round"], total
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
 def test_rounds_of_every_bot_pair_equal_the_tick_by_tick_env(pickup):
     config = WarConfig(pickup=pickup)
@@ -115,6 +116,7 @@ def test_many_seeded_rounds_of_human_bots_equal_the_tick_by_tick_env(pickup):
     assert takeovers >= 1  # the human bot misses 1 turn in 200: some rounds have a takeover
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
 def test_the_fast_path_gives_the_records_of_play_round_for_scripted_agents(pickup):
     config = WarConfig(pickup=pickup)
@@ -198,6 +200,7 @@ def test_a_subclass_that_changes_act_is_played_tick_by_tick():
     assert agent_reaction_model(NeverDraws(), WarConfig()) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "config",
     [WarConfig(), WarConfig(pickup="shuffled"), WarConfig(target_points=None),

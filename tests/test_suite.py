@@ -29,6 +29,7 @@ def suite(tmp_path_factory):
     return run
 
 
+@pytest.mark.slow
 def test_each_probe_is_a_league_on_its_env_id_with_its_opponent_and_yardsticks(suite):
     for name in PROBES_PLAYED:
         probe = PROBES[name]
@@ -78,6 +79,7 @@ def test_the_report_has_the_headline_the_table_and_the_chart(suite):
     assert saved == json.loads(json.dumps(suite.results))
 
 
+@pytest.mark.slow
 def test_resume_plays_only_what_is_missing_and_gives_the_same_scores(suite, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(suite.run_dir, copy, ignore=shutil.ignore_patterns(".lock"))

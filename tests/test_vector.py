@@ -323,6 +323,7 @@ def test_bad_construction_and_use_are_named_in_the_error(backend):
         vector.reset(options={"new_match": True})
 
 
+@pytest.mark.slow
 def test_memory_stays_flat_over_many_steps(backend):
     vector = WarVectorEnv(64, opponent="human", backend=backend)
     vector.reset(seed=0)

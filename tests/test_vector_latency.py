@@ -40,6 +40,7 @@ def test_each_sub_env_follows_the_single_latency_env_over_whole_rounds(latency, 
     assert len(ended) >= 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("latency", ["fixed:ticks=4", "uniform:low=1,high=4"])
 def test_takeovers_with_presses_in_flight_are_played_out_as_the_single_env_does(latency, backend):
     # Pressing rarely lets the timer run out, often with a press still in flight.

@@ -221,6 +221,7 @@ def test_the_clairvoyant_loses_nothing_to_the_bayes_oracle_but_the_price_of_the_
 
 
 # --- reading the table: brute force on small rounds ------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("latency", ["fixed:ticks=1", "fixed:ticks=2"])
 @pytest.mark.parametrize("starter", [0, 1])
 def test_on_small_rounds_the_table_reading_oracle_returns_the_best_of_every_press_schedule(latency, starter):

@@ -63,6 +63,7 @@ def pressing(num_envs, p, seed):
     return lambda step: table[step % len(table)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
 @pytest.mark.parametrize("opponent", BOTS)
 def test_each_sub_env_follows_the_single_env_over_whole_rounds(opponent, pickup, backend):

@@ -35,6 +35,7 @@ def probe_side_by_side(env_id, p, seed, steps, backend, num_envs=3, **kwargs):
     return play_side_by_side(vector, singles, pressing(num_envs, p, seed=seed), steps=steps, seed=seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 11, 2026])
 @pytest.mark.parametrize("env_id", PROBE_IDS)
 def test_each_sub_env_of_a_probe_follows_the_single_probe_env(env_id, seed, backend):
@@ -47,6 +48,7 @@ def test_each_sub_env_of_a_probe_follows_the_single_probe_env(env_id, seed, back
         assert {4, 5, 10, 11} <= reactions <= {4, 5, 10, 11}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opponent, turn_seconds", [
     ("leader:ahead=2,behind=40,width=3", 3.0),  # behind: it misses its timer and is taken over
     ("pool:fast=0,slow=25,width=10,share_fast=0.3", 3.0),  # the slow member misses its timer in some turns
@@ -60,6 +62,7 @@ def test_other_pools_and_leaders_and_their_takeovers_are_batched_the_same(env_id
         assert any(info["takeover"][1] for info in ended)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opponent", ["pool:fast=2,slow=9,width=3", "leader:ahead=1,behind=8,width=4",
                                       "leader:ahead=1,behind=35,width=2"])
 @pytest.mark.parametrize("latency", [None, "fixed:ticks=3"])

@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 export SDL_VIDEODRIVER := dummy
 export SDL_AUDIODRIVER := dummy
 
-.PHONY: run test install browser clean
+.PHONY: run test test-fast test-durations install browser clean
 
 install: $(STAMP)
 
@@ -28,6 +28,18 @@ run: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest --numprocesses=auto --maxprocesses=4
 
+# Every module's fast tests, the ones not marked slow (docs/test-durations.md lists both kinds), on every core
+# up to 4: the quick check before a commit. The whole suite stays `make test` (CI).
+test-fast: $(STAMP)
+	$(PY) -m pytest --numprocesses=auto --maxprocesses=4 -m "not slow"
+
+# The whole suite once, then docs/test-durations.md from its JUnit XML (docs/durations.py): the slowest tests,
+# and every module's time, all of it and its fast part. NOTE="..." says what else the machine was doing.
+test-durations: $(STAMP)
+	@start=$$(date +%s); $(PY) -m pytest --numprocesses=auto --maxprocesses=4 -q --junitxml=.pytest-durations.xml; \
+	  status=$$?; $(PY) docs/durations.py .pytest-durations.xml docs/test-durations.md \
+	    --wall $$(( $$(date +%s) - start )) --note "$(NOTE)"; exit $$status
+
 # The real-browser test (tests/test_web_browser.py) drives the machine's own Chromium. `make test` installs
 # no system package; CI (.ci/run) calls this target first. Elsewhere the test skips with a reason naming it.
 browser:
@@ -36,4 +48,4 @@ browser:
 	  echo "make: Chromium could not be installed here; the real-browser test will be skipped"
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build dist
+	rm -rf $(VENV) .pytest_cache .hypothesis build dist .pytest-durations.xml

@@ -65,11 +65,12 @@ def context_shares(config: WarConfig, bot: Leader, deals: int = SHARE_DEALS) -> 
     counts = np.zeros(len(Leader.CONTEXTS))
     for seed in range(deals):
         game = dealt_game(config, seed)
-        while game.result is None:
-            seat = game.next_to_draw()
+
+        def count_the_bots_turn(seat: int, game: Game = game) -> None:
             if seat == 1:
                 counts[bot.context(game.points[1], game.points[0])] += 1
-            game.draw(seat)
+
+        game.play_to_end(before_draw=count_the_bots_turn)
     return tuple(counts / counts.sum())
 
 

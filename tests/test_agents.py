@@ -249,6 +249,7 @@ def test_sb3_evaluate_policy_measures_a_scripted_agent_like_play_round(spec):
 
 
 # --- press_once and lead: the simple baselines of the probes ---------------------------------------------
+@pytest.mark.slow
 def test_press_once_is_prompt_without_latency_and_with_latency_waits_out_its_one_press():
     from war_env.evaluation import play_rounds
 

@@ -31,6 +31,7 @@ def load(run_dir):
     return json.loads((run_dir / "curves.json").read_text())
 
 
+@pytest.mark.slow
 def test_the_folder_holds_the_curves_and_one_war_train_run_per_seed(curve):
     for name in ("curves.json", "curves.png", "settings.json", "train_config.json"):
         assert (curve / name).is_file(), name
@@ -42,6 +43,7 @@ def test_the_folder_holds_the_curves_and_one_war_train_run_per_seed(curve):
     assert train_config["checkpoint_every_timesteps"] == 1000  # every model of the curve is kept
 
 
+@pytest.mark.slow
 def test_curves_json_holds_every_metric_per_seed_and_step(curve):
     curves = load(curve)
     assert curves["steps"] == [1000, 2000]
@@ -60,6 +62,7 @@ def test_curves_json_holds_every_metric_per_seed_and_step(curve):
         assert entry["train_wall_seconds"] > 0 and entry["best"]["timesteps"] == 2000  # no evaluation before 10,000 steps: best.zip is the final model
 
 
+@pytest.mark.slow
 def test_the_iqm_and_its_interval_are_scipys_on_the_per_seed_values(curve):
     curves = load(curve)
     bootstrapped = 0
@@ -78,6 +81,7 @@ def test_the_iqm_and_its_interval_are_scipys_on_the_per_seed_values(curve):
     assert bootstrapped  # two seeds this early differ somewhere (they do: seeds 0 and 1 at 1,000 steps)
 
 
+@pytest.mark.slow
 def test_each_point_is_the_models_paired_comparison_with_prompt(curve):
     """The final point of a seed is war-train's own comparison of its final.zip (round by round through
     the one evaluation loop) on the same held-out rounds."""
@@ -92,6 +96,7 @@ def test_each_point_is_the_models_paired_comparison_with_prompt(curve):
         assert curves["metrics"]["takeover_rate"]["per_seed"][seed][-1] == final["takeovers"] / 40
 
 
+@pytest.mark.slow
 def test_steps_to_the_optimum_follow_the_bar_at_each_step(curve):
     for seed in ("0", "1"):
         seed_curve = json.loads((curve / f"seed-{seed}" / "curve.json").read_text())
@@ -116,6 +121,7 @@ def test_a_seed_is_optimal_from_the_step_after_its_last_failure(passed, first, s
     assert steps_to_optimum([5, 10, 15], passed) == {"first_optimal_at": first, "optimal_from": since}
 
 
+@pytest.mark.slow
 def test_running_the_folder_again_reuses_finished_seeds_and_continues_an_interrupted_one(curve, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(curve, copy)
@@ -127,6 +133,7 @@ def test_running_the_folder_again_reuses_finished_seeds_and_continues_an_interru
     assert load(copy)["metrics"] == load(curve)["metrics"]
 
 
+@pytest.mark.slow
 def test_a_folder_made_with_other_settings_is_refused(curve, capsys):
     with pytest.raises(SystemExit) as exit_:
         cli([*SMALL[:-2], "--rounds", "41", "--run-dir", str(curve)])
@@ -134,6 +141,7 @@ def test_a_folder_made_with_other_settings_is_refused(curve, capsys):
     assert "was made with other settings (rounds)" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_training_config_is_compared_by_content_not_by_its_path(curve, tmp_path, capsys):
     shipped = json.loads((curve / "train_config.json").read_text())
     for key in ("checkpoint_every_timesteps", "keep_checkpoints"):
@@ -147,6 +155,7 @@ def test_the_training_config_is_compared_by_content_not_by_its_path(curve, tmp_p
     assert "other settings (the training config's content)" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_seeds_in_worker_processes_give_the_same_curves(curve, tmp_path):
     assert cli([*SMALL, "--workers", "2", "--run-dir", str(tmp_path / "workers")]) == 0
     assert load(tmp_path / "workers")["metrics"] == load(curve)["metrics"]

@@ -90,6 +90,7 @@ def run_block(block: Block, folder: Path) -> None:
 PAGES_WITH_BLOCKS = [page for page in PAGES if "<!-- runnable" in page.read_text()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES_WITH_BLOCKS, ids=lambda page: str(page.relative_to(ROOT)))
 def test_the_runnable_blocks_of_a_page_run(page, tmp_path):
     blocks = runnable_blocks(page)
@@ -222,3 +223,24 @@ def test_the_latency_figures_in_the_readme_and_latency_md_are_what_the_league_gi
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert (f"`prompt` loses {regret['prompt']['value']:.1f} per round to the oracle (false starts), the "
             f"`anticipate` heuristic {regret['anticipate']['value']:.2f}") in readme
+
+
+# --- the durations report (make test-durations) -----------------------------------------------------------------
+def test_the_durations_report_ranks_pytests_junit_times_and_marks_the_slow_tests(tmp_path):
+    spec = importlib.util.spec_from_file_location("durations", ROOT / "docs" / "durations.py")
+    durations = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(durations)
+    xml = tmp_path / "results.xml"
+    xml.write_text('<testsuites><testsuite name="pytest">'
+                   '<testcase classname="tests.test_a" name="test_quick" time="0.5"/>'
+                   '<testcase classname="tests.test_a" name="test_long[x-1]" time="12.0"/>'
+                   '<testcase classname="tests.test_b.TestGroup" name="test_one" time="2.0"/>'
+                   '</testsuite></testsuites>')
+    times = durations.durations(xml)
+    assert times == {"tests/test_a.py::test_quick": 0.5, "tests/test_a.py::test_long[x-1]": 12.0,
+                     "tests/test_b.py::TestGroup::test_one": 2.0}
+    text = durations.report(times, {"tests/test_a.py::test_long[x-1]"}, 20.0, "A quiet machine.")
+    assert "3 tests, 14 s of test time in all, 20 s of wall time. A quiet machine." in text
+    assert "| 1 | 12.0 | yes | `tests/test_a.py::test_long[x-1]` |" in text
+    assert "| 2 | 2.0 |  | `tests/test_b.py::TestGroup::test_one` |" in text
+    assert "| `tests/test_a.py` | 2 | 12.5 | 1 | 0.5 |" in text

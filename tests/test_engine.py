@@ -9,8 +9,7 @@ from war_env.core.rules import WarConfig
 
 def play_out(piles, starter=0, **rules) -> Game:
     game = Game(WarConfig(**rules), parse_piles(piles), starter, round_key=12345)
-    while not game.over:
-        game.draw(game.next_to_draw())
+    game.play_to_end()
     return game
 
 
@@ -55,6 +54,16 @@ def test_a_dealt_round_ends_exactly_as_the_rules_say(name, piles, starter, rules
     assert (result.winner, result.reason, result.battles, result.wars, result.points, result.cards) == expected
 
 
+def test_play_to_end_draws_in_turn_and_shows_each_draw_before_it_is_made():
+    # the guide's example with seat 1 starting: nines tie, then each lays one face down and one face up (a war
+    # step is one draw a seat), and the king takes the war
+    game = Game(WarConfig(), parse_piles([["9C", "2C", "KC"], ["9D", "3D", "7D"]]), 1, round_key=12345)
+    seen = []
+    result = game.play_to_end(before_draw=lambda seat: seen.append((seat, game.moves[seat], game.at_war)))
+    assert seen == [(1, 0, False), (0, 0, False), (1, 1, True), (0, 1, True)]
+    assert result is game.result and (result.winner, result.reason, result.wars) == (0, "all_cards", 1)
+
+
 def test_the_starter_draws_first_and_the_other_only_after():
     game = Game(WarConfig(), parse_piles([["AC"], ["2D"]]), starter=1, round_key=0)
     assert game.next_to_draw() == 1
@@ -89,13 +98,11 @@ def test_a_shuffled_pickup_is_a_permutation_fixed_by_the_round_key():
     orders = set()
     for key in range(20):
         game = Game(WarConfig(pickup="shuffled", max_battles=1), parse_piles(piles), 0, round_key=key)
-        while not game.over:
-            game.draw(game.next_to_draw())
+        game.play_to_end()
         pile = codes(game.piles[0])
         assert pile[0] == "4C" and sorted(pile[1:]) == sorted(["9C", "2C", "KC", "9D", "3D", "7D"])
         again = Game(WarConfig(pickup="shuffled", max_battles=1), parse_piles(piles), 0, round_key=key)
-        while not again.over:
-            again.draw(again.next_to_draw())
+        again.play_to_end()
         assert codes(again.piles[0]) == pile
         orders.add(tuple(pile))
     assert len(orders) > 10  # the key really changes the order

@@ -38,7 +38,7 @@ def one_by_one(agent, opponent: str, seeds) -> list:
 @pytest.mark.parametrize("opponent", ["human", "uniform", "fixed:ticks=5"])
 def test_a_batch_of_rounds_gives_the_records_of_the_rounds_played_one_by_one(algo, model_seed, opponent):
     agent = untrained_agent(algo, model_seed)
-    records = play_rounds_batched(WarConfig(), agent, make_bot(opponent), SEEDS)
+    records = play_rounds_batched(agent, make_bot(opponent), WarConfig(), SEEDS)
     assert records == one_by_one(agent, opponent, SEEDS)
     # the comparison covers every kind of round: taken over, false starts, own draws
     assert sum(record.takeover[0] for record in records) + sum(record.false_starts[0] for record in records) > 0
@@ -49,7 +49,7 @@ def test_rounds_beyond_one_batch_keep_their_seeds_and_indices(monkeypatch):
 
     monkeypatch.setattr(evaluation, "BATCH_ROUNDS", 4)  # 6 rounds: a batch of 4, then one of 2
     agent = untrained_agent("ppo", 3)
-    records = play_rounds_batched(WarConfig(), agent, make_bot("human"), SEEDS, indices=range(10, 16))
+    records = play_rounds_batched(agent, make_bot("human"), WarConfig(), SEEDS, indices=range(10, 16))
     assert [record.round for record in records] == list(range(10, 16))
     assert [record.seed for record in records] == SEEDS
     expected = one_by_one(agent, "human", SEEDS)
@@ -73,4 +73,4 @@ def test_play_rounds_plays_a_greedy_model_batched_and_a_sampling_one_round_by_ro
 
 def test_an_agent_without_a_batch_policy_is_refused_by_the_batched_loop():
     with pytest.raises(ValueError, match="cannot play a batch of rounds"):
-        play_rounds_batched(WarConfig(), make_agent("random"), make_bot("human"), [1])
+        play_rounds_batched(make_agent("random"), make_bot("human"), WarConfig(), [1])

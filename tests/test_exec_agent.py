@@ -234,6 +234,7 @@ def test_output_that_comes_after_the_answer_is_caught_before_the_next_question(t
     agent.close()
 
 
+@pytest.mark.slow
 def test_no_client_outlives_a_league_played_by_worker_processes(tmp_path):
     from war_env.league import run_league
 

@@ -75,6 +75,7 @@ FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 
 
 # --- the rules ----------------------------------------------------------------------------------------------
+@pytest.mark.slow
 @FUZZ
 @given(st.one_of(st.dictionaries(st.sampled_from(FIELDS), plausible, max_size=4),
                  st.dictionaries(st.sampled_from(FIELDS), st.one_of(plausible, numbers, anything), max_size=4)))

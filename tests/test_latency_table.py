@@ -13,6 +13,7 @@ from war_env.league.rounds_file import ROUNDS_FILE
 from war_env.league.run import run_league
 
 
+@pytest.mark.slow
 def test_the_table_has_a_row_per_pairing_with_per_move_numbers(tmp_path):
     runs = [run_league(agents=["prompt"], opponents=["fixed:ticks=5"], rounds=4, seed=1, out=tmp_path / name,
                        env_kwargs={"latency": latency}, progress=False, workers=1).run_dir

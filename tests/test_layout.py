@@ -4,6 +4,8 @@ cycles, and whose library code never imports from the command-line layer."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,11 +91,15 @@ LAYERS = (
     ("envs", ("war_env.envs",)),
     ("agents", ("war_env.agents",)),
     ("evaluation", ("war_env.evaluation",)),
-    ("tools", ("war_env.league", "war_env.training", "war_env.play", "war_env.web", "war_env.perf")),
+    ("tools", ("war_env.league", "war_env.play", "war_env.web")),
+    ("training", ("war_env.training",)),
+    ("experiments", ("war_env.experiments", "war_env.perf")),
     ("commands", ("war_env.scripts",)),
 )
 """The package's layers, bottom first (docs/architecture.md): a module imports from its own layer and the
-ones below it only, so the game core never depends on an env, and nothing but the tools on a benchmark."""
+ones below it only, so the game core never depends on an env, and nothing but the tools on a benchmark.
+Training sits above the league (it reuses the league's statistics, charts and Ray connection, and the league
+never trains); what trains and then benchmarks, or measures both, sits above the two (experiments, perf)."""
 
 
 def layer_of(module: str) -> int | None:
@@ -121,3 +127,20 @@ def test_no_module_imports_from_a_layer_above_its_own():
                 if own is not None and theirs is not None and theirs > own:
                     upward.append(f"{name} ({LAYERS[own][0]}) imports {target} ({LAYERS[theirs][0]})")
     assert not upward, upward
+
+
+def test_the_game_core_imports_without_gymnasium_or_the_views():
+    """``war_env/__init__.py`` runs before any ``war_env.core`` module, so its env registration must wait for
+    Gymnasium instead of importing it (``war_env.support.after_import``)."""
+    core = sorted(name for name in modules() if name == "war_env.core" or name.startswith("war_env.core."))
+    code = (f"import sys\nfor name in {core!r}:\n    __import__(name)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'gymnasium' or m.startswith('war_env.views')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_war_env_registers_its_envs_whichever_of_it_and_gymnasium_is_imported_first():
+    for first, second in (("war_env", "gymnasium"), ("gymnasium", "war_env")):
+        code = f"import {first}, {second}; print(gymnasium.spec('War-v0').entry_point, gymnasium.spec('WarMemory-v0').id)"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert done.stdout.split() == ["war_env.envs.war:WarEnv", "WarMemory-v0"], (first, done.stdout)

@@ -160,6 +160,7 @@ def test_prompt_has_the_highest_mean_return_of_the_baselines(league_run):
 SMALL = dict(agents=["prompt", "human", "random:p=0.2"], opponents=["human", "prompt"], rounds=8, seed=3)
 
 
+@pytest.mark.slow
 def test_one_and_two_workers_give_the_same_results(tmp_path):
     one = main(**SMALL, out=tmp_path / "one", workers=1, shard_rounds=3, progress=False)
     two = main(**SMALL, out=tmp_path / "two", workers=2, shard_rounds=3, progress=False)
@@ -168,6 +169,7 @@ def test_one_and_two_workers_give_the_same_results(tmp_path):
         sorted(read_rounds(two.run_dir / ROUNDS_FILE), key=repr)
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_one(tmp_path):
     league = ["--agents", "prompt", "last_moment", "--opponents", "human", "--rounds", "60", "--seed", "9"]
     killed = tmp_path / "killed"
@@ -358,6 +360,7 @@ def test_resuming_replays_every_round_of_a_shipped_agent_and_says_so(random_run,
     assert replayed == [f"{agent} vs human: every round" for agent in ("oracle", "eager", "random:p=0.2")]
 
 
+@pytest.mark.slow
 def test_resuming_says_what_it_replayed_and_drops_repeated_lines(small_run, tmp_path):
     copy = _edited_copy(small_run, tmp_path, 3, lambda record: None)
     lines = gzip.decompress((copy / ROUNDS_FILE).read_bytes()).splitlines()
@@ -393,6 +396,7 @@ def test_the_rounds_file_is_compact_and_reads_as_plain_gzip_jsonl(small_run):
 
 
 # --- one run per folder, failed starts, a full disk, a read-only folder ---------------------------------------
+@pytest.mark.slow
 def test_a_second_run_on_the_same_folder_is_refused_while_the_first_runs(tmp_path):
     league = ["--agents", "prompt", "human", "--opponents", "human", "--rounds", "400", "--seed", "1", "--quiet",
               "--workers", "1", "--out", str(tmp_path / "run")]
@@ -430,6 +434,7 @@ def test_a_run_that_failed_before_its_first_round_is_started_again_by_the_same_c
     assert main(**arguments).rounds_played == 4  # prompt's and the oracle's
 
 
+@pytest.mark.slow
 def test_an_address_where_no_ray_cluster_answers_fails_within_seconds_and_makes_no_folder(tmp_path, capsys):
     pytest.importorskip("ray")
     started = time.monotonic()
@@ -475,6 +480,7 @@ def _without_file_size_limit():
     resource.setrlimit(resource.RLIMIT_FSIZE, (12_000, 12_000))
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_one_line_naming_the_file_and_the_rounds_written_are_kept(tmp_path):
     league = ["--agents", "prompt", "random:p=0.2", "--opponents", "human", "--rounds", "200", "--seed", "4"]
     command = [sys.executable, "-m", "war_env.scripts.benchmark", *league, "--quiet", "--workers", "1",
@@ -516,6 +522,7 @@ def _read_only(folder: Path):
         os.chmod(folder, 0o755)
 
 
+@pytest.mark.slow
 def test_a_read_only_folder_is_one_line_naming_the_file_and_nothing_is_lost(tmp_path, capsys):
     run = main(agents=["prompt"], opponents=["instant", "human"], rounds=3, out=tmp_path / "run", progress=False)
     (run.run_dir / "results.json").unlink()
@@ -540,6 +547,7 @@ def test_a_bad_spec_fails_before_anything_is_played(tmp_path):
         cli(["--agents", "prompt", "--rounds", "2", "--env", "turn_seconds=-1", "--out", str(tmp_path / "x")])
 
 
+@pytest.mark.slow
 def test_the_cli_passes_rules_to_the_env_and_to_the_agents(tmp_path):
     status = cli(["--agents", "last_moment", "--opponents", "instant", "--rounds", "2", "--env", "turn_seconds=1.0",
                   "--out", str(tmp_path / "cli"), "--quiet"])
@@ -569,6 +577,7 @@ def _tiny_ppo_file(path: Path) -> Path:
     return save_model(model, path, "ppo", {"net_arch": {"pi": [8], "vf": [8]}})
 
 
+@pytest.mark.slow
 def test_a_model_agent_with_two_workers_finishes_in_a_plain_shell(tmp_path):
     """The README's training command ends in war-bench with a model agent and the default 2 workers. In a
     shell without thread variables, workers forked from a parent that had started torch's OpenMP hung
@@ -586,6 +595,7 @@ def test_a_model_agent_with_two_workers_finishes_in_a_plain_shell(tmp_path):
     assert len(read_rounds(tmp_path / "run" / ROUNDS_FILE)) == 36  # the oracle plays too
 
 
+@pytest.mark.slow
 def test_resuming_a_run_folder_never_trusts_a_model_file_on_its_word(tmp_path):
     """Trust comes from the command line of the run in progress, never from a run folder someone sent:
     a model spec in config.json that asks for trust is refused, and a model file with a

@@ -90,6 +90,7 @@ def agent_actions_over_rounds(agent, env_id: str, seeds) -> list[list[int]]:
     return rounds
 
 
+@pytest.mark.slow
 def test_recurrent_ppo_trains_on_a_probe_and_its_file_says_so(recurrent):
     metadata = read_metadata(recurrent.final_model)
     assert metadata["algorithm"] == "recurrent_ppo" and metadata["policy"] == "MlpLstmPolicy"
@@ -113,6 +114,7 @@ def test_the_recurrent_agent_replays_sb3_contribs_policy_with_the_state_reset_ea
     assert played[0] == played[2]  # round 3 replays round 1: nothing carried over from the rounds between
 
 
+@pytest.mark.slow
 def test_a_frame_stacked_policy_remembers_its_frames_and_the_agent_stacks_them_as_sb3_does(stacked):
     metadata = read_metadata(stacked.final_model)
     assert metadata["frame_stack"] == 3 and metadata["env_id"] == "WarMemory-v1"
@@ -163,6 +165,7 @@ def test_bad_env_ids_and_frame_stacks_get_one_line_errors(argv, message, tmp_pat
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.slow
 def test_war_curves_trains_and_evaluates_recurrent_ppo(tmp_path):
     from war_env.training.curves import learning_curves
 
@@ -173,8 +176,9 @@ def test_war_curves_trains_and_evaluates_recurrent_ppo(tmp_path):
     assert result.png.read_bytes().startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
 def test_the_learners_table_trains_each_learner_per_probe_and_seed_and_scores_the_final_models(tmp_path):
-    from war_env.league.learners import main
+    from war_env.experiments.learners import main
 
     out = tmp_path / "learners"
     argv = ["--out", str(out), "--timesteps", "64", "--seeds", "0", "1", "--learners", "ppo", "a2c", "--probes",

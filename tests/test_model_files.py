@@ -468,6 +468,7 @@ def loading_a_small_model(saved_ppo):
     return peak
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("craft, message", [
     (_strided(30_000), r"policy.pth: a tensor of size \[30000, 30000\] and stride \[0, 0\] at offset 0 views "
                        "900,000,000 elements of a storage of 1"),

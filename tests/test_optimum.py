@@ -121,6 +121,7 @@ def simulate_cost_per_move(p: TimingProblem, press, moves: int, seed: int) -> fl
     return cost / moves
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bot, latency", [
     ("uniform:low=1,high=10", (0.0, 0.0, 1.0)),
     ("uniform:low=1,high=10", (0.0, 0.25, 0.25, 0.25, 0.25)),
@@ -177,6 +178,7 @@ SHORTCUT_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bot, latency, turn_seconds", SHORTCUT_CASES)
 @pytest.mark.parametrize("costs", [(FS, IDLE, TAKEOVER), (0.01, 0.01, 0.0), (0.0, 0.001, 1.0)])
 def test_the_shortcuts_give_the_optimum_of_the_full_tables(bot, latency, turn_seconds, costs):
@@ -194,6 +196,7 @@ def test_the_shortcuts_give_the_optimum_of_the_full_tables(bot, latency, turn_se
     assert evaluate(p, fast_policy) == pytest.approx(full.cost_per_move, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_every_latency_the_env_accepts_is_solved():
     """Up to 16 ticks. Against `fixed:ticks=17` a press sent 2 ticks into the opponent's turn with a fixed
     delay of 16 lands exactly as the seat's turn opens, so the optimum costs nothing; with a delay spread over

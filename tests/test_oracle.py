@@ -109,6 +109,7 @@ def test_through_the_env_the_oracle_costs_per_move_what_the_solver_says(latency)
 SCRIPTED = ["prompt", "eager", "random:p=0.2", "last_moment", "never", "human", "anticipate"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("latency, bot", [("fixed:ticks=2", "human"), ("uniform:low=1,high=4", "uniform"),
                                           ("fixed:ticks=4", "fixed:ticks=5")])
 def test_no_scripted_agent_beats_the_oracle_on_paired_rounds_beyond_the_interval(latency, bot):

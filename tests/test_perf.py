@@ -9,6 +9,7 @@ from war_env.core.rules import WarConfig
 from war_env.perf import MEMORY_ENV_STEPS, REFERENCE_SHARE, WORKLOADS, measure_all, reference_cards_run, vector_row_name
 
 
+@pytest.mark.slow
 def test_the_table_has_every_measurement_and_its_peer():
     result = measure_all(repeats=1, budget=0.01, fast_rounds=64, league=False, memory=False, training=False,
                          print_table=False)
@@ -33,6 +34,7 @@ def test_bad_arguments_are_refused():
         measure_all(repeats=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compiled", [True, False], ids=["with numba", "without numba"])
 def test_every_section_scales_its_work_with_the_budget(monkeypatch, compiled):
     # Without numba the memory figures once ran ten million env steps on the scalar reference whatever the
@@ -57,6 +59,7 @@ def test_every_section_scales_its_work_with_the_budget(monkeypatch, compiled):
     assert any(name.startswith("fast path") for name in (row.what for row in result.rows)) == compiled
 
 
+@pytest.mark.slow
 def test_the_solver_benchmark_prints_one_line_per_config_with_its_time_or_its_refusal(capsys):
     from war_env.perf.solver import CONFIGS, line, main, measure
 

@@ -137,6 +137,7 @@ def test_log_axes_get_plain_ticks_at_1_2_5_or_finer_steps(low, high, ticks):
     assert _plain_log_ticks(low, high) == ticks
 
 
+@pytest.mark.slow
 def test_a_model_agent_named_by_a_long_path_keeps_its_axes_and_shows_its_file(tmp_path):
     """A model spec carries its file's path; a plot shows its start and its file's name and keeps the
     axes the size of the others (the whole spec would squeeze them away: matplotlib warns then)."""

@@ -83,6 +83,7 @@ def test_the_agent_lacking_the_capability_loses_at_least_the_minimum_gap_per_rou
     assert min(gaps.gap(agent) for agent in gaps.per_move) == pytest.approx(0.0, abs=1e-12)  # the oracle's own
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PROBES))
 def test_on_paired_rounds_the_lacking_agent_loses_what_the_computation_says_and_nobody_beats_the_oracle(name):
     probe = PROBES[name]
@@ -98,6 +99,7 @@ def test_on_paired_rounds_the_lacking_agent_loses_what_the_computation_says_and_
             assert regret["low"] - 0.05 <= gaps.gap(agent) <= regret["high"] + 0.05, (gaps.gap(agent), regret)
 
 
+@pytest.mark.slow
 def test_the_lead_costs_what_the_solver_evaluates_for_it_and_the_best_lead_is_the_least_of_them():
     config = WarConfig(latency="uniform:low=2,high=5", reward_false_start=-FS, reward_idle_tick=-IDLE)
     reactions = tuple(make_bot("uniform:low=3,high=12").reaction_probabilities(config))
@@ -213,6 +215,7 @@ def test_on_small_rounds_the_bayes_optimal_oracle_is_the_best_policy_that_does_n
     assert played == pytest.approx(bayes_best, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_the_clairvoyant_loses_nothing_to_the_bayes_oracle_but_the_price_of_the_first_turns():
     probe = PROBES["inference"]
     seeds = range(40)
@@ -223,6 +226,7 @@ def test_the_clairvoyant_loses_nothing_to_the_bayes_oracle_but_the_price_of_the_
 
 
 # --- reading the table: brute force on small rounds ------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("latency", ["fixed:ticks=1", "fixed:ticks=2"])
 @pytest.mark.parametrize("starter", [0, 1])
 def test_on_small_rounds_the_table_reading_oracle_returns_the_best_of_every_press_schedule(latency, starter):

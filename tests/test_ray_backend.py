@@ -62,6 +62,7 @@ def attempts(folder: Path, agent: str, opponent: str, first_round: int) -> int:
 
 
 # --- the same numbers ---------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ray_gives_the_same_results_json_as_the_local_backend(ray_instance, local_small, tmp_path, workers):
     on_ray = main(**SMALL, out=tmp_path / "ray", workers=workers, shard_rounds=3, progress=False, backend="ray")
@@ -72,6 +73,7 @@ def test_ray_gives_the_same_results_json_as_the_local_backend(ray_instance, loca
     assert session["backend"] == "ray" and session["workers"] == workers
 
 
+@pytest.mark.slow
 def test_shards_finishing_in_reverse_order_give_the_same_records(ray_instance):
     shards = make_shards(League(("prompt", "human"), ("human",), 9, 5), set(), 3)
 
@@ -87,6 +89,7 @@ def test_shards_finishing_in_reverse_order_give_the_same_records(ray_instance):
 
 
 # --- retries and failures -----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_task_that_raises_is_retried_by_ray(ray_instance, tmp_path):
     shards = make_shards(League(("prompt",), ("human",), 6, 0), set(), 3)
     player = attempts_counted_in(tmp_path, {("prompt", "human", 3): 2})
@@ -97,6 +100,7 @@ def test_a_task_that_raises_is_retried_by_ray(ray_instance, tmp_path):
     assert not (tmp_path / ray_backend.FAILED_SHARDS_FILE).exists()
 
 
+@pytest.mark.slow
 def test_a_shard_that_keeps_failing_is_reported_and_the_run_resumes(ray_instance, local_small, tmp_path, monkeypatch,
                                                                     capsys):
     counters = tmp_path / "attempts"
@@ -138,6 +142,7 @@ def killed_once_at(marks: Path, shard_start: int):
     return player
 
 
+@pytest.mark.slow
 def test_a_killed_ray_worker_process_is_replaced_and_its_shard_played_again(ray_instance, tmp_path):
     shards = make_shards(League(("random:p=0.2",), ("human",), 9, 4), set(), 3)
     arrived = []
@@ -147,6 +152,7 @@ def test_a_killed_ray_worker_process_is_replaced_and_its_shard_played_again(ray_
 
 
 # --- a killed driver ----------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_killed_driver_resumes_to_the_results_of_an_uninterrupted_run(ray_instance, tmp_path):
     league = ["--agents", "prompt", "last_moment", "--opponents", "human", "--rounds", "60", "--seed", "9"]
     killed = tmp_path / "killed"
@@ -174,6 +180,7 @@ def test_a_killed_driver_resumes_to_the_results_of_an_uninterrupted_run(ray_inst
 
 
 # --- Ray stays out of the core and of the local benchmark ----------------------------------------------
+@pytest.mark.slow
 def test_the_benchmark_and_a_local_run_never_import_ray(tmp_path):
     code = ("import sys; from war_env.league import run_league; import war_env.league.ray_backend; "
             f"run_league(agents=['prompt'], opponents=['instant'], rounds=2, out={str(tmp_path / 'run')!r}, workers=2, "

@@ -131,6 +131,7 @@ def test_on_the_real_clock_a_sleeping_agent_is_measured_at_its_sleep_within_a_ti
 PYTHON_CLIENT = f"exec:{sys.executable} {Path(__file__).resolve().parent.parent / 'examples' / 'python_agent.py'}"
 
 
+@pytest.mark.slow
 def test_war_bench_realtime_plays_scripted_and_exec_agents_and_prices_their_thinking_time(tmp_path):
     run = run_league(["prompt", PYTHON_CLIENT], ["instant"], rounds=2, env_kwargs={"target_points": 8},
                      out=tmp_path / "run", workers=1, progress=False, realtime=True, tick_seconds=0.02)
@@ -145,6 +146,7 @@ def test_war_bench_realtime_plays_scripted_and_exec_agents_and_prices_their_thin
     assert "## Thinking time (real time)" in report and "| compute regret | stalls (rounds) | stall regret | policy regret |" in report
 
 
+@pytest.mark.slow
 def test_the_thinking_time_section_shows_a_model_agents_parameters_file_size_and_threads(tmp_path):
     pytest.importorskip("stable_baselines3")
     from test_league import _tiny_ppo_file
@@ -310,6 +312,7 @@ def test_a_real_time_run_records_how_quiet_the_machine_was(tmp_path):
     assert said in report and f"{machine['machine_stalls']} decisions missed more than a tick" in report
 
 
+@pytest.mark.slow
 def test_resuming_a_run_with_exec_agents_needs_them_restated(tmp_path):
     run_league(["prompt", PYTHON_CLIENT], ["instant"], rounds=1, env_kwargs={"target_points": 8},
                out=tmp_path / "run", workers=1, progress=False)
@@ -321,6 +324,7 @@ def test_resuming_a_run_with_exec_agents_needs_them_restated(tmp_path):
     assert resumed.rounds_played == 0
 
 
+@pytest.mark.slow
 def test_a_bad_exec_client_leaves_the_other_pairings_as_they_would_be(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text('import json, sys\nsys.stdin.readline()\nprint(json.dumps({"type": "hello"}), flush=True)\n'

@@ -142,6 +142,7 @@ def test_a_card_face_shows_its_rank_in_the_suit_colour(painter):
     assert ((card[:, 0] > 150) & (card[:, 1] < 80)).sum() < 20  # a black seven of spades
 
 
+@pytest.mark.slow
 def test_gymnasiums_checker_accepts_the_pixel_modes():
     from gymnasium.utils.env_checker import check_env
 

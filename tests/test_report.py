@@ -145,6 +145,7 @@ def test_the_ranked_order_puts_a_regret_that_is_not_finite_last(run):
     assert [e["agent"] for e in ranked(results)][-1] == "eager"
 
 
+@pytest.mark.slow
 def test_the_largest_rewards_the_rules_allow_give_a_finite_report_and_resume_works(tmp_path):
     """Reward weights are bounded at 1e6, so every sum over a round and over rounds stays a finite
     float64: results.json stays strict JSON, the plots are drawn, a resume changes nothing."""

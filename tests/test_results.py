@@ -7,7 +7,7 @@ import pytest
 from war_env.core.rules import WarConfig
 from war_env.evaluation import play_rounds
 from war_env.league import League, make_shards, play_shard
-from war_env.evaluation.summary import RoundColumns
+from war_env.evaluation.summary import RoundColumns, paired_difference, paired_difference_by_cause
 from war_env.league.results import CAUSES, choose_reference, ranked, rounds_of, summarise
 
 ODD_WEIGHTS = dict(reward_win=3.0, reward_loss=-2.0, reward_draw=0.5, reward_takeover=-2.0, reward_false_start=-0.5,
@@ -36,6 +36,18 @@ def test_idle_ticks_are_the_reaction_ticks_plus_a_whole_turn_for_a_takeover():
     assert all(r.idle_ticks(0, config.turn_ticks) == 0 for r in play_rounds("prompt", "instant", config, range(5)))
     for record in play_rounds("bot:fixed:ticks=4", "instant", config, range(5)):
         assert record.idle_ticks(0, config.turn_ticks) == 4 * len(record.reaction_ticks[0])
+
+
+def test_the_rates_count_what_the_records_show():
+    config = WarConfig(turn_seconds=1.0)  # the human bot misses some 1-second turns: takeovers on both sides
+    records = play_rounds("human", "human", config, range(30))
+    played = RoundColumns.of_records(records, config)
+    assert played.takeovers(0) == sum(r.takeover[0] for r in records) > 0
+    assert played.takeovers(1) == sum(r.takeover[1] for r in records) > 0
+    assert played.takeover_rate() == played.takeovers() / 30
+    assert played.idle_ticks_per_round == sum(r.idle_ticks(0, config.turn_ticks) for r in records) / 30
+    eager = play_rounds("eager", "human", config, range(30))
+    assert RoundColumns.of_records(eager, config).false_starts_per_round == sum(r.false_starts[0] for r in eager) / 30 > 1
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +110,22 @@ def test_pooled_intervals_resample_deals_not_the_same_deal_once_per_opponent(lea
     single = next(p for p in results["pairings"] if p["agent"] == "human" and p["opponent"] == "instant")
     for key in ("return", "regret"):
         assert (pooled[key]["low"], pooled[key]["high"]) == pytest.approx((single[key]["low"], single[key]["high"]))
+
+
+def test_pooled_columns_are_an_agents_rounds_against_every_opponent(league_and_rounds):
+    league, indexed = league_and_rounds
+    never = RoundColumns.pooled([indexed[("never", o)] for o in league.opponents])
+    assert never.rounds == 2 * 40 and never.takeover_rate() == 1 and never.takeovers(1) == 0
+    assert never.idle_ticks_per_round == league.config.turn_ticks  # a whole turn, then the takeover bot
+    human = [indexed[("human", o)] for o in league.opponents]
+    assert RoundColumns.pooled(human).reaction_histogram.tolist() == sum(p.reaction_histogram for p in human).tolist()
+
+
+def test_a_paired_difference_is_taken_round_by_round_on_the_same_rounds(league_and_rounds):
+    league, indexed = league_and_rounds
+    prompt, never = indexed[("prompt", "instant")], indexed[("never", "instant")]
+    gaps = paired_difference(prompt, never)
+    assert gaps.tolist() == [mine - theirs for mine, theirs in zip(prompt.returns, never.returns)]
+    assert sum(paired_difference_by_cause(prompt, never, league.config).values()) == pytest.approx(gaps)
+    with pytest.raises(ValueError, match="the same rounds on both sides"):
+        paired_difference(prompt, RoundColumns.pooled([never, never]))

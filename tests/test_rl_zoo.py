@@ -24,6 +24,7 @@ def zoo(*arguments, cwd: Path) -> subprocess.CompletedProcess:
     return done
 
 
+@pytest.mark.slow
 def test_record_video_records_a_zoo_model_playing_war(tmp_path):
     pytest.importorskip("pygame")
     pytest.importorskip("moviepy")
@@ -33,6 +34,7 @@ def test_record_video_records_a_zoo_model_playing_war(tmp_path):
     assert video.stat().st_size > 10_000
 
 
+@pytest.mark.slow
 def test_the_zoo_eval_env_keeps_the_outcome_rewards_unless_told_otherwise(tmp_path):
     """The same seed trains the same model twice; its evaluations differ by exactly the outcome (+-1 per
     round) between the eval env as the zoo makes it and one given the training rewards."""
@@ -46,6 +48,7 @@ def test_the_zoo_eval_env_keeps_the_outcome_rewards_unless_told_otherwise(tmp_pa
     assert set(np.round(outcome, 9).ravel()) <= {-1.0, 0.0, 1.0} and np.any(outcome != 0)
 
 
+@pytest.mark.slow
 def test_an_unknown_script_or_no_script_is_a_one_line_error():
     for arguments in ([], ["record_vidoe"]):
         done = subprocess.run([sys.executable, "-m", "war_env.training.rl_zoo", *arguments], capture_output=True, text=True,

@@ -6,7 +6,6 @@ reader reads specs and checks that the marker is never made (a folder may come f
 from __future__ import annotations
 
 import json
-import os
 import stat
 import sys
 from pathlib import Path

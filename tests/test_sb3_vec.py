@@ -90,6 +90,7 @@ def test_ppo_trains_a_few_steps_on_the_batched_env():
     assert actions.shape == (8,)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seeded", [True, False])
 def test_vec_video_recorder_records_the_games_the_adapter_plays(tmp_path, seeded):
     """render_mode="rgb_array": SB3's VecVideoRecorder works, and its frames are those of SB3's

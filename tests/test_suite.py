@@ -32,6 +32,7 @@ def suite(tmp_path_factory):
     return run
 
 
+@pytest.mark.slow
 def test_each_probe_is_a_league_on_its_env_id_with_its_opponent_and_yardsticks(suite):
     for name in PROBES_PLAYED:
         probe = PROBES[name]
@@ -121,6 +122,7 @@ def test_the_headline_never_names_a_yardstick(suite):
     assert "Not told apart from `eager` by 0.100 [-0.200, 0.400] per round." in "\n".join(headline(one_probe))
 
 
+@pytest.mark.slow
 def test_resume_plays_only_what_is_missing_and_gives_the_same_scores(suite, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(suite.run_dir, copy, ignore=shutil.ignore_patterns(".lock"))

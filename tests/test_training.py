@@ -177,6 +177,7 @@ def test_each_algorithm_trains_saves_reloads_and_plays(algo, tmp_path):
         assert round_info["false_starts"][0] == 0
 
 
+@pytest.mark.slow
 def test_subprocess_envs_train_in_real_worker_processes(tmp_path):
     result = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=128, n_envs=2, vec_env="subproc",
                   run_dir=tmp_path / "run", bench_rounds=0)
@@ -184,6 +185,7 @@ def test_subprocess_envs_train_in_real_worker_processes(tmp_path):
     assert json.loads((result.run_dir / "config.json").read_text())["settings"]["vec_env"] == "subproc"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algo", ["ppo", "maskable_ppo"])
 def test_the_batched_env_and_sb3s_dummy_vec_env_train_the_same_weights(algo, tmp_path):
     # war-train's default (the batched env through the SB3 adapter) is the same game, step for step,
@@ -219,6 +221,7 @@ def test_a_saved_model_can_be_the_opponent_for_self_play(tmp_path):
     assert second.model_card["benchmark"]["baseline"]["opponent"] == opponent
 
 
+@pytest.mark.slow
 def test_a_policy_can_train_on_the_timing_fields_only(tmp_path):
     config = tiny_config(tmp_path, "a2c")
     config.write_text(json.dumps({**json.loads(config.read_text()), "observation": "timing"}))
@@ -228,6 +231,7 @@ def test_a_policy_can_train_on_the_timing_fields_only(tmp_path):
     assert play_one_round(load_sb3_agent("a2c", str(result.best_model)))["reason"] is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("vec_env", ["batched", "dummy"])
 def test_with_latency_a_run_trains_on_war_latency_v0_and_its_model_sees_the_presses_in_flight(vec_env, tmp_path):
     result = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=2, vec_env=vec_env,
@@ -369,6 +373,7 @@ def test_resuming_an_earlier_checkpoint_evaluates_each_step_once(tmp_path, capsy
     assert "the evaluations at [384, 512] steps come after it and are dropped" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_run_killed_after_a_checkpoint_has_that_steps_evaluation(tmp_path):
     """A checkpoint is written after the evaluation of its step: killed the moment a checkpoint appears,
     the run's log already holds that evaluation, and the resumed run evaluates every step once."""
@@ -465,6 +470,7 @@ def test_the_bar_fails_for_an_agent_that_never_draws():
 
 
 # --- RL Zoo ------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_the_rl_zoo_trains_war_v0_and_its_model_loads_weights_only(tmp_path):
     pytest.importorskip("rl_zoo3")
     command = [sys.executable, "-m", "rl_zoo3.train", "--algo", "ppo", "--env", "War-v0", "--gym-packages", "war_env",

@@ -37,6 +37,7 @@ def tiny_ppo_config(folder: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_tiny_sweep_trains_every_trial_with_its_own_hyperparameters(ray_instance, tmp_path):
     space = {"learning_rate": {"loguniform": [1e-4, 1e-2]}, "gamma": {"choice": [0.5, 0.99]}}
     run = main("ppo", space, samples=2, timesteps=64, config_path=tiny_ppo_config(tmp_path), n_envs=1, seed=4,
@@ -104,6 +105,7 @@ def test_a_bad_opponent_or_setting_is_a_usage_error_before_ray_starts(tmp_path, 
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow
 def test_an_address_where_no_ray_cluster_answers_is_refused_within_seconds(tmp_path, capsys):
     assert cli(["--address", "127.0.0.1:1", "--out", str(tmp_path / "x")]) == 1
     assert capsys.readouterr().err.strip().splitlines() == [

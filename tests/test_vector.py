@@ -63,6 +63,7 @@ def pressing(num_envs, p, seed):
     return lambda step: table[step % len(table)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
 @pytest.mark.parametrize("opponent", BOTS)
 def test_each_sub_env_follows_the_single_env_over_whole_rounds(opponent, pickup, backend):
@@ -369,6 +370,7 @@ def test_bad_construction_and_use_are_named_in_the_error(backend):
         vector.reset(options={"new_match": True})
 
 
+@pytest.mark.slow
 def test_memory_stays_flat_over_many_steps(backend):
     vector = WarVectorEnv(64, opponent="human", backend=backend)
     vector.reset(seed=0)

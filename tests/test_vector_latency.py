@@ -32,6 +32,7 @@ def side_by_side(latency, opponent, p, steps, num_envs=3, seed=100, backend="num
     return play_side_by_side(vector, singles, pressing(num_envs, p, seed=seed), steps=steps, seed=seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("latency", LATENCIES)
 @pytest.mark.parametrize("opponent", BOTS)
 def test_each_sub_env_follows_the_single_latency_env_over_whole_rounds(latency, opponent, backend):
@@ -40,6 +41,7 @@ def test_each_sub_env_follows_the_single_latency_env_over_whole_rounds(latency, 
     assert len(ended) >= 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("latency", ["fixed:ticks=4", "uniform:low=1,high=4"])
 def test_takeovers_with_presses_in_flight_are_played_out_as_the_single_env_does(latency, backend):
     # Pressing rarely lets the timer run out, often with a press still in flight.

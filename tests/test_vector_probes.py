@@ -35,6 +35,7 @@ def probe_side_by_side(env_id, p, seed, steps, backend, num_envs=3, **kwargs):
     return play_side_by_side(vector, singles, pressing(num_envs, p, seed=seed), steps=steps, seed=seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 11, 2026])
 @pytest.mark.parametrize("env_id", PROBE_IDS)
 def test_each_sub_env_of_a_probe_follows_the_single_probe_env(env_id, seed, backend):
@@ -47,6 +48,7 @@ def test_each_sub_env_of_a_probe_follows_the_single_probe_env(env_id, seed, back
         assert {4, 5, 10, 11} <= reactions <= {4, 5, 10, 11}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opponent, turn_seconds", [
     ("leader:ahead=2,behind=40,width=3", 3.0),  # behind: it misses its timer and is taken over
     ("pool:fast=0,slow=25,width=10,share_fast=0.3", 3.0),  # the slow member misses its timer in some turns
@@ -60,6 +62,7 @@ def test_other_pools_and_leaders_and_their_takeovers_are_batched_the_same(env_id
         assert any(info["takeover"][1] for info in ended)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opponent", ["pool:fast=2,slow=9,width=3", "leader:ahead=1,behind=8,width=4",
                                       "leader:ahead=1,behind=35,width=2"])
 @pytest.mark.parametrize("latency", [None, "fixed:ticks=3"])
@@ -140,7 +143,7 @@ def test_play_rounds_plays_the_varying_bots_on_the_fast_path_to_the_records_of_p
     import war_env.evaluation as evaluation
 
     calls = []
-    for path in ("play_rounds_fast", "play_rounds_batched"):
+    for path in ("play_reaction_time_rounds", "play_rounds_batched"):
         original = getattr(evaluation, path)
         monkeypatch.setattr(evaluation, path, lambda *a, _original=original, **k: calls.append(1) or _original(*a, **k))
     config = WarConfig(pickup="shuffled", target_points=25)
@@ -154,12 +157,12 @@ def test_play_rounds_plays_the_varying_bots_on_the_fast_path_to_the_records_of_p
 @pytest.mark.parametrize("opponent, windows", [("leader:ahead=2,behind=9,width=3", {2, 3, 4, 9, 10, 11}),
                                                ("pool:fast=2,slow=9,width=3", {2, 3, 4, 9, 10, 11})])
 def test_the_fast_path_reads_the_leader_s_score_and_the_pool_s_member_as_the_tick_by_tick_env_does(opponent, windows):
-    from war_env.evaluation.fastpath import play_rounds as play_rounds_fast
+    from war_env.evaluation.fastpath import play_reaction_time_rounds
 
     config = WarConfig()
     seeds = list(range(300, 340))
     expected = one_by_one("human", opponent, config, seeds, latency=False)
-    assert play_rounds_fast(config, make_agent("human", config=config), opponent, seeds) == expected
+    assert play_reaction_time_rounds(make_agent("human", config=config), opponent, config, seeds) == expected
     assert {tick for record in expected for tick in record.reaction_ticks[1]} == windows  # both contexts, members
 
 

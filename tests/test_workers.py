@@ -48,6 +48,7 @@ def _always_dies(at_round: int, shard, on_round):
     return play_shard(shard, on_round=on_round)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_in_the_middle_of_a_shard_is_replaced_and_its_rounds_replayed(tmp_path, capsys):
     received = []
     run_shards(SHARDS, workers=2, sink=received.append, player=functools.partial(_dies_once, tmp_path, 8))
@@ -103,6 +104,7 @@ def _workers_of(pid: int) -> list[int]:
     return [int(child) for child in found.split()]
 
 
+@pytest.mark.slow
 def test_war_bench_survives_a_worker_killed_with_sigkill_and_reports_the_same_results(tmp_path):
     """What a user sees when the out-of-memory killer takes a worker: the run goes on and its report is
     byte for byte the one of a run nobody disturbed."""
@@ -180,6 +182,7 @@ def test_workers_are_capped_by_the_shards_and_the_cpus_and_the_cap_is_said():
     assert worker_cap(1, many) == (1, None)
 
 
+@pytest.mark.slow
 def test_war_bench_with_a_hundred_thousand_workers_for_one_round_starts_one(tmp_path):
     command = [sys.executable, "-m", "war_env.scripts.benchmark", "--agents", "prompt", "--opponents", "human",
                "--rounds", "1", "--workers", "100000", "--quiet", "--out", str(tmp_path / "run")]

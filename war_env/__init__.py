@@ -2,31 +2,49 @@
 
 ``import war_env`` registers ``War-v0``, ``WarLatency-v0`` (War-v0 with action latency) and the benchmark's
 probes (``WarAnticipation-v1``, ``WarMemory-v1``, ``WarInference-v0``, ``WarTableReading-v1``: docs/probes.md)
-and nothing else happens: no pygame, torch or Ray import.
+and nothing else happens: no pygame, torch or Ray import, and no Gymnasium import either, so that the game core
+(``war_env.core``) imports without it. The ids are registered at once when Gymnasium is already imported, else
+right after it is (``war_env.support.after_import``): ``import war_env`` then ``gym.make("War-v0")`` works in
+either order. ``war_env.WarEnv`` is imported when first asked for.
 """
 
-from gymnasium.envs.registration import register, registry
-
 from war_env.core.bots import Bot, make_bot
-from war_env.core.probes import PROBES
 from war_env.core.rules import WarConfig
-from war_env.envs.registration import BatchedSpecKwargs
-from war_env.envs.war import WarEnv
+from war_env.support.after_import import after_import
 
 __all__ = ["Bot", "WarConfig", "WarEnv", "make_bot"]
 __version__ = "0.3.0"
 
-if "War-v0" not in registry:
-    register(id="War-v0", entry_point="war_env.envs.war:WarEnv", vector_entry_point="war_env.envs.vector:WarVectorEnv",
-             kwargs=BatchedSpecKwargs("War-v0"))
-if "WarLatency-v0" not in registry:
-    register(id="WarLatency-v0", entry_point="war_env.envs.latency:WarLatencyEnv",
-             vector_entry_point="war_env.envs.vector:WarLatencyVectorEnv", kwargs=BatchedSpecKwargs("WarLatency-v0"))
-_PROBE_CLASSES = {"anticipation": "WarAnticipationEnv", "memory": "WarMemoryEnv", "inference": "WarInferenceEnv",
-                  "reading": "WarTableReadingEnv"}
-for _probe in PROBES.values():
-    if _probe.env_id not in registry:
-        _class = _PROBE_CLASSES[_probe.name]
-        register(id=_probe.env_id, entry_point=f"war_env.envs.probes:{_class}",
-                 vector_entry_point=f"war_env.envs.probes:{_class.removesuffix('Env')}VectorEnv",
-                 kwargs=BatchedSpecKwargs(_probe.env_id))
+
+def register_envs() -> None:
+    """Register every env id of the package with Gymnasium (ids already registered are left alone)."""
+    from gymnasium.envs.registration import register, registry
+
+    from war_env.core.probes import PROBES
+    from war_env.envs.registration import BatchedSpecKwargs
+
+    if "War-v0" not in registry:
+        register(id="War-v0", entry_point="war_env.envs.war:WarEnv", vector_entry_point="war_env.envs.vector:WarVectorEnv",
+                 kwargs=BatchedSpecKwargs("War-v0"))
+    if "WarLatency-v0" not in registry:
+        register(id="WarLatency-v0", entry_point="war_env.envs.latency:WarLatencyEnv",
+                 vector_entry_point="war_env.envs.vector:WarLatencyVectorEnv", kwargs=BatchedSpecKwargs("WarLatency-v0"))
+    probe_classes = {"anticipation": "WarAnticipationEnv", "memory": "WarMemoryEnv", "inference": "WarInferenceEnv",
+                     "reading": "WarTableReadingEnv"}
+    for probe in PROBES.values():
+        if probe.env_id not in registry:
+            class_name = probe_classes[probe.name]
+            register(id=probe.env_id, entry_point=f"war_env.envs.probes:{class_name}",
+                     vector_entry_point=f"war_env.envs.probes:{class_name.removesuffix('Env')}VectorEnv",
+                     kwargs=BatchedSpecKwargs(probe.env_id))
+
+
+def __getattr__(name: str):
+    if name == "WarEnv":  # the env class imports Gymnasium: only when it is asked for
+        from war_env.envs.war import WarEnv
+
+        return WarEnv
+    raise AttributeError(f"module 'war_env' has no attribute {name!r}")
+
+
+after_import("gymnasium", register_envs)

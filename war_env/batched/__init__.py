@@ -7,9 +7,12 @@ and observation by observation (``tests/test_batched.py``, ``tests/test_vector.p
 ``tests/test_fastpath.py``). Its drivers are thin: the vector env steps it (``BatchedSteps``), the fast
 path plays whole rounds with it (``BatchedRounds``: cards first, then the clock over the moves).
 
-* ``layout``: the state of n rounds, one row per round (numpy only);
+* ``state``: the engine's data, named and typed: n rounds as a record array of ``ROUND`` records, a game's
+  ``PARAMS`` and the seats' reaction tables (numpy only);
 * ``models``: how each seat times its draws (``ReactionModel``; numpy only);
-* ``cards``, ``clock``: the rules, compiled, one round at a time;
+* ``cards``, ``clock``: the rules, compiled, one round's record at a time;
+* ``hashing``, ``borrow``, ``generators``: what the compiled loops need (``randomness.hash64``, arrays
+  without reference counts, the rounds' own numpy Generators);
 * ``stepping``: the vector env's step, resets and observation, compiled;
 * ``rounds``: the Python side (``BatchedRounds``, ``BatchedSteps``).
 

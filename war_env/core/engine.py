@@ -10,6 +10,7 @@ shortage rule and the end of the round follow. Who draws *when* is the clock's b
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
 from war_env.core.cards import rank_of
 from war_env.core.randomness import Stream, hash64
@@ -88,6 +89,18 @@ class Game:
         self.moves[seat] += 1
         if self.drawn[1 - seat]:
             self._reveal()
+
+    def play_to_end(self, before_draw: Callable[[int], None] | None = None) -> RoundResult:
+        """The card game alone, drawn in turn to its end, and its result. War has no choices and no draw
+        depends on when it is made, so the rules play the cards by themselves: this is how every tool
+        that needs a round's cards without its clock plays them. ``before_draw(seat)`` is called before
+        each draw, with the seat about to draw (the game as it stands then)."""
+        while self.result is None:
+            seat = self.next_to_draw()
+            if before_draw is not None:
+                before_draw(seat)
+            self.draw(seat)
+        return self.result
 
     # --- resolution ----------------------------------------------------------------------
     def _reveal(self) -> None:

@@ -7,8 +7,10 @@ cards still in the piles and the cards laid but not yet revealed never reach it.
 Every field is a whole number (a count, a flag, a rank value) divided by its scale: ``min(count /
 scale, 1.0)`` in float64, then float32 (``encode``). ``scales(config)`` gives the divisors; each
 implementation of the rules reads the counts from its own state, in ``OBSERVATION_FIELDS`` order
-(``seat_counts`` for the scalar reference, ``war_env.batched.observe`` for the batched engine), and
-the tests hold the two equal bit for bit.
+(``seat_counts`` for the scalar reference; ``war_env.batched.stepping.observe`` for the batched engine, which
+takes the divisors from its ``PARAMS.divisors``, filled from ``scales``), and the tests hold the two equal
+bit for bit (``tests/test_vector.py``). The latency and inference observations (``observe_latency``,
+``observe_inference``) append their fields to these, here and in ``stepping.observe_latency``.
 """
 
 from __future__ import annotations

@@ -7,8 +7,11 @@ generator behind Java's ``SplittableRandom``. Two consequences the project relie
 
 * the outcome of a round never depends on when the players drew, so deals can be paired across
   agents in the benchmark and a round's result can be computed without playing its ticks;
-* the numpy-batched env computes exactly the same numbers for thousands of games at once
-  (``hash_uniform_array`` is proven equal to ``hash_uniform`` by the tests).
+* the batched engine (``war_env.batched``) computes exactly the same numbers for thousands of rounds at
+  once: numba compiles this module's own ``mix64_array`` into its hash (``batched/hashing.py``, proven equal
+  to ``hash64`` by ``tests/test_batched.py``). ``hash64_array`` and ``hash_uniform_array`` are the same
+  hashes over numpy arrays, for numpy code outside the engine (the engine does not call them; the tests
+  prove them equal to the scalar ones).
 """
 
 from __future__ import annotations

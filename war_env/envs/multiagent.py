@@ -297,10 +297,7 @@ def foreseen_result(game: Game) -> RoundResult:
     end without the clock ends exactly as the timed round will, however the seats time their draws."""
     if game.result is not None:
         return game.result
-    rest = copy.deepcopy(game)
-    while rest.result is None:
-        rest.draw(rest.next_to_draw())
-    return rest.result
+    return copy.deepcopy(game).play_to_end()
 
 
 def policy_seed(round_key: int, seat: int) -> int:

@@ -33,8 +33,7 @@ from war_env.core.bots import Bot
 from war_env.core.rules import WarConfig
 from war_env.envs.games import game_fields, game_id, make_game, make_vector_game
 from war_env.envs.realtime import RealTime
-from war_env.evaluation.fastpath import agent_reaction_model
-from war_env.evaluation.fastpath import play_rounds as play_rounds_fast
+from war_env.evaluation.fastpath import agent_reaction_model, play_reaction_time_rounds
 from war_env.evaluation.records import RoundRecord, agent_seed
 from war_env.support.threads import one_blas_thread
 
@@ -85,7 +84,7 @@ def _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spe
         raise ValueError(f"indices must give one round index per seed, got {len(indices)} for {len(seeds)} seeds")
     played = None if realtime is not None else _whole_rounds_player(agent, player, config, env_id)
     if played is not None:
-        records = played(config, agent, player, seeds, indices=indices, agent_spec=agent_spec,
+        records = played(agent, player, config, seeds, indices=indices, agent_spec=agent_spec,
                          opponent_spec=opponent_spec)
         for record in records if on_round is not None else ():
             on_round(record)
@@ -109,7 +108,7 @@ def _whole_rounds_player(agent, player, config: WarConfig, env_id: str | None):
     batchable = isinstance(player, Bot)
     if batchable and not config.has_latency and agent_reaction_model(agent, config) is not None:
         if batched.available():
-            return play_rounds_fast
+            return play_reaction_time_rounds
         batched.warn_unavailable("war_env.evaluation.play_rounds", "plays these rounds tick by tick")
     elif batchable and agent.batch_policy() is not None and batched.available():
         return partial(play_rounds_batched, env_id=env_id)
@@ -140,7 +139,7 @@ BATCH_ROUNDS = 1024
 """Rounds played together by ``play_rounds_batched`` (the batch waits for its longest round)."""
 
 
-def play_rounds_batched(config: WarConfig, agent, opponent: Bot, seeds: Sequence[int], *,
+def play_rounds_batched(agent, opponent: Bot, config: WarConfig, seeds: Sequence[int], *,
                         indices: Sequence[int] | None = None, agent_spec: str | None = None,
                         opponent_spec: str | None = None, env_id: str | None = None) -> list[RoundRecord]:
     """``play_round`` for many seeds at once: sub-env ``k`` of the batched vector env of the game ``play_rounds``

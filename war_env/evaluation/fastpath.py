@@ -4,7 +4,7 @@ Two facts make it possible (see ``randomness``): the cards of a round never depe
 random number inside a round is a hash of ``(round_key, stream, counter)``. So ``simulate`` plays every
 round's card game to its end first (``BatchedRounds.play_cards``), then lays the clock over its moves
 (``BatchedRounds.time_rounds``: each move's tick from the seats' reaction models alone), and derives
-seat 0's return from its idle ticks (or, for the ``eager`` agent, its false starts). ``play_rounds``
+seat 0's return from its idle ticks (or, for the ``eager`` agent, its false starts). ``play_reaction_time_rounds``
 returns the ``RoundRecord``s that ``evaluation.play_round`` would, field by field, for agents whose
 draws are a reaction model (``agent_reaction_model``). Both halves are the batched engine's
 (``war_env.batched``, compiled: the ``fast`` extra); ``tests/test_fastpath.py`` proves the results equal,
@@ -93,10 +93,8 @@ def play_cards(config: WarConfig, decks: np.ndarray, starters: np.ndarray, round
         return rounds.table(np.arange(rounds.n), (nothing, nothing))
     infos = []
     for deck, starter, key in zip(decks, starters.tolist(), np.asarray(round_keys).tolist()):
-        game = Game(config, deal_from_permutation(deck), starter, int(key))
-        while not game.over:
-            game.draw(game.next_to_draw())
-        infos.append(RoundInfo(**game.result.as_dict(), takeover=(False, False), false_starts=(0, 0),
+        result = Game(config, deal_from_permutation(deck), starter, int(key)).play_to_end()
+        infos.append(RoundInfo(**result.as_dict(), takeover=(False, False), false_starts=(0, 0),
                                reaction_ticks=((), ()), steps=0, ticks=0))
     return RoundTable.of_infos(infos)
 
@@ -183,9 +181,9 @@ def _defined_in(cls: type, name: str) -> type:
     return next(klass for klass in cls.__mro__ if name in vars(klass))
 
 
-def play_rounds(config: WarConfig, agent, opponent: str | Bot, seeds: Sequence[int], *, first_index: int = 0,
-                indices: Sequence[int] | None = None, agent_spec: str | None = None,
-                opponent_spec: str | None = None) -> list[RoundRecord]:
+def play_reaction_time_rounds(agent, opponent: str | Bot, config: WarConfig, seeds: Sequence[int], *,
+                              first_index: int = 0, indices: Sequence[int] | None = None,
+                              agent_spec: str | None = None, opponent_spec: str | None = None) -> list[RoundRecord]:
     """``evaluation.play_round(env, agent, seed, index=...)`` for every seed at once, for agents that
     ``agent_reaction_model`` covers: the same ``RoundRecord`` list, field by field. Round i gets
     index ``indices[i]`` (default ``first_index + i``).

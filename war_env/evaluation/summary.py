@@ -5,11 +5,16 @@ and self-play read from ``RoundRecord``s, kept as numpy columns, a few dozen byt
 filled record by record (``add``), so a league of a million rounds is summarised while its rounds file
 is read, without holding the records (each a few kilobytes as Python objects). What the agent's play
 cost is split by cause with ``core.rewards.return_by_cause``, the one definition of the rewards.
+
+Every rate a report, a comparison or a self-play match gives is a method here (``takeovers``,
+``takeover_rate``, ``false_starts_per_round``, ...), over one pairing or over several at once
+(``RoundColumns.pooled``), and every paired gap between two agents on the same deals is ``paired_difference``
+(by cause: ``paired_difference_by_cause``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -52,6 +57,19 @@ class RoundColumns:
             columns.add(index, record)
         return columns
 
+    @classmethod
+    def pooled(cls, parts: Sequence[RoundColumns]) -> RoundColumns:
+        """The rounds of several pairings as one set of columns (an agent against all its opponents), so that a
+        rate over all of them counts every round once: ``pooled(parts).takeover_rate()``."""
+        if not parts:
+            raise ValueError("pooling needs at least one pairing's rounds")
+        pooled = cls(0, parts[0].turn_ticks)
+        for name, value in vars(pooled).items():
+            if isinstance(value, np.ndarray):
+                pieces = [getattr(part, name) for part in parts]
+                setattr(pooled, name, sum(pieces) if name == "reaction_histogram" else np.concatenate(pieces))
+        return pooled
+
     def add(self, index: int, record: RoundRecord) -> None:
         """Record ``record`` as round ``index``."""
         own = record.reaction_ticks[0]
@@ -88,6 +106,24 @@ class RoundColumns:
     def mean_return(self) -> float:
         return float(self.returns.mean())
 
+    def takeovers(self, seat: int = 0) -> int:
+        """Rounds in which ``seat``'s timer ran out and the takeover bot played it (once a round at most)."""
+        return int(self.takeover[:, seat].sum())
+
+    def takeover_rate(self, seat: int = 0) -> float:
+        """The share of the rounds in which ``seat`` was taken over."""
+        return self.takeovers(seat) / self.rounds
+
+    @property
+    def false_starts_per_round(self) -> float:
+        """The agent's false starts (draws pressed out of its turn) per round."""
+        return int(self.false_starts.sum()) / self.rounds
+
+    @property
+    def idle_ticks_per_round(self) -> float:
+        """The agent's idle ticks (ticks of its open turn without a draw) per round."""
+        return int(self.idle_ticks.sum()) / self.rounds
+
     @property
     def mean_reaction_ticks(self) -> float | None:
         """Mean ticks from the opening of the agent's turn to its own draws; None: it never drew."""
@@ -116,6 +152,28 @@ class RoundColumns:
         return sum(value.nbytes for value in vars(self).values() if isinstance(value, np.ndarray))
 
 
+def paired_difference(first: RoundColumns, second: RoundColumns) -> np.ndarray:
+    """Round by round, ``first``'s return minus ``second``'s on the same deals (round i of both dealt by the same
+    seed): the paired gap behind every regret (the reference first), comparison and match."""
+    _check_paired(first, second)
+    with np.errstate(over="ignore", invalid="ignore"):  # infinite returns (an infinite weight) give nan, silently
+        return first.returns - second.returns
+
+
+def paired_difference_by_cause(first: RoundColumns, second: RoundColumns, config: WarConfig) -> dict[str, np.ndarray]:
+    """``paired_difference`` split by cause (``RoundColumns.return_by_cause``): the parts add up to it."""
+    _check_paired(first, second)
+    mine, theirs = first.return_by_cause(config), second.return_by_cause(config)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return {cause: mine[cause] - theirs[cause] for cause in CAUSES}
+
+
+def _check_paired(first: RoundColumns, second: RoundColumns) -> None:
+    if len(first.returns) != len(second.returns) or not np.array_equal(first.present, second.present):
+        raise ValueError(f"a paired difference needs the same rounds on both sides, got {first.rounds} of "
+                         f"{len(first.returns)} and {second.rounds} of {len(second.returns)}")
+
+
 def reaction_quantile(histogram: np.ndarray, q: float) -> float | None:
     """The ``q`` quantile of the draws counted in ``histogram`` (one bin per tick), as ``np.percentile`` of
     the draws themselves (linear between the two order statistics); None without draws."""
@@ -132,4 +190,5 @@ def order_statistics(histogram: np.ndarray, ranks) -> np.ndarray:
     return np.searchsorted(np.cumsum(histogram), np.asarray(ranks), side="right")
 
 
-__all__ = ["CAUSES", "RoundColumns", "order_statistics", "reaction_quantile"]
+__all__ = ["CAUSES", "RoundColumns", "order_statistics", "paired_difference", "paired_difference_by_cause",
+           "reaction_quantile"]

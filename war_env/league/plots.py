@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from war_env.evaluation.summary import RoundColumns
 from war_env.league.league import League
 from war_env.league.results import CAUSE_NAMES, CAUSES, ranked
 from war_env.league.stats import CONFIDENCE
@@ -204,10 +205,9 @@ def _reaction(plt, league, rounds, results, agents):
     for axis in histograms[1:]:
         axis.sharex(histograms[0])
     for turns, agent in zip(histograms, agents):
-        reactions = sum(rounds[(agent, opponent)].reaction_histogram for opponent in league.opponents)
-        taken_over = sum(int(rounds[(agent, opponent)].takeover[:, 0].sum()) for opponent in league.opponents)
+        everything = RoundColumns.pooled([rounds[(agent, opponent)] for opponent in league.opponents])
+        reactions = everything.reaction_histogram
         draws = reactions.sum()
-        played = league.rounds * len(league.opponents)
         if draws:
             turns.bar(np.arange(turn_ticks), reactions / draws, width=0.9, color="tab:blue")
         else:
@@ -215,7 +215,7 @@ def _reaction(plt, league, rounds, results, agents):
                        fontsize="small", color="dimgrey")
         turns.set_ylim(0, 1.05)
         turns.set_yticks([0, 0.5, 1], ["0", "50%", "100%"], fontsize="x-small")
-        note = f"{_draws_note(rounds, agent, league.opponents)}\ntaken over in\n{taken_over / played:.0%} of rounds"
+        note = f"{_draws_note(rounds, agent, league.opponents)}\ntaken over in\n{everything.takeover_rate():.0%} of rounds"
         turns.set_ylabel(f"{plot_label(agent)}\n{note}", rotation=0, ha="right", va="center", fontsize="small")
         turns.grid(axis="y", alpha=0.3)
         if turns is not histograms[-1]:

@@ -18,12 +18,11 @@ from dataclasses import asdict
 
 import numpy as np
 
-from war_env.core.rewards import CAUSES
 from war_env.core.round_info import END_REASONS, REASONS
 from war_env.core.rules import WarConfig
 from war_env.data import results_schema_file
 from war_env.evaluation.records import RoundRecord
-from war_env.evaluation.summary import RoundColumns
+from war_env.evaluation.summary import RoundColumns, paired_difference, paired_difference_by_cause
 from war_env.league.league import League
 from war_env.league.stats import CONFIDENCE, bootstrap_mean, bootstrap_ratio, quantile_95, scaled, wilson
 
@@ -65,13 +64,9 @@ def choose_reference(league: League, rounds: Rounds) -> str:
 def regret_by_cause(mine: list[RoundColumns], reference: list[RoundColumns], config: WarConfig) -> dict:
     """The mean paired gap (reference's part - the agent's) per cause over every round of the pairings
     given; the gaps add up to the regret. ``None`` for a gap that is not finite."""
-    gaps = {cause: [] for cause in CAUSES}
-    for agent, theirs in zip(mine, reference):
-        parts, reference_parts = agent.return_by_cause(config), theirs.return_by_cause(config)
-        for cause in CAUSES:
-            gaps[cause].append(reference_parts[cause] - parts[cause])
+    gaps = paired_difference_by_cause(RoundColumns.pooled(reference), RoundColumns.pooled(mine), config)
     with np.errstate(over="ignore", invalid="ignore"):
-        means = {cause: float(np.mean(np.concatenate(values))) for cause, values in gaps.items()}
+        means = {cause: float(np.mean(values)) for cause, values in gaps.items()}
     return {cause: mean if math.isfinite(mean) else None for cause, mean in means.items()}
 
 
@@ -81,8 +76,7 @@ def pairing_stats(agent: str, opponent: str, rounds: RoundColumns, config: WarCo
     reaction_mean = bootstrap_ratio(rounds.reaction_sum, rounds.reaction_count)
     reaction_p95 = quantile_95(rounds.reaction_histogram)
     reasons = Counter(REASONS[code] for code in rounds.reason.tolist())
-    with np.errstate(over="ignore", invalid="ignore"):
-        regrets = None if reference is None else reference.returns - rounds.returns
+    regrets = None if reference is None else paired_difference(reference, rounds)
     return {
         "agent": agent,
         "opponent": opponent,
@@ -93,8 +87,8 @@ def pairing_stats(agent: str, opponent: str, rounds: RoundColumns, config: WarCo
         "win": wilson(rounds.count("won"), n),
         "draw": wilson(rounds.count("drew"), n),
         "loss": wilson(rounds.count("lost"), n),
-        "agent_takeover": wilson(int(rounds.takeover[:, 0].sum()), n),
-        "opponent_takeover": wilson(int(rounds.takeover[:, 1].sum()), n),
+        "agent_takeover": wilson(rounds.takeovers(0), n),
+        "opponent_takeover": wilson(rounds.takeovers(1), n),
         "false_starts_per_round": bootstrap_mean(rounds.false_starts),
         "idle_ticks_per_round": bootstrap_mean(rounds.idle_ticks),
         "reaction": {
@@ -121,18 +115,19 @@ def agent_stats(agent: str, rounds: list[RoundColumns], config: WarConfig, refer
     regret, by_cause = None, None
     if reference is not None:
         with np.errstate(over="ignore", invalid="ignore"):
-            regret = bootstrap_mean(np.mean([theirs.returns - mine.returns for mine, theirs in zip(rounds, reference)],
+            regret = bootstrap_mean(np.mean([paired_difference(theirs, mine) for mine, theirs in zip(rounds, reference)],
                                             axis=0))
         by_cause = regret_by_cause(rounds, reference, config)
+    everything = RoundColumns.pooled(rounds)
     return {
         "agent": agent,
-        "rounds": sum(len(pairing.returns) for pairing in rounds),
+        "rounds": len(everything.returns),
         "return": bootstrap_mean(returns),
         "regret": regret,
         "regret_by_cause": by_cause,
-        "false_starts_per_round": float(np.mean([pairing.false_starts for pairing in rounds])),
-        "idle_ticks_per_round": float(np.mean([pairing.idle_ticks for pairing in rounds])),
-        "takeover_share": float(np.mean([pairing.takeover[:, 0] for pairing in rounds])),
+        "false_starts_per_round": everything.false_starts_per_round,
+        "idle_ticks_per_round": everything.idle_ticks_per_round,
+        "takeover_share": everything.takeover_rate(),
     }
 
 

@@ -201,10 +201,7 @@ def reference_cards_run(rounds: int, config: WarConfig) -> Callable[[], float]:
     def run() -> float:
         battles = 0
         for piles, starter, key in deals:
-            game = Game(config, piles, starter, key)
-            while not game.over:
-                game.draw(game.next_to_draw())
-            battles += game.battles
+            battles += Game(config, piles, starter, key).play_to_end().battles
         return float(battles)
 
     return run
@@ -293,9 +290,9 @@ env.reset(seed=0)
 env.step(np.ones(2, dtype=np.int64))
 vector = time.perf_counter() - start
 from war_env.batched import stepping
-from war_env.evaluation.fastpath import play_rounds
+from war_env.evaluation.fastpath import play_reaction_time_rounds
 from war_env.agents import make_agent
-play_rounds(env.config, make_agent("prompt"), "human", [1, 2])
+play_reaction_time_rounds(make_agent("prompt"), "human", env.config, [1, 2])
 total = time.perf_counter() - start
 print(json.dumps({"vector_seconds": vector, "seconds": total,
                   "from_cache": bool(sum(stepping.step.stats.cache_hits.values()))}))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from war_env.envs.games import game_config
 from war_env.evaluation import play_rounds
-from war_env.evaluation.summary import RoundColumns
+from war_env.evaluation.summary import RoundColumns, paired_difference
 
 BASELINE = "prompt"
 BAR = {"takeovers": 0, "false_starts_per_100_rounds_below": 1.0, "return_gap_at_most": 0.005}
@@ -36,11 +36,11 @@ class HeldOutRounds:
 
     @property
     def takeovers(self) -> int:
-        return int(self.played.takeover[:, 0].sum())
+        return self.played.takeovers()
 
     @property
     def false_starts_per_100(self) -> float:
-        return 100.0 * float(self.played.false_starts.sum()) / self.rounds
+        return 100.0 * self.played.false_starts_per_round
 
     @property
     def mean_reaction_ticks(self) -> float | None:
@@ -77,7 +77,7 @@ def compare(model_stats: HeldOutRounds, prompt_stats: HeldOutRounds) -> dict:
     if (model_stats.rounds, model_stats.seed) != (prompt_stats.rounds, prompt_stats.seed):
         raise ValueError("a comparison needs the same held-out rounds for the model and prompt")
     rounds = model_stats.rounds
-    gap = model_stats.played.returns - prompt_stats.played.returns
+    gap = paired_difference(model_stats.played, prompt_stats.played)
     return {
         "rounds": rounds,
         "seed": model_stats.seed,

@@ -43,7 +43,7 @@ from war_env.core.rules import WarConfig
 from war_env.envs.war import WarEnv
 from war_env.evaluation import play_rounds
 from war_env.evaluation.records import RoundRecord
-from war_env.evaluation.summary import RoundColumns
+from war_env.evaluation.summary import RoundColumns, paired_difference
 from war_env.support.threads import single_threaded_torch
 from war_env.training.config import load_config, shipped_config_file
 
@@ -53,17 +53,15 @@ SELF_PLAY_ALGORITHMS = ("ppo", "a2c", "maskable_ppo")
 
 
 # --- results --------------------------------------------------------------------------------------
-def seat_summary(records: list[RoundRecord], config: WarConfig) -> dict:
+def seat_summary(played: RoundColumns) -> dict:
     """One agent's play in seat 0 over a match's deals (the project's one summary of rounds, ``RoundColumns``)."""
-    played = RoundColumns.of_records(records, config)
-    rounds = played.rounds
     return {
-        "rounds": rounds,
+        "rounds": played.rounds,
         "wins": played.count("won"),
         "losses": played.count("lost"),
         "mean_return": played.mean_return,
-        "false_starts_per_round": float(played.false_starts.sum()) / rounds,
-        "takeover_rate": float(played.takeover[:, 0].sum()) / rounds,
+        "false_starts_per_round": played.false_starts_per_round,
+        "takeover_rate": played.takeover_rate(),
         "mean_reaction_ticks": played.mean_reaction_ticks,
         "median_reaction_ticks": played.median_reaction_ticks,
     }
@@ -80,11 +78,10 @@ class MatchResult:
     config: WarConfig
 
     def as_dict(self) -> dict:
-        first, second = self.records
-        difference = [a.episode_return - b.episode_return for a, b in zip(first, second)]
+        first, second = (RoundColumns.of_records(records, self.config) for records in self.records)
         return {"deals": self.deals,
-                "agents": {name: seat_summary(records, self.config) for name, records in zip(self.names, self.records)},
-                "mean_return_difference": sum(difference) / len(difference)}
+                "agents": {name: seat_summary(played) for name, played in zip(self.names, (first, second))},
+                "mean_return_difference": float(paired_difference(first, second).mean())}
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The learners' table on the probe suite: ``python -m war_env.league.learners`` (docs/probes.md, "The learners").
+"""The learners' table on the probe suite: ``python -m war_env.experiments.learners`` (docs/probes.md, "The learners").
 
 Each learner (PPO, RecurrentPPO, PPO with 4 stacked frames, DQN, A2C) is trained by ``war-train``'s ``train`` on
 every probe's env id, once per seed, at one stated budget; its **final** model is scored by the suite

@@ -43,7 +43,7 @@ from war_env.support.threads import single_threaded_torch
 
 OUTCOME_FREE_REWARDS = {"reward_win": 0.0, "reward_loss": 0.0}
 """The probes' training rewards: only the card outcome's weight goes (it does not depend on timing, so it is noise
-for the learner and cannot change the optimum); the probe's own weights stay, as in ``league.learners`` (the -0.1
+for the learner and cannot change the optimum); the probe's own weights stay, as in ``experiments.learners`` (the -0.1
 idle tick below would change the optimum a probe measures)."""
 WAR_TRAINING_REWARDS = {"reward_win": 0.0, "reward_loss": 0.0, "reward_idle_tick": -0.1}
 """War-v0's and WarLatency-v0's training rewards: the shipped SB3 configs' ``train_env`` (docs/training.md, "Why

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from war_env.core.observation import OBSERVATION_FIELDS, inference_fields, observe, observe_inference
 from war_env.core.probes import PROBES, Probe
 from war_env.envs.latency import WarLatencyEnv
 from war_env.envs.vector import WarLatencyVectorEnv
@@ -20,6 +19,10 @@ class ProbeEnv(WarLatencyEnv):
 
     probe: Probe
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.observation_kind = cls.probe.observation  # the probe's declared observation, read by its vector env too
+
     def __init__(self, render_mode: str | None = None, opponent=None, config=None, **rules):
         opponent = self.probe.opponent if opponent is None else opponent
         if config is None:
@@ -28,8 +31,7 @@ class ProbeEnv(WarLatencyEnv):
 
     @classmethod
     def observation_width(cls, config) -> int:
-        """Floats of the probe's observation under ``config`` (``fields_for``: WarLatency-v0's unless the probe
-        says otherwise); its vector env's too."""
+        """Floats of the probe's observation under ``config`` (``fields_for``: ``Probe.observation``'s fields)."""
         return len(cls.fields_for(config))
 
     @classmethod
@@ -131,13 +133,6 @@ class WarMemoryEnv(ProbeEnv):
 
     probe = PROBES["memory"]
 
-    @classmethod
-    def fields_for(cls, config) -> tuple[str, ...]:
-        return OBSERVATION_FIELDS
-
-    def _observe(self, seat: int) -> np.ndarray:
-        return observe(self.round, seat)
-
 
 class WarInferenceEnv(ProbeEnv):
     """The inference probe: the opponent is one of a pool's two bots, drawn per round and never named.
@@ -181,13 +176,6 @@ class WarInferenceEnv(ProbeEnv):
     """
 
     probe = PROBES["inference"]
-
-    @classmethod
-    def fields_for(cls, config) -> tuple[str, ...]:
-        return inference_fields(config)
-
-    def _observe(self, seat: int) -> np.ndarray:
-        return observe_inference(self.round, seat)
 
 
 class WarTableReadingEnv(ProbeEnv):
@@ -261,9 +249,6 @@ class ProbeVectorEnv(WarLatencyVectorEnv):
             rules = {"latency": probe.latency, **probe.rules, **rules}
         super().__init__(num_envs, opponent=opponent, max_episode_steps=max_episode_steps, render_mode=render_mode,
                          config=config, backend=backend, autoreset_mode=autoreset_mode, **rules)
-
-    def observation_width(self, config) -> int:
-        return self.single_env.observation_width(config)
 
 
 class WarAnticipationVectorEnv(ProbeVectorEnv):

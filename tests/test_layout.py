@@ -141,6 +141,6 @@ def test_the_game_core_imports_without_gymnasium_or_the_views():
 
 def test_war_env_registers_its_envs_whichever_of_it_and_gymnasium_is_imported_first():
     for first, second in (("war_env", "gymnasium"), ("gymnasium", "war_env")):
-        code = f"import {first}, {second}; print(gymnasium.spec('War-v0').entry_point, gymnasium.spec('WarMemory-v0').id)"
+        code = f"import {first}, {second}; print(gymnasium.spec('War-v0').entry_point, gymnasium.spec('WarMemory-v1').id)"
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-        assert done.stdout.split() == ["war_env.envs.war:WarEnv", "WarMemory-v0"], (first, done.stdout)
+        assert done.stdout.split() == ["war_env.envs.war:WarEnv", "WarMemory-v1"], (first, done.stdout)

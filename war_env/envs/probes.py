@@ -1,7 +1,12 @@
 """The probes' envs: the latency game (``WarLatencyEnv``) with each probe's opponent, latency, rewards and
 observation as defaults (``war_env.core.probes``), and their batched vector envs (``WarLatencyVectorEnv``
 with the same defaults and observation: ``gym.make_vec(env_id, num_envs=N,
-vectorization_mode="vector_entry_point")``). Thin glue: no rule of the game lives here."""
+vectorization_mode="vector_entry_point")``). Thin glue: no rule of the game lives here.
+
+A new probe's classes: a ``ProbeEnv`` whose ``probe`` is its row of ``PROBES`` (its observation is that row's), a
+``ProbeVectorEnv`` whose ``single_env`` is that env, each in its table below (keyed by the probe's name). Nothing
+else names them: ``import war_env`` registers every row of ``PROBES``, and ``war_env.envs.games`` (what Gymnasium's
+entry points, SB3's vec env and the tools read) finds the classes here."""
 
 from __future__ import annotations
 
@@ -229,6 +234,7 @@ class WarTableReadingEnv(ProbeEnv):
 
 
 PROBE_ENVS = {env.probe.name: env for env in (WarAnticipationEnv, WarMemoryEnv, WarInferenceEnv, WarTableReadingEnv)}
+"""Probe name -> the env ``gym.make(probe.env_id)`` builds."""
 
 
 class ProbeVectorEnv(WarLatencyVectorEnv):
@@ -279,3 +285,4 @@ class WarTableReadingVectorEnv(ProbeVectorEnv):
 
 PROBE_VECTOR_ENVS = {env.single_env.probe.name: env for env in (
     WarAnticipationVectorEnv, WarMemoryVectorEnv, WarInferenceVectorEnv, WarTableReadingVectorEnv)}
+"""Probe name -> its batched vector env (``gym.make_vec(probe.env_id, vectorization_mode="vector_entry_point")``)."""

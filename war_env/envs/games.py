@@ -12,7 +12,6 @@ from collections.abc import Mapping
 
 from war_env.core.probes import PROBES, Probe
 from war_env.core.rules import WarConfig
-from war_env.envs import registration
 from war_env.envs.latency import WarLatencyEnv, with_default_latency
 from war_env.envs.probes import PROBE_ENVS, PROBE_VECTOR_ENVS
 from war_env.envs.vector import WarLatencyVectorEnv, WarVectorEnv
@@ -48,7 +47,9 @@ VECTOR_GAMES: Mapping[str, type[WarVectorEnv]] = _ByEnvId(
 def __getattr__(name: str):
     """The Gymnasium entry points of the probes' ids (``registration.entry_points``): Gymnasium loads an entry point
     with ``getattr`` on its module, so registering names only the env id and the class comes from the tables."""
-    env_id, vector = registration.parse_entry_name(name)
+    from war_env.envs.registration import parse_entry_name  # here: importing it imports Gymnasium, which registers
+
+    env_id, vector = parse_entry_name(name)
     games = VECTOR_GAMES if vector else GAMES
     if env_id not in games:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

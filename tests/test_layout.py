@@ -141,6 +141,14 @@ def test_the_game_core_imports_without_gymnasium_or_the_views():
 
 def test_war_env_registers_its_envs_whichever_of_it_and_gymnasium_is_imported_first():
     for first, second in (("war_env", "gymnasium"), ("gymnasium", "war_env")):
-        code = f"import {first}, {second}; print(gymnasium.spec('War-v0').entry_point, gymnasium.spec('WarMemory-v0').id)"
+        code = f"import {first}, {second}; print(gymnasium.spec('War-v0').entry_point, gymnasium.spec('WarMemory-v1').id)"
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-        assert done.stdout.split() == ["war_env.envs.war:WarEnv", "WarMemory-v0"], (first, done.stdout)
+        assert done.stdout.split() == ["war_env.envs.war:WarEnv", "WarMemory-v1"], (first, done.stdout)
+
+
+def test_a_probe_is_made_when_the_module_of_its_entry_point_is_imported_first():
+    """``war_env.envs.games`` resolves the probes' entry points; imported first, it must not import the registration
+    (which imports Gymnasium, which registers) while it is itself half imported."""
+    code = "import war_env.envs.games, gymnasium; print(type(gymnasium.make('WarMemory-v1').unwrapped).__name__)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == ["WarMemoryEnv"], done.stderr

@@ -14,8 +14,9 @@ from gymnasium.vector import AutoresetMode
 from test_vector import play_side_by_side, pressing
 
 import war_env  # noqa: F401
+from war_env.batched.state import LATENCY_OBSERVATION
 from war_env.core.latency import latency_cdf, sample_delay
-from war_env.core.observation import OBSERVATION_SIZE
+from war_env.core.observation import OBSERVATION_FIELDS, OBSERVATION_SIZE, observation_fields
 from war_env.core.randomness import STREAM_LATENCY, hash_uniform
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
@@ -106,6 +107,24 @@ def test_without_latency_its_first_fields_are_war_v0s_vector_env(backend):
 def test_war_v0s_vector_env_refuses_latency_and_names_the_latency_id(backend):
     with pytest.raises(ValueError, match="War-v0's vector env has no action latency.*WarLatency-v0"):
         WarVectorEnv(2, latency="fixed:ticks=2", backend=backend)
+
+
+def test_the_engine_writes_the_observation_the_single_env_declares_and_refuses_a_width_it_does_not():
+    pytest.importorskip("numba")
+
+    class Undeclared(WarLatencyEnv):  # shows War-v0's 16 fields but declares WarLatency-v0's observation
+        @classmethod
+        def fields_for(cls, config):
+            return OBSERVATION_FIELDS
+
+    class UndeclaredVector(WarLatencyVectorEnv):
+        single_env = Undeclared
+
+    assert WarLatencyVectorEnv(2, backend="numba")._engine.rounds.params["observation"][0] == LATENCY_OBSERVATION
+    with pytest.raises(ValueError, match="Undeclared shows 16 floats, but its declared observation 'latency' has 20"):
+        UndeclaredVector(2, backend="numba")
+    with pytest.raises(ValueError, match="unknown observation 'latncy'"):
+        observation_fields("latncy", WarConfig())
 
 
 # --- the rules of presses in flight (test_clock.py's latency table), through the batched engine ---------------

@@ -13,14 +13,16 @@ import numpy as np
 import pytest
 from test_vector import play_side_by_side, pressing
 
-import war_env  # noqa: F401
+import war_env
 from war_env import batched
 from war_env.agents import make_agent
 from war_env.core.bots import make_bot
-from war_env.core.probes import PROBES
+from war_env.core.observation import inference_fields
+from war_env.core.probes import PROBES, Probe
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
-from war_env.envs.probes import PROBE_ENVS, PROBE_VECTOR_ENVS, ProbeVectorEnv
+from war_env.envs.games import GAMES, probe_of
+from war_env.envs.probes import PROBE_ENVS, PROBE_VECTOR_ENVS, ProbeEnv, ProbeVectorEnv
 from war_env.envs.war import WarEnv
 from war_env.evaluation import play_round, play_rounds
 
@@ -180,3 +182,32 @@ def test_the_reading_probe_shows_its_hidden_fields_as_zero_on_both_engines(backe
     seen = np.concatenate(seen)
     assert len(hidden) == 3 and not seen[:, hidden].any()
     assert seen[:, hidden[0] + 6].any()  # own_points, shown
+
+
+def test_a_new_probe_is_a_row_of_probes_and_its_classes_in_the_tables_of_envs_probes(monkeypatch):
+    """The way docs/architecture.md gives to add a probe: its row in ``core.probes.PROBES``, its env and vector env
+    in ``envs.probes``' tables; registration, ``gym.make``, ``make_vec``, the games by env id and SB3 follow."""
+    toy = Probe("toy", "WarToy-v0", "Nothing: a test's toy.", "uniform:low=3,high=6", "fixed:ticks=2", "inference",
+                "press_once")
+    monkeypatch.setitem(PROBES, toy.name, toy)
+
+    class WarToyEnv(ProbeEnv):
+        probe = PROBES["toy"]
+
+    class WarToyVectorEnv(ProbeVectorEnv):
+        single_env = WarToyEnv
+
+    monkeypatch.setitem(PROBE_ENVS, toy.name, WarToyEnv)
+    monkeypatch.setitem(PROBE_VECTOR_ENVS, toy.name, WarToyVectorEnv)
+    war_env.register_envs()  # what ``import war_env`` runs
+    try:
+        single = gym.make("WarToy-v0")
+        vector = gym.make_vec("WarToy-v0", num_envs=2, vectorization_mode="vector_entry_point")
+        assert type(single.unwrapped) is WarToyEnv and type(vector.unwrapped) is WarToyVectorEnv
+        assert single.unwrapped.config == vector.unwrapped.config == toy.config()
+        assert vector.single_observation_space == single.observation_space
+        assert single.unwrapped.observation_fields() == inference_fields(toy.config())
+        assert np.array_equal(vector.reset(seed=5)[0][1], single.reset(seed=6)[0])  # sub-env 1 is seeded seed + 1
+        assert GAMES["WarToy-v0"] is WarToyEnv and probe_of("WarToy-v0") is toy
+    finally:
+        del gym.registry["WarToy-v0"]

@@ -21,7 +21,7 @@ def register_envs() -> None:
     from gymnasium.envs.registration import register, registry
 
     from war_env.core.probes import PROBES
-    from war_env.envs.registration import BatchedSpecKwargs
+    from war_env.envs.registration import BatchedSpecKwargs, entry_points
 
     if "War-v0" not in registry:
         register(id="War-v0", entry_point="war_env.envs.war:WarEnv", vector_entry_point="war_env.envs.vector:WarVectorEnv",
@@ -29,13 +29,10 @@ def register_envs() -> None:
     if "WarLatency-v0" not in registry:
         register(id="WarLatency-v0", entry_point="war_env.envs.latency:WarLatencyEnv",
                  vector_entry_point="war_env.envs.vector:WarLatencyVectorEnv", kwargs=BatchedSpecKwargs("WarLatency-v0"))
-    probe_classes = {"anticipation": "WarAnticipationEnv", "memory": "WarMemoryEnv", "inference": "WarInferenceEnv",
-                     "reading": "WarTableReadingEnv"}
-    for probe in PROBES.values():
+    for probe in PROBES.values():  # each probe's classes: envs.probes' tables, looked up as Gymnasium makes the id
         if probe.env_id not in registry:
-            class_name = probe_classes[probe.name]
-            register(id=probe.env_id, entry_point=f"war_env.envs.probes:{class_name}",
-                     vector_entry_point=f"war_env.envs.probes:{class_name.removesuffix('Env')}VectorEnv",
+            entry_point, vector_entry_point = entry_points(probe.env_id)
+            register(id=probe.env_id, entry_point=entry_point, vector_entry_point=vector_entry_point,
                      kwargs=BatchedSpecKwargs(probe.env_id))
 
 

@@ -22,7 +22,7 @@ from war_env.batched.models import reaction_tables
 from war_env.batched.state import BY_SCORE, ROUND, new_log, new_state, params_of, reported_words
 from war_env.core.bots import Bot, ReactionModel
 from war_env.core.cards import DECK_SIZE
-from war_env.core.observation import OBSERVATION_SIZE, inference_fields, latency_fields
+from war_env.core.observation import observation_fields
 from war_env.core.round_info import RoundTable, info_dtype
 from war_env.core.rules import WarConfig
 
@@ -31,13 +31,14 @@ Piles = Sequence[tuple[Sequence[int], Sequence[int]]]
 
 class BatchedRounds:
     """``n`` rounds of War in the engine's arrays (``war_env.batched.state``). ``models[seat]`` times
-    a seat that draws by itself; ``None`` marks a seat pressed from outside."""
+    a seat that draws by itself; ``None`` marks a seat pressed from outside; ``observation`` names the one seat 0
+    is shown (``BatchedSteps``)."""
 
     def __init__(self, config: WarConfig, n: int, models: tuple[ReactionModel | None, ReactionModel | None],
-                 max_episode_steps: int | None = None):
+                 max_episode_steps: int | None = None, observation: str = "war"):
         self.config = config
         self.n = n
-        self.params = params_of(config, models, max_episode_steps)
+        self.params = params_of(config, models, max_episode_steps, observation)
         self.tables, self.cdfs = reaction_tables(models, config)
         self.state = new_state(n)
         self.log = new_log(n, config.turn_ticks)
@@ -117,32 +118,25 @@ class BatchedRounds:
         return self.state.nbytes + self.log.nbytes
 
 
-def observation_widths(config: WarConfig) -> tuple[int, ...]:
-    """The observations the engine writes (``stepping.observe``), by their width: War-v0's, WarLatency-v0's,
-    the inference probe's."""
-    return OBSERVATION_SIZE, len(latency_fields(config)), len(inference_fields(config))
-
-
 class BatchedSteps:
     """The vector env's engine: ``n`` rounds of seat 0 (pressed from outside, with the config's latency)
     against ``opponent``, stepped together, each reset from its own generator as ``WarEnv.reset`` does.
-    ``observation_width``: the floats of an observation: War-v0's 16 (``observation.OBSERVATION_FIELDS``, also over
-    the latency game: the memory probe's), WarLatency-v0's (``observation.latency_fields``), or those and the
-    inference probe's ``opponent_reaction`` (``observation.inference_fields``).
+    ``observation``: the observation it writes, by name (``observation.OBSERVATIONS``, the single env's
+    ``observation_kind``): ``"war"``, War-v0's 16 floats (also over the latency game: the memory probe's),
+    ``"latency"``, WarLatency-v0's, or ``"inference"``, those and the inference probe's ``opponent_reaction``.
     ``restart``: a round that ended starts again on the next step (next-step autoreset); without, the
     caller restarts it (``restart_ended``: same-step) or resets it (disabled)."""
 
     backend = "numba"
 
     def __init__(self, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None,
-                 observation_width: int = OBSERVATION_SIZE, restart: bool = True):
-        if observation_width not in observation_widths(config):
-            raise ValueError(f"the batched engine observes {observation_widths(config)} floats with this config, "
-                             f"not {observation_width}")
-        self.rounds = BatchedRounds(config, n, (None, ReactionModel.of_bot(opponent, config, seat=1)), max_episode_steps)
+                 observation: str = "war", restart: bool = True):
+        width = len(observation_fields(observation, config))
+        self.rounds = BatchedRounds(config, n, (None, ReactionModel.of_bot(opponent, config, seat=1)), max_episode_steps,
+                                    observation)
         self.n = n
         self.restart = restart
-        self.observations = np.zeros((n, observation_width), dtype=np.float32)
+        self.observations = np.zeros((n, width), dtype=np.float32)
         self.masks = np.ones((n, 2), dtype=bool)
         self.rngs: list[np.random.Generator | None] = [None] * n
         """Each round's generator (``WarEnv``'s ``np_random``); the compiled code reads ``_pointers``."""

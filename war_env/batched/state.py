@@ -26,7 +26,7 @@ import numpy as np
 from war_env.core.bots import VARIES_BY_ROUND, VARIES_BY_SCORE, ReactionModel
 from war_env.core.cards import DECK_SIZE
 from war_env.core.latency import MAX_LATENCY, latency_cdf
-from war_env.core.observation import OBSERVATION_SIZE, scales
+from war_env.core.observation import OBSERVATION_SIZE, OBSERVATIONS, scales
 from war_env.core.randomness import cumulative
 from war_env.core.rewards import outcome_rewards, tick_reward_table
 from war_env.core.round_info import NO_WINNER, REASONS, table_fields
@@ -113,6 +113,8 @@ PARAMS_FIELDS = (
                                        "(rewards.tick_reward_table)"),
     ("outcomes", np.float64, (3,), "seat 0's reward of a round's end by winner + 1 (rewards.outcome_rewards)"),
     ("divisors", np.float64, (OBSERVATION_SIZE,), "the scale of each War-v0 observation field (observation.scales)"),
+    ("observation", np.int64, (), "OBSERVATION_CODE of the observation seat 0 is shown (the single env's "
+                                  "observation_kind): WAR_OBSERVATION, LATENCY_OBSERVATION, INFERENCE_OBSERVATION"),
     ("has_model", np.int64, PAIR, "1 if the seat draws by itself (a reaction model); 0 if pressed from outside"),
     ("stream", np.int64, PAIR, "the stream of the seat's reaction hashes"),
     ("key_stream", np.int64, PAIR, "ReactionModel.key_stream, NO_KEY_STREAM for the round key itself"),
@@ -123,6 +125,9 @@ PARAMS_FIELDS = (
 )
 """(name, type, shape, meaning) of every field of a game's parameters."""
 PARAMS = np.dtype([(name, kind, shape) for name, kind, shape, _ in PARAMS_FIELDS], align=True)
+OBSERVATION_CODE = {name: code for code, name in enumerate(OBSERVATIONS)}
+"""The code of each observation (``observation.OBSERVATIONS``, in its order: each extends the one before)."""
+WAR_OBSERVATION, LATENCY_OBSERVATION, INFERENCE_OBSERVATION = (OBSERVATION_CODE[name] for name in OBSERVATIONS)
 UNREACHABLE = 1 << 62
 """A count no round reaches (points, battles): a rule above it plays exactly as this value."""
 
@@ -143,8 +148,9 @@ def new_log(n: int, turn_ticks: int, capacity: int = 128) -> np.ndarray:
 
 
 def params_of(config: WarConfig, models: tuple[ReactionModel | None, ReactionModel | None],
-              max_episode_steps: int | None = None) -> np.ndarray:
+              max_episode_steps: int | None = None, observation: str = "war") -> np.ndarray:
     """The parameters of ``config`` with the seats timed by ``models`` (``None``: pressed from outside),
+    seat 0 shown ``observation`` (a key of ``observation.OBSERVATIONS``),
     without changing the game: a target or a limit beyond any reachable count (``WarConfig`` accepts
     Python ints of any size) becomes ``UNREACHABLE``, and more face-down war cards than a deck holds make
     every war a shortage, as any number above 52 does."""
@@ -168,6 +174,7 @@ def params_of(config: WarConfig, models: tuple[ReactionModel | None, ReactionMod
     p["tick_rewards"] = tick_reward_table(config)
     p["outcomes"] = outcome_rewards(config, seat=0)
     p["divisors"] = scales(config)
+    p["observation"] = OBSERVATION_CODE[observation]
     for seat, model in enumerate(models):
         p["key_stream"][seat] = NO_KEY_STREAM
         p["choices"][seat] = 1

@@ -22,6 +22,7 @@ from war_env.batched.borrow import borrowed
 from war_env.batched.cards import begin_cards, deal_deck
 from war_env.batched.clock import begin_clock, draw, play_moves, send_and_land, takes_over
 from war_env.batched.generators import generator
+from war_env.batched.state import INFERENCE_OBSERVATION, LATENCY_OBSERVATION
 from war_env.core.cards import DECK_SIZE
 from war_env.core.observation import LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE
 
@@ -83,15 +84,15 @@ def observe(r, p, out, mask):
     out[13] = _encode(np.int64(r.starter == 0), d[13])
     out[14] = _encode(r.takeover[0], d[14])
     out[15] = _encode(r.takeover[1], d[15])
-    if out.shape[0] > OBSERVATION_SIZE:
+    if p.observation >= LATENCY_OBSERVATION:
         observe_latency(r, p, out)
 
 
 @numba.njit(cache=True, inline="always")
 def observe_latency(r, p, out):
     """The fields the latency observation adds (``observation.observe_latency``): the opponent's clock,
-    scaled as seat 0's own, and seat 0's presses in flight by age. They change on every tick. With one
-    more column, the inference probe's (``observation.observe_inference``): the opponent's last own reaction
+    scaled as seat 0's own, and seat 0's presses in flight by age. They change on every tick. With the
+    inference observation (``params.observation``) one more column, the inference probe's (``observation.observe_inference``): the opponent's last own reaction
     + 1 over the turn's ticks, at most 1, 0 before its first."""
     left = _ticks_left(r, p, 1)
     out[OBSERVATION_SIZE] = _encode(np.int64(left > 0), 1.0)
@@ -99,7 +100,7 @@ def observe_latency(r, p, out):
     flight = r.flight[0]
     for age in range(p.max_delay):
         out[_IN_FLIGHT + age] = np.float32((flight >> age) & 1)
-    if out.shape[0] > _IN_FLIGHT + p.max_delay:  # the inference probe's opponent_reaction, scaled as timer_left
+    if p.observation == INFERENCE_OBSERVATION:  # the inference probe's opponent_reaction, scaled as timer_left
         out[_IN_FLIGHT + p.max_delay] = _encode(r.last_reaction[1], p.divisors[1])
 
 
@@ -178,7 +179,7 @@ def _finish(r, p, out, mask, rewards, terminated, truncated, g, moved):
     else:
         if r.opens[0] <= r.ticks + 1:
             observe_timer(r, p, out, mask)
-        if out.shape[0] > OBSERVATION_SIZE:
+        if p.observation >= LATENCY_OBSERVATION:
             observe_latency(r, p, out)
     over = r.over != 0
     cut = p.max_episode_steps > 0 and r.steps >= p.max_episode_steps

@@ -165,3 +165,20 @@ def observe_inference(timed: TimedRound, seat: int) -> np.ndarray:
     reactions = timed.reaction_ticks[1 - seat]
     last = (reactions[-1] + 1) / timed.config.turn_ticks if reactions else 0.0
     return np.concatenate((observe_latency(timed, seat), np.array([min(last, 1.0)], dtype=np.float32)))
+
+
+# --- the observations a game can have, by name: each game declares one (``WarEnv.observation_kind``, ``Probe.observation``)
+OBSERVATIONS = {
+    "war": (lambda config: OBSERVATION_FIELDS, observe),
+    "latency": (latency_fields, observe_latency),
+    "inference": (inference_fields, observe_inference),
+}
+"""name: (its fields under a config, the function that observes a seat). Each extends the one before (the batched
+engine writes them in this order: ``batched.state.OBSERVATION_CODE``)."""
+
+
+def observation_fields(kind: str, config: WarConfig) -> tuple[str, ...]:
+    """The fields of the observation named ``kind`` (a key of ``OBSERVATIONS``) under ``config``."""
+    if kind not in OBSERVATIONS:
+        raise ValueError(f"unknown observation {kind!r}; known: {sorted(OBSERVATIONS)}")
+    return OBSERVATIONS[kind][0](config)

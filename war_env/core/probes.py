@@ -44,7 +44,8 @@ class Probe:
     latency: str
     observation: str
     """``"latency"`` (WarLatency-v0's), ``"war"`` (War-v0's 16 fields) or ``"inference"`` (WarLatency-v0's and
-    the opponent's last reaction)."""
+    the opponent's last reaction): a key of ``observation.OBSERVATIONS``, the one place the probe's observation is
+    said (its env shows it, its vector env's engine writes it: ``ProbeEnv.observation_kind``)."""
     lacking: str
     """The agent spec of the best scripted agent without the capability."""
     simple: tuple[str, ...] = SIMPLE_BASELINES

@@ -8,6 +8,8 @@ before the probes: ``WarLatency-v0`` when they have action latency, else ``War-v
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from war_env.core.probes import PROBES, Probe
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv, with_default_latency
@@ -15,18 +17,43 @@ from war_env.envs.probes import PROBE_ENVS, PROBE_VECTOR_ENVS
 from war_env.envs.vector import WarLatencyVectorEnv, WarVectorEnv
 from war_env.envs.war import WarEnv
 
-GAMES: dict[str, type[WarEnv]] = {
-    "War-v0": WarEnv,
-    "WarLatency-v0": WarLatencyEnv,
-    **{probe.env_id: PROBE_ENVS[name] for name, probe in PROBES.items()},
-}
+class _ByEnvId(Mapping):
+    """Env id -> class: the base games', then each probe's (``PROBES``' env id -> ``by_probe[probe name]``), looked
+    up when asked, so that a probe is one row of ``PROBES`` and its classes in ``envs.probes``' tables."""
+
+    def __init__(self, base: dict, by_probe: dict):
+        self.base, self.by_probe = base, by_probe
+
+    def _probe_classes(self) -> dict:
+        return {probe.env_id: self.by_probe[name] for name, probe in PROBES.items() if name in self.by_probe}
+
+    def __getitem__(self, env_id: str):
+        return self.base[env_id] if env_id in self.base else self._probe_classes()[env_id]
+
+    def __iter__(self):
+        return iter({**self.base, **self._probe_classes()})
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self._probe_classes())
+
+
+GAMES: Mapping[str, type[WarEnv]] = _ByEnvId({"War-v0": WarEnv, "WarLatency-v0": WarLatencyEnv}, PROBE_ENVS)
 """Env id -> the class ``gym.make(env_id)`` builds."""
-VECTOR_GAMES: dict[str, type[WarVectorEnv]] = {
-    "War-v0": WarVectorEnv,
-    "WarLatency-v0": WarLatencyVectorEnv,
-    **{probe.env_id: PROBE_VECTOR_ENVS[name] for name, probe in PROBES.items()},
-}
+VECTOR_GAMES: Mapping[str, type[WarVectorEnv]] = _ByEnvId(
+    {"War-v0": WarVectorEnv, "WarLatency-v0": WarLatencyVectorEnv}, PROBE_VECTOR_ENVS)
 """Env id -> its batched vector env (``gym.make_vec(env_id, vectorization_mode="vector_entry_point")``)."""
+
+
+def __getattr__(name: str):
+    """The Gymnasium entry points of the probes' ids (``registration.entry_points``): Gymnasium loads an entry point
+    with ``getattr`` on its module, so registering names only the env id and the class comes from the tables."""
+    from war_env.envs.registration import parse_entry_name  # here: importing it imports Gymnasium, which registers
+
+    env_id, vector = parse_entry_name(name)
+    games = VECTOR_GAMES if vector else GAMES
+    if env_id not in games:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return games[env_id]
 
 
 def check_env_id(env_id: str) -> str:

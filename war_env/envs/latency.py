@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from war_env.core.observation import latency_fields, observe_latency
 from war_env.envs.war import WarEnv
 
 DEFAULT_LATENCY = "fixed:ticks=2"
@@ -87,13 +84,7 @@ class WarLatencyEnv(WarEnv):
     """
 
     observes_latency = True
+    observation_kind = "latency"
 
     def __init__(self, render_mode: str | None = None, opponent="human", config=None, **rules):
         super().__init__(render_mode=render_mode, opponent=opponent, config=config, **with_default_latency(config, rules))
-
-    @classmethod
-    def fields_for(cls, config) -> tuple[str, ...]:
-        return latency_fields(config)
-
-    def _observe(self, seat: int) -> np.ndarray:
-        return observe_latency(self.round, seat)

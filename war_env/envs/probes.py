@@ -1,14 +1,18 @@
 """The probes' envs: the latency game (``WarLatencyEnv``) with each probe's opponent, latency, rewards and
 observation as defaults (``war_env.core.probes``), and their batched vector envs (``WarLatencyVectorEnv``
 with the same defaults and observation: ``gym.make_vec(env_id, num_envs=N,
-vectorization_mode="vector_entry_point")``). Thin glue: no rule of the game lives here."""
+vectorization_mode="vector_entry_point")``). Thin glue: no rule of the game lives here.
+
+A new probe's classes: a ``ProbeEnv`` whose ``probe`` is its row of ``PROBES`` (its observation is that row's), a
+``ProbeVectorEnv`` whose ``single_env`` is that env, each in its table below (keyed by the probe's name). Nothing
+else names them: ``import war_env`` registers every row of ``PROBES``, and ``war_env.envs.games`` (what Gymnasium's
+entry points, SB3's vec env and the tools read) finds the classes here."""
 
 from __future__ import annotations
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from war_env.core.observation import OBSERVATION_FIELDS, inference_fields, observe, observe_inference
 from war_env.core.probes import PROBES, Probe
 from war_env.envs.latency import WarLatencyEnv
 from war_env.envs.vector import WarLatencyVectorEnv
@@ -20,6 +24,10 @@ class ProbeEnv(WarLatencyEnv):
 
     probe: Probe
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.observation_kind = cls.probe.observation  # the probe's declared observation, read by its vector env too
+
     def __init__(self, render_mode: str | None = None, opponent=None, config=None, **rules):
         opponent = self.probe.opponent if opponent is None else opponent
         if config is None:
@@ -28,8 +36,7 @@ class ProbeEnv(WarLatencyEnv):
 
     @classmethod
     def observation_width(cls, config) -> int:
-        """Floats of the probe's observation under ``config`` (``fields_for``: WarLatency-v0's unless the probe
-        says otherwise); its vector env's too."""
+        """Floats of the probe's observation under ``config`` (``fields_for``: ``Probe.observation``'s fields)."""
         return len(cls.fields_for(config))
 
     @classmethod
@@ -131,13 +138,6 @@ class WarMemoryEnv(ProbeEnv):
 
     probe = PROBES["memory"]
 
-    @classmethod
-    def fields_for(cls, config) -> tuple[str, ...]:
-        return OBSERVATION_FIELDS
-
-    def _observe(self, seat: int) -> np.ndarray:
-        return observe(self.round, seat)
-
 
 class WarInferenceEnv(ProbeEnv):
     """The inference probe: the opponent is one of a pool's two bots, drawn per round and never named.
@@ -181,13 +181,6 @@ class WarInferenceEnv(ProbeEnv):
     """
 
     probe = PROBES["inference"]
-
-    @classmethod
-    def fields_for(cls, config) -> tuple[str, ...]:
-        return inference_fields(config)
-
-    def _observe(self, seat: int) -> np.ndarray:
-        return observe_inference(self.round, seat)
 
 
 class WarTableReadingEnv(ProbeEnv):
@@ -241,6 +234,7 @@ class WarTableReadingEnv(ProbeEnv):
 
 
 PROBE_ENVS = {env.probe.name: env for env in (WarAnticipationEnv, WarMemoryEnv, WarInferenceEnv, WarTableReadingEnv)}
+"""Probe name -> the env ``gym.make(probe.env_id)`` builds."""
 
 
 class ProbeVectorEnv(WarLatencyVectorEnv):
@@ -261,9 +255,6 @@ class ProbeVectorEnv(WarLatencyVectorEnv):
             rules = {"latency": probe.latency, **probe.rules, **rules}
         super().__init__(num_envs, opponent=opponent, max_episode_steps=max_episode_steps, render_mode=render_mode,
                          config=config, backend=backend, autoreset_mode=autoreset_mode, **rules)
-
-    def observation_width(self, config) -> int:
-        return self.single_env.observation_width(config)
 
 
 class WarAnticipationVectorEnv(ProbeVectorEnv):
@@ -294,3 +285,4 @@ class WarTableReadingVectorEnv(ProbeVectorEnv):
 
 PROBE_VECTOR_ENVS = {env.single_env.probe.name: env for env in (
     WarAnticipationVectorEnv, WarMemoryVectorEnv, WarInferenceVectorEnv, WarTableReadingVectorEnv)}
+"""Probe name -> its batched vector env (``gym.make_vec(probe.env_id, vectorization_mode="vector_entry_point")``)."""

@@ -1,4 +1,5 @@
-"""What ``import war_env`` registers with each id, beyond its entry points: a clear error for ``vector_kwargs``.
+"""What ``import war_env`` registers with each id: the probes' entry points (``entry_points``), and a clear error
+for ``vector_kwargs``.
 
 Every id here has a batched vector env (``vector_entry_point``), which takes its arguments as keywords:
 ``gym.make_vec("War-v0", num_envs=4, autoreset_mode=AutoresetMode.SAME_STEP)``. ``vector_kwargs`` is for
@@ -34,6 +35,22 @@ class BatchedSpecKwargs(dict):
         if key == "vector_kwargs" and default and default[0] and self.vectorization_mode in _BATCHED_MODES:
             raise Error(vector_kwargs_message(self.env_id, default[0]))
         return super().pop(key, *default)
+
+
+_GAMES_MODULE = "war_env.envs.games"
+_VECTOR = ".vector"
+
+
+def entry_points(env_id: str) -> tuple[str, str]:
+    """The entry point and the vector entry point of a probe's id: its classes in ``envs.games.GAMES`` and
+    ``VECTOR_GAMES`` (read from ``envs.probes``' tables keyed by probe name), resolved when Gymnasium first makes
+    it, so that registering imports no env module (``war_env.register_envs`` runs as Gymnasium is imported)."""
+    return f"{_GAMES_MODULE}:{env_id}", f"{_GAMES_MODULE}:{env_id}{_VECTOR}"
+
+
+def parse_entry_name(name: str) -> tuple[str, bool]:
+    """The env id an entry point of ``entry_points`` names, and whether it is the vector one."""
+    return (name.removesuffix(_VECTOR), True) if name.endswith(_VECTOR) else (name, False)
 
 
 def vector_kwargs_message(env_id: str, vector_kwargs: dict) -> str:

@@ -33,15 +33,9 @@ from war_env.support.extras import require
 require("train", "war_env.envs.sb3_vec")
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv  # noqa: E402
 
-from war_env.envs.latency import WarLatencyEnv  # noqa: E402
-from war_env.envs.probes import PROBE_VECTOR_ENVS  # noqa: E402
-from war_env.envs.vector import WarLatencyVectorEnv, WarVectorEnv, sub_env_round_info  # noqa: E402
+from war_env.envs.games import VECTOR_GAMES  # noqa: E402
+from war_env.envs.vector import sub_env_round_info  # noqa: E402
 from war_env.envs.war import WarEnv  # noqa: E402
-
-ENV_IDS = {"War-v0": (WarVectorEnv, WarEnv), "WarLatency-v0": (WarLatencyVectorEnv, WarLatencyEnv),
-           **{env.single_env.probe.env_id: (env, env.single_env) for env in PROBE_VECTOR_ENVS.values()}}
-"""The games ``WarSB3VecEnv`` batches: the vector env and the single env (its rendering views) of each id (War-v0,
-WarLatency-v0 and the probes, docs/probes.md)."""
 
 
 class WarSB3VecEnv(VecEnv):
@@ -57,9 +51,10 @@ class WarSB3VecEnv(VecEnv):
                  config=None, render_mode: str | None = None, backend: str = "auto", env_id: str = "War-v0", **rules):
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"WarSB3VecEnv draws rgb_array frames only (for VecVideoRecorder), got render_mode={render_mode!r}")
-        if env_id not in ENV_IDS:
-            raise ValueError(f"env_id must be one of {sorted(ENV_IDS)}, got {env_id!r}")
-        vector_env, single_env = ENV_IDS[env_id]
+        if env_id not in VECTOR_GAMES:  # the games by env id (War-v0, WarLatency-v0, the probes: envs.games)
+            raise ValueError(f"env_id must be one of {sorted(VECTOR_GAMES)}, got {env_id!r}")
+        vector_env = VECTOR_GAMES[env_id]
+        single_env = vector_env.single_env  # its rendering views
         if opponent is not None:
             rules["opponent"] = opponent
         self.venv = vector_env(num_envs, max_episode_steps=max_episode_steps, config=config,

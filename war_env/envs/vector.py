@@ -27,7 +27,6 @@ from war_env import batched
 from war_env.core.bots import Bot, make_bot
 from war_env.core.cards import card_code, parse_piles
 from war_env.core.deal import check_starter
-from war_env.core.observation import observation_size
 from war_env.core.round_info import NO_WINNER, REASONS, RoundInfo, RoundTable, info_dtype
 from war_env.core.rules import WarConfig, make_config
 from war_env.envs.latency import WarLatencyEnv, with_default_latency
@@ -114,8 +113,8 @@ class WarVectorEnv(VectorEnv):
     """The single env every sub-env equals step for step; the reference backend steps it."""
 
     def observation_width(self, config: WarConfig) -> int:
-        """Floats of a sub-env's observation (the single env's): War-v0's 16, or WarLatency-v0's."""
-        return observation_size(config, self.observes_latency)
+        """Floats of a sub-env's observation: the single env's (its ``observation_kind``'s fields)."""
+        return len(self.single_env.fields_for(config))
 
     def __init__(self, num_envs: int = 1, opponent: str | Bot = "human", max_episode_steps: int | None = None,
                  render_mode: str | None = None, config: WarConfig | None = None, backend: str = "auto",
@@ -157,7 +156,7 @@ class WarVectorEnv(VectorEnv):
         self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._engine = _make_engine(backend, config, self.num_envs, self.opponent_bot, max_episode_steps,
-                                    self.single_env, size, restart=self.autoreset_mode == AutoresetMode.NEXT_STEP)
+                                    self.single_env, restart=self.autoreset_mode == AutoresetMode.NEXT_STEP)
         self.backend = self._engine.backend
         self._started = False
         self._all_valid = np.ones(self.num_envs, dtype=bool)
@@ -352,19 +351,30 @@ class ReferenceSteps:
 
 
 def _make_engine(backend: str, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None,
-                 single: type[WarEnv], observation_width: int, restart: bool):
+                 single: type[WarEnv], restart: bool):
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if backend == "numba" or (backend == "auto" and batched.available()):
         require("fast", "WarVectorEnv(backend='numba')")
         from war_env.batched.rounds import BatchedSteps
 
-        engine = BatchedSteps(config, n, opponent, max_episode_steps, observation_width, restart)
+        engine = BatchedSteps(config, n, opponent, max_episode_steps, single.observation_kind, restart)
+        _check_width(engine, single, config)
         hidden = single.hidden_columns(config) if hasattr(single, "hidden_columns") else []
         return HidingSteps(engine, hidden) if hidden else engine
     if backend == "auto":
         batched.warn_unavailable("WarVectorEnv", "steps num_envs War-v0 envs in a loop")
     return ReferenceSteps(config, n, opponent, max_episode_steps, single, restart)
+
+
+def _check_width(engine, single: type[WarEnv], config: WarConfig) -> None:
+    """The engine writes the observation the single env declares (``observation_kind``); a single env whose
+    ``fields_for`` says otherwise would get another observation from its vector env."""
+    fields = single.fields_for(config)
+    if engine.observations.shape[1] != len(fields):
+        raise ValueError(f"{single.__name__} shows {len(fields)} floats, but its declared observation "
+                         f"{single.observation_kind!r} has {engine.observations.shape[1]}: declare the observation "
+                         f"it shows (observation_kind, a key of war_env.core.observation.OBSERVATIONS)")
 
 
 class HidingSteps:

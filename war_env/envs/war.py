@@ -11,7 +11,7 @@ from gymnasium import spaces
 from war_env.core.bots import Bot, make_bot
 from war_env.core.clock import TimedRound
 from war_env.core.deal import check_new_match, check_options, deal_round
-from war_env.core.observation import OBSERVATION_FIELDS, action_mask, observe
+from war_env.core.observation import OBSERVATIONS, action_mask, observation_fields
 from war_env.core.randomness import Stream, derive_seed
 from war_env.core.rewards import outcome_reward
 from war_env.core.rules import WarConfig, make_config
@@ -137,6 +137,9 @@ class WarEnv(gym.Env):
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 10}
     observes_latency = False
     """War-v0 refuses a config with latency; ``WarLatency-v0`` (``war_env.envs.latency``) plays it."""
+    observation_kind = "war"
+    """The observation the game shows (a key of ``war_env.core.observation.OBSERVATIONS``); its vector env's
+    engine writes the same one."""
 
     def __init__(
         self,
@@ -254,11 +257,11 @@ class WarEnv(gym.Env):
 
     @classmethod
     def fields_for(cls, config: WarConfig) -> tuple[str, ...]:
-        """The observation's fields under ``config``'s rules (subclasses that observe more override it)."""
-        return OBSERVATION_FIELDS
+        """The observation's fields under ``config``'s rules (those of ``observation_kind``)."""
+        return observation_fields(cls.observation_kind, config)
 
     def _observe(self, seat: int) -> np.ndarray:
-        return observe(self.round, seat)
+        return OBSERVATIONS[self.observation_kind][1](self.round, seat)
 
     def _play_out(self) -> None:
         """The agent was taken over: bot against bot (or the policy) to the end of the round."""

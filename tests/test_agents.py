@@ -55,7 +55,7 @@ def test_a_bad_spec_is_refused_naming_the_problem(spec, complaint):
 
 
 @pytest.mark.parametrize("spec, complaint", [
-    ("humann", r"unknown opponent 'humann'.*bots: absent, fixed, human, instant, leader, pool, uniform"
+    ("humann", r"unknown opponent 'humann'.*bots: absent, fixed, human, instant, leader, modes, pool, uniform"
                r".*did you mean 'human'\?"),
     ("promt", r"unknown opponent 'promt'.*agents \(playing seat 1\): prompt.*did you mean 'prompt'\?"),
     ("ppoo:x.zip", r"unknown opponent 'ppoo'.*did you mean 'ppo:PATH'\?"),

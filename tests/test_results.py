@@ -4,11 +4,12 @@ pooled intervals resample deals (round i is the same deal against every opponent
 
 import pytest
 
+from war_env.core.rewards import CAUSES
 from war_env.core.rules import WarConfig
 from war_env.evaluation import play_rounds
-from war_env.league import League, make_shards, play_shard
 from war_env.evaluation.summary import RoundColumns, paired_difference, paired_difference_by_cause
-from war_env.league.results import CAUSES, choose_reference, ranked, rounds_of, summarise
+from war_env.league import League, make_shards, play_shard
+from war_env.league.results import choose_reference, ranked, rounds_of, summarise
 
 ODD_WEIGHTS = dict(reward_win=3.0, reward_loss=-2.0, reward_draw=0.5, reward_takeover=-2.0, reward_false_start=-0.5,
                    reward_idle_tick=-0.01)

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
+from war_env.core.rewards import CAUSES
 from war_env.evaluation.summary import RoundColumns
 from war_env.league.league import League
-from war_env.league.results import CAUSE_NAMES, CAUSES, ranked
+from war_env.league.results import CAUSE_NAMES, ranked
 from war_env.league.stats import CONFIDENCE
 from war_env.support.atomic import write_atomic
 

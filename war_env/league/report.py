@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 
+from war_env.core.rewards import CAUSES
 from war_env.core.rules import WarConfig
 from war_env.league.league import ORACLE
-from war_env.league.results import CAUSE_NAMES, CAUSES, ranked
+from war_env.league.results import CAUSE_NAMES, ranked
 from war_env.league.stats import BOOTSTRAP_RESAMPLES, is_finite
 
 

@@ -18,7 +18,6 @@ from dataclasses import asdict
 
 import numpy as np
 
-from war_env.core.rewards import CAUSES  # noqa: F401  (the report, plots and tests take the causes from here)
 from war_env.core.round_info import END_REASONS, REASONS
 from war_env.core.rules import WarConfig
 from war_env.data import results_schema_file

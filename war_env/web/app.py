@@ -36,7 +36,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from war_env.play.loop import WallClock
 from war_env.play.session import PlaySession
-from war_env.web.guards import KnownHosts, SlowHeads
+from war_env.web.guards import KnownHosts, PerAddress, SlowHeads
 from war_env.web.protocol import (
     MAX_MESSAGE_BYTES,
     ProtocolError,
@@ -179,42 +179,37 @@ class TablePool:
 
     def __init__(self, limits: Limits):
         self.limits = limits
-        self.seats: dict[str, list[Seat]] = {}
+        self.seats = PerAddress()
+        """Client address -> the seats it holds, oldest first."""
 
     def take(self, client: str) -> tuple[Seat | None, str | None, Connection | None]:
         """A seat for ``client`` and the connection to close for it (or ``None``); or no seat and why."""
-        mine = len(self.seats.get(client, ()))
+        mine = len(self.seats.of(client))
         if mine >= self.limits.tables_per_client:
             return None, (f"you already have {self.limits.tables_per_client} tables open here, the most one address "
                           "may hold: close a tab to open another"), None
         victim = None
-        if sum(map(len, self.seats.values())) >= self.limits.max_sessions:
+        if self.seats.total() >= self.limits.max_sessions:
             victim = self._victim(mine)
             if victim is None:
                 return None, (f"this server already has {self.limits.max_sessions} tables open: close a tab or try "
                               "again later"), None
             self.leave(victim)
         seat = Seat(client)
-        self.seats.setdefault(client, []).append(seat)
+        self.seats.add(client, seat)
         return seat, None, None if victim is None else victim.connection
 
     def _victim(self, newcomer_holds: int) -> Seat | None:
         """The longest-idle playing table of the address holding the most, if it holds two more than the
         newcomer."""
-        if not self.seats:
-            return None
-        richest = max(self.seats.values(), key=len)
+        richest = self.seats.richest()
         playing = [seat for seat in richest if seat.connection is not None]
         if len(richest) < newcomer_holds + 2 or not playing:
             return None
         return min(playing, key=lambda seat: seat.connection.last_heard)
 
     def leave(self, seat: Seat) -> None:
-        held = self.seats.get(seat.client, [])
-        if seat in held:
-            held.remove(seat)
-            if not held:
-                del self.seats[seat.client]
+        self.seats.remove(seat.client, seat)
 
 
 class Connection:

@@ -27,12 +27,40 @@ from urllib.parse import urlsplit
 END_OF_HEAD = b"\r\n\r\n"
 
 
+class PerAddress:
+    """What each client address holds of a pool shared by the server, oldest first: the bookkeeping of a fair
+    share (the slow heads here, the tables in ``app.TablePool``), where the address holding the most gives way."""
+
+    def __init__(self):
+        self.held: dict[str, list] = {}
+
+    def of(self, client: str) -> list:
+        return self.held.get(client, [])
+
+    def total(self) -> int:
+        return sum(map(len, self.held.values()))
+
+    def richest(self) -> list:
+        """What the address holding the most holds (empty when nobody holds anything)."""
+        return max(self.held.values(), key=len) if self.held else []
+
+    def add(self, client: str, item) -> None:
+        self.held.setdefault(client, []).append(item)
+
+    def remove(self, client: str, item) -> None:
+        held = self.held.get(client, [])
+        if item in held:
+            held.remove(item)
+            if not held:
+                del self.held[client]
+
+
 class SlowHeads:
     """The per-server state of the slowloris guard; ``protocol(inner)`` is what uvicorn's ``http`` takes."""
 
     def __init__(self, head_seconds: float, heads_per_client: int, heads_in_total: int):
         self.head_seconds, self.per_client, self.in_total = head_seconds, heads_per_client, heads_in_total
-        self.heads: dict[str, list[_Guarded]] = {}
+        self.heads = PerAddress()
         """Client address -> its connections in the middle of a request head, oldest first."""
 
     def protocol(self, inner: Callable[..., asyncio.Protocol]) -> Callable[..., asyncio.Protocol]:
@@ -43,23 +71,19 @@ class SlowHeads:
         """Count ``connection``'s head in, or refuse it. When the server's heads are all taken, the address
         with the most gives up its oldest (the slowest) if it has at least two more than the newcomer: slow
         clients from many addresses cannot fill the server and lock out a new one."""
-        mine = self.heads.get(connection.client, [])
+        mine = self.heads.of(connection.client)
         if len(mine) >= self.per_client:
             return False
-        if sum(map(len, self.heads.values())) >= self.in_total:
-            richest = max(self.heads.values(), key=len)
+        if self.heads.total() >= self.in_total:
+            richest = self.heads.richest()
             if len(richest) < len(mine) + 2:
                 return False
             richest[0].cut_off()
-        self.heads.setdefault(connection.client, []).append(connection)
+        self.heads.add(connection.client, connection)
         return True
 
     def release(self, connection: _Guarded) -> None:
-        held = self.heads.get(connection.client, [])
-        if connection in held:
-            held.remove(connection)
-            if not held:
-                del self.heads[connection.client]
+        self.heads.remove(connection.client, connection)
 
 
 class _Guarded(asyncio.Protocol):

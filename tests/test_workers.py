@@ -29,14 +29,16 @@ def _played_here(shards):
     return sorted((record for shard in shards for record in play_shard(shard)), key=_key)
 
 
-def _dies_once(marks: Path, at_round: int, shard, on_round):
-    """Plays like ``play_shard``, but the first worker to send ``at_round`` is killed right after it."""
+def _signals_itself_once(signal_number: int, marks: Path, at_round: int, shard, on_round):
+    """Plays like ``play_shard``, but the first worker to send ``at_round`` sends itself ``signal_number`` right
+    after it (SIGKILL: it dies; SIGSTOP: it stops), leaving a mark in ``marks`` named after the signal."""
 
     def send(record):
         on_round(record)
-        if record.round == at_round and not (marks / "died").exists():
-            (marks / "died").touch()
-            os.kill(os.getpid(), signal.SIGKILL)
+        mark = marks / signal.Signals(signal_number).name
+        if record.round == at_round and not mark.exists():
+            mark.touch()
+            os.kill(os.getpid(), signal_number)
 
     return play_shard(shard, on_round=send)
 
@@ -51,31 +53,20 @@ def _always_dies(at_round: int, shard, on_round):
 @pytest.mark.slow
 def test_a_worker_killed_in_the_middle_of_a_shard_is_replaced_and_its_rounds_replayed(tmp_path, capsys):
     received = []
-    run_shards(SHARDS, workers=2, sink=received.append, player=functools.partial(_dies_once, tmp_path, 8))
-    assert (tmp_path / "died").exists()
+    dies_once = functools.partial(_signals_itself_once, signal.SIGKILL, tmp_path, 8)
+    run_shards(SHARDS, workers=2, sink=received.append, player=dies_once)
+    assert (tmp_path / "SIGKILL").exists()  # the mark of the worker that killed itself
     assert sorted(received, key=_key) == _played_here(SHARDS)  # every round once, the same records
     assert "unfinished round(s) are played again on a new worker" in capsys.readouterr().err
-
-
-def _stops_once(marks: Path, at_round: int, shard, on_round):
-    """Plays like ``play_shard``, but the first worker to send ``at_round`` stops itself (``kill -STOP``)."""
-
-    def send(record):
-        on_round(record)
-        if record.round == at_round and not (marks / "stopped").exists():
-            (marks / "stopped").touch()
-            os.kill(os.getpid(), signal.SIGSTOP)
-
-    return play_shard(shard, on_round=send)
 
 
 def test_a_stopped_worker_is_treated_as_dead_and_its_rounds_replayed(tmp_path, capsys):
     """Issue 31: a worker stopped with kill -STOP hung the league (still running at 100 s against 33 s)."""
     received = []
     started = time.monotonic()
-    run_shards(SHARDS, workers=2, sink=received.append, player=functools.partial(_stops_once, tmp_path, 8),
-               stall_seconds=3)
-    assert (tmp_path / "stopped").exists()
+    stops_once = functools.partial(_signals_itself_once, signal.SIGSTOP, tmp_path, 8)
+    run_shards(SHARDS, workers=2, sink=received.append, player=stops_once, stall_seconds=3)
+    assert (tmp_path / "SIGSTOP").exists()  # the mark of the worker that stopped itself
     assert sorted(received, key=_key) == _played_here(SHARDS)  # every round once, the same records
     assert "a worker sent nothing for 3 s (stopped, or hung) and was killed; its 3 unfinished round(s) are played " \
            "again on a new worker" in capsys.readouterr().err

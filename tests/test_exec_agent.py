@@ -75,7 +75,9 @@ BAD_CLIENTS = {
     "a fraction for an action": ("print(json.dumps({'action': 0.5}), flush=True)", "it sent '{\"action\": 0.5}'"),
     "no answer": ("time.sleep(60)", "did not answer an observation by its deadline"),
     "crash": ("sys.exit(3)", "ended its output (it exited with status 3)"),
-    "flood": ("[print(json.dumps({'action': 0})) for _ in range(10000)]; sys.stdout.flush()",
+    # The flood is one write: printed line by line (PYTHONUNBUFFERED=1), a client preempted after every line by
+    # the agent it woke is, in lock-step, indistinguishable from one answering each observation in time.
+    "flood": ("sys.stdout.write((json.dumps({'action': 0}) + '\\n') * 10000); sys.stdout.flush()",
               "sent more than the one line asked for"),
 }
 

@@ -192,10 +192,43 @@ def test_the_learners_table_trains_each_learner_per_probe_and_seed_and_scores_th
         scores = table[name]["scores"]["memory"]
         assert len(scores) == 2 and table[name]["mean"]["memory"] == pytest.approx(np.mean(scores))
         assert table[name]["iqm"]["value"] == pytest.approx(np.mean(scores))  # two runs: the IQM is their mean
-    assert "improvement_over_ppo" not in table["ppo"] and 0 <= table["a2c"]["improvement_over_ppo"]["value"] <= 1
-    suite = json.loads((out / "suite-seeds-0-1-ppo-a2c-memory" / "suite.json").read_text())
+    assert set(table["ppo"]["improvement"]) == {"a2c"} and 0 <= table["a2c"]["improvement"]["ppo"]["value"] <= 1
+    assert table["a2c"]["improvement"]["ppo"]["value"] + table["ppo"]["improvement"]["a2c"]["value"] == pytest.approx(1)
+    suite = json.loads((out / "suites" / "memory-seeds-0-1-ppo-a2c" / "suite.json").read_text())
     assert len(suite["suite"]["agents"]) == 4
-    assert "| a2c | " in (out / "learners.md").read_text()
+    assert "| a2c | 64 | " in (out / "learners.md").read_text()
     trained = {path: path.stat().st_mtime_ns for path in (out / "runs").rglob("final.zip")}
     assert main(argv) == table  # run again: nothing trained again, the same scores
     assert {path: path.stat().st_mtime_ns for path in (out / "runs").rglob("final.zip")} == trained
+
+
+@pytest.mark.slow
+def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curves_are_drawn(tmp_path):
+    from war_env.experiments.learners import main
+
+    out = tmp_path / "fast"
+    table = main(["--out", str(out), "--timesteps", "64", "--budget", "fast_lstm=131072", "--seeds", "0", "1",
+                  "--learners", "fast_mlp", "fast_lstm", "--probes", "anticipation", "--rounds", "2", "--jobs", "2"])
+    cards = {name: [json.loads((out / "runs" / "anticipation" / f"{name}-s{seed}" / "model_card.json").read_text())
+                    for seed in (0, 1)] for name in ("fast_mlp", "fast_lstm")}
+    assert [card["timesteps"] for card in cards["fast_mlp"]] == [65536, 65536]  # 64 steps: one whole rollout
+    assert [card["timesteps"] for card in cards["fast_lstm"]] == [131072, 131072]
+    assert all(card["config"]["lstm_hidden_size"] == 64 for card in cards["fast_lstm"])
+    assert all(card["env_id"] == "WarAnticipation-v1" for card in cards["fast_mlp"] + cards["fast_lstm"])
+    saved = json.loads((out / "learners.json").read_text())
+    assert saved["budgets"] == {"fast_mlp": 64, "fast_lstm": 131072}
+    assert set(table) == {"fast_mlp", "fast_lstm"} and len(table["fast_lstm"]["scores"]["anticipation"]) == 2
+    for points in saved["curves"]["anticipation"].values():
+        assert [point["steps"] for point in points] == sorted(point["steps"] for point in points)
+        assert all(point["seconds"] > 0 and point["return"]["low"] <= point["return"]["high"] for point in points)
+    assert (out / "curves.png").read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("budget", ["fast_mlp", "fast_mlp=0", "nobody=100", "fast_mlp=1e6"])
+def test_a_bad_budget_is_named(budget, tmp_path, capsys):
+    from war_env.experiments.learners import main
+
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path), "--budget", budget, "--learners", "fast_mlp"])
+    printed = capsys.readouterr().err
+    assert "--budget takes LEARNER=STEPS" in printed and repr(budget) in printed

@@ -1,18 +1,22 @@
 """The learners' table on the probe suite: ``python -m war_env.experiments.learners`` (docs/probes.md, "The learners").
 
-Each learner (PPO, RecurrentPPO, PPO with 4 stacked frames, DQN, A2C) is trained by ``war-train``'s ``train`` on
-every probe's env id, once per seed, at one stated budget; its **final** model is scored by the suite
-(``war_env.league.suite``: the bounded score, 0 = the probe's best simple baseline or worse, 1 = the oracle, on the
-same deals; its regret, the raw figure, is kept beside it). The training
-config is the one shipped for the algorithm, with two changes: the training envs keep the probe's reward weights
-(the shipped configs weigh an idle tick at -0.1 in training, which would change the optimum the probe measures;
-only the card outcome's weight is zeroed, which cannot change it), and the policy sees the probe's whole
-observation (``"all"``; DQN's and A2C's shipped configs see the timing fields only). No evaluation callback runs:
-final models only.
+Each learner is trained on every probe's env id, once per seed, at its budget: the fast learners (``fast_mlp``,
+``fast_stack4``, ``fast_lstm``: ``war-train --algo fast_ppo`` on the batched engine) by ``run_fast_ppo``, the SB3
+learners (PPO, RecurrentPPO, PPO with 4 stacked frames, DQN, A2C) by ``war-train``'s ``train``. The **final** model
+of each run is scored by the suite (``war_env.league.suite``, one suite per probe with that probe's models: the
+bounded score, 0 = the probe's best simple baseline or worse, 1 = the oracle, on the same deals; its regret, the raw
+figure, is kept beside it). The SB3 training config is the one shipped for the algorithm, with two changes: the
+training envs keep the probe's reward weights (the shipped configs weigh an idle tick at -0.1 in training, which
+would change the optimum the probe measures; only the card outcome's weight is zeroed, which cannot change it), and
+the policy sees the probe's whole observation (``"all"``; DQN's and A2C's shipped configs see the timing fields
+only). No evaluation callback runs: final models only. The fast learners train with ``FastPPOConfig``'s defaults
+(the same reward weights: ``OUTCOME_FREE_REWARDS`` on a probe; gamma 0.99).
 
 The table gives per learner its mean score per probe over the seeds and, over all probes and seeds, the IQM with a
-stratified bootstrap interval (``stats.iqm_interval``) and the probability of improvement over PPO
-(``stats.probability_of_improvement``): rliable's definitions (Agarwal et al. 2021), computed with scipy.
+stratified bootstrap interval (``stats.iqm_interval``) and the probability of improvement over every other learner
+(``stats.probability_of_improvement``): rliable's definitions (Agarwal et al. 2021), computed with scipy. The fast
+learners' runs log their training return after every update; ``curves.png`` draws its IQM over seeds per probe,
+against env steps and wall seconds (SB3's runs log no such curve here).
 A folder that holds some of the runs is continued by the same command (a finished run is not trained again).
 """
 
@@ -20,6 +24,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -31,11 +38,25 @@ from war_env.league.stats import iqm_interval, probability_of_improvement
 from war_env.league.suite import run_suite
 from war_env.support.atomic import write_atomic
 
-LEARNERS = {"ppo": ("ppo", 1), "recurrent_ppo": ("recurrent_ppo", 1), "ppo_stack4": ("ppo", 4),
-            "dqn": ("dqn", 1), "a2c": ("a2c", 1)}
-"""Learner name -> (algorithm, frames stacked)."""
-REFERENCE = "ppo"
-"""The learner the others' probability of improvement is measured against."""
+
+@dataclass(frozen=True)
+class Learner:
+    algo: str
+    """``fast_ppo`` or a ``war-train`` SB3 algorithm."""
+    frames: int = 1
+    """Observations the policy sees at once."""
+    lstm: int = 0
+    """LSTM units of a fast learner (0: an MLP); the SB3 learners' networks are their shipped configs'."""
+
+    @property
+    def fast(self) -> bool:
+        return self.algo == "fast_ppo"
+
+
+LEARNERS = {"fast_mlp": Learner("fast_ppo"), "fast_stack4": Learner("fast_ppo", frames=4),
+            "fast_lstm": Learner("fast_ppo", lstm=64), "ppo": Learner("ppo"), "recurrent_ppo": Learner("recurrent_ppo"),
+            "ppo_stack4": Learner("ppo", frames=4), "dqn": Learner("dqn"), "a2c": Learner("a2c")}
+"""Learner name -> how it is trained."""
 
 
 def suite_config(algo: str, folder: Path) -> Path:
@@ -50,31 +71,51 @@ def suite_config(algo: str, folder: Path) -> Path:
     return path
 
 
-def train_all(out: Path, learners, probes, seeds, timesteps: int, log=print) -> dict[tuple[str, str, int], Path]:
-    """Every (learner, probe, seed)'s final model, trained unless its run folder already holds it."""
-    from war_env.training.run import train
-
-    configs = {algo: suite_config(algo, out / "configs") for algo in {LEARNERS[name][0] for name in learners}}
-    models = {}
-    for probe in probes:
-        for name in learners:
-            algo, frames = LEARNERS[name]
-            for seed in seeds:
+def train_all(out: Path, learners, probes, seeds, budgets: dict[str, int], jobs: int = 1,
+              log=print) -> dict[tuple[str, str, int], Path]:
+    """Every (learner, probe, seed)'s final model, trained unless its run folder already holds it; ``jobs`` runs at
+    once, each in its own process. The runs are ordered seed by seed, so a cut-off table has every learner's first
+    seeds."""
+    configs = {learner.algo: suite_config(learner.algo, out / "configs")
+               for learner in {LEARNERS[name] for name in learners} if not learner.fast}
+    models, todo = {}, []
+    for seed in seeds:
+        for probe in probes:
+            for name in learners:
                 run_dir = out / "runs" / probe / f"{name}-s{seed}"
-                if not (run_dir / "model_card.json").is_file():
-                    result = train(algo, config_path=configs[algo], timesteps=timesteps, seed=seed,
-                                   env_id=PROBES[probe].env_id, frame_stack=frames, run_dir=run_dir, bench_rounds=0,
-                                   vec_env="dummy")
-                    log(f"{probe} {name} seed {seed}: {result.model_card['train_wall_seconds']} s")
                 models[(name, probe, seed)] = run_dir / "final.zip"
+                if not (run_dir / "model_card.json").is_file():
+                    todo.append((name, probe, seed, budgets[name], run_dir, configs.get(LEARNERS[name].algo)))
+    if jobs == 1:
+        for task in todo:
+            log(_train_one(*task))
+    else:  # spawned, not forked: a fork of a parent whose torch started its thread pool can deadlock
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            for line in pool.map(_train_one, *zip(*todo)) if todo else ():
+                log(line)
     return models
 
 
-def learners_table(suite: dict, models: dict[tuple[str, str, int], Path], learners, probes, seeds) -> dict:
+def _train_one(name: str, probe: str, seed: int, timesteps: int, run_dir: Path, config_path: Path | None) -> str:
+    learner, env_id = LEARNERS[name], PROBES[probe].env_id
+    if learner.fast:
+        from war_env.training.fast_ppo import run_fast_ppo
+
+        overrides = {"frame_stack": learner.frames, "lstm_hidden_size": learner.lstm}
+        card = run_fast_ppo(run_dir, timesteps, overrides=overrides, env_id=env_id, seed=seed, bench_rounds=0).model_card
+    else:
+        from war_env.training.run import train
+
+        card = train(learner.algo, config_path=config_path, timesteps=timesteps, seed=seed, env_id=env_id,
+                     frame_stack=learner.frames, run_dir=run_dir, bench_rounds=0, vec_env="dummy").model_card
+    return f"{probe} {name} seed {seed}: {card['timesteps']:,} steps in {card['train_wall_seconds']} s"
+
+
+def learners_table(scores: dict[str, dict], models: dict[tuple[str, str, int], Path], learners, probes, seeds) -> dict:
     """Per learner: the bounded scores of its final models per probe and seed (and their regrets beside them), their
     mean per probe, the IQM over all of them (stratified bootstrap over each probe's seeds) and the probability of
-    improvement over PPO, both of the bounded scores (no probe's unit of failure enters them)."""
-    scores = {p["name"]: p["agents"] for p in suite["probes"]}
+    improvement over each other learner, both of the bounded scores (no probe's unit of failure enters them).
+    ``scores`` is each probe's suite entry of agents (``suite.json``'s ``probes[k]["agents"]``)."""
 
     def runs(name: str, key: str = "score") -> list[np.ndarray]:
         return [np.array([scores[probe][_spec(name, models[(name, probe, seed)])][key]["value"] for seed in seeds])
@@ -86,29 +127,99 @@ def learners_table(suite: dict, models: dict[tuple[str, str, int], Path], learne
         table[name] = {"scores": {probe: values.tolist() for probe, values in zip(probes, per_probe)},
                        "regrets": {probe: values.tolist() for probe, values in zip(probes, runs(name, "regret"))},
                        "mean": {probe: float(values.mean()) for probe, values in zip(probes, per_probe)},
-                       "iqm": iqm_interval(*per_probe)}
-        if name != REFERENCE and REFERENCE in learners:
-            table[name]["improvement_over_ppo"] = probability_of_improvement(per_probe, runs(REFERENCE))
+                       "iqm": iqm_interval(*per_probe),
+                       "improvement": {other: probability_of_improvement(per_probe, runs(other))
+                                       for other in learners if other != name}}
     return table
 
 
 def _spec(name: str, path: Path) -> str:
     """The agent spec of learner ``name``'s model at ``path``: its algorithm is the learner's, never read from the
     run folder (a folder's file naming ``exec`` would otherwise make the spec a command)."""
-    return f"{LEARNERS[name][0]}:{path}"
+    return f"{LEARNERS[name].algo}:{path}"
 
 
-def render_table(table: dict, probes, seeds, timesteps: int) -> str:
-    lines = ["| learner | " + " | ".join(probes) + f" | IQM (all probes x {len(seeds)} seeds) | P(better than PPO) |",
-             "|---|" + "---|" * (len(probes) + 2)]
+def render_table(table: dict, probes, seeds, budgets: dict[str, int]) -> str:
+    names = list(table)
+    lines = ["| learner | budget (steps) | " + " | ".join(probes) + f" | IQM (all probes x {len(seeds)} seeds) |",
+             "|---|---|" + "---|" * (len(probes) + 1)]
     for name, row in table.items():
         cells = [f"{row['mean'][probe]:.2f}" for probe in probes]
-        improvement = fmt(row["improvement_over_ppo"], 2) if "improvement_over_ppo" in row else "reference"
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {fmt(row['iqm'], 2)} | {improvement} |")
-    lines += ["", f"Mean score of the final models per probe over seeds {', '.join(map(str, seeds))} ({timesteps:,} "
-              "steps each); 0 = the probe's best simple baseline or worse, 1 = the oracle (bounded; the regrets are in "
-              "learners.json)."]
+        lines.append(f"| {name} | {budgets[name]:,} | " + " | ".join(cells) + f" | {fmt(row['iqm'], 2)} |")
+    lines += ["", f"Mean score of the final models per probe over seeds {', '.join(map(str, seeds))}; 0 = the probe's "
+              "best simple baseline or worse, 1 = the oracle (bounded; the regrets are in learners.json).", ""]
+    if len(names) > 1:
+        lines += ["| P(row > column) | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        for name in names:
+            cells = ["" if other == name else fmt(table[name]["improvement"][other], 2) for other in names]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines += ["", "Probability of improvement over all probes (per probe, the chance that a run of the row's learner "
+                  "scores above a run of the column's, ties one half; averaged over the probes), stratified bootstrap."]
     return "\n".join(lines) + "\n"
+
+
+def training_curves(out: Path, learners, probes, seeds, bins: int = 25) -> dict:
+    """Per probe and fast learner: the training return per round (the sampled policy, the probe's timing rewards
+    without the card outcome) of each seed's run, binned by env steps (the rounds that ended in a bin, weighted by
+    their number), and its IQM over the seeds with a stratified bootstrap interval, with the wall seconds at the
+    bin's end (their median over the seeds). Bins where a seed saw no round end are left out."""
+    curves = {}
+    for probe in probes:
+        for name in learners:
+            progress = [out / "runs" / probe / f"{name}-s{seed}" / "progress.jsonl" for seed in seeds]
+            if not LEARNERS[name].fast or not all(path.is_file() for path in progress):
+                continue
+            logs = [[json.loads(line) for line in path.read_text().splitlines() if line] for path in progress]
+            edges = np.linspace(0, max(log[-1]["steps"] for log in logs), bins + 1)
+            per_seed, seconds = [], []
+            for log in logs:
+                steps = np.array([entry["steps"] for entry in log])
+                ended = np.array([entry["rounds"] for entry in log], dtype=float)
+                total = np.array([entry["rounds"] * (entry["mean_return"] or 0.0) for entry in log])
+                where = np.clip(np.searchsorted(edges, steps, side="left") - 1, 0, bins - 1)
+                rounds = np.bincount(where, ended, bins)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    per_seed.append(np.where(rounds > 0, np.bincount(where, total, bins) / rounds, np.nan))
+                seconds.append(np.interp(edges[1:], steps, [entry["seconds"] for entry in log]))
+            per_seed, points = np.array(per_seed), []
+            for k in range(bins):
+                if not np.isnan(per_seed[:, k]).any():
+                    points.append({"steps": int(edges[k + 1]), "seconds": float(np.median([s[k] for s in seconds])),
+                                   "return": iqm_interval(per_seed[:, k])})
+            curves.setdefault(probe, {})[name] = points
+    return curves
+
+
+def curves_chart(curves: dict, path: Path) -> str:
+    """One row per probe: the fast learners' training return (IQM over seeds, its interval shaded) against env steps
+    (left) and wall seconds (right)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from war_env.league.plots import colours, save_figure
+
+    names = sorted({name for per_probe in curves.values() for name in per_probe}, key=list(LEARNERS).index)
+    figure, axes = plt.subplots(len(curves), 2, figsize=(10.0, 2.8 * len(curves) + 0.6), layout="constrained",
+                                squeeze=False)
+    for row, (probe, per_probe) in zip(axes, curves.items()):
+        for name, colour in zip(names, colours(len(names))):
+            points = per_probe.get(name, [])
+            values = [point["return"] for point in points]
+            for axis, x in zip(row, ("steps", "seconds")):
+                xs = [point[x] for point in points]
+                axis.plot(xs, [v["value"] for v in values], color=colour, label=name if axis is row[0] else None)
+                axis.fill_between(xs, [v["low"] for v in values], [v["high"] for v in values], color=colour, alpha=0.2)
+        row[0].set_ylabel(f"{probe}\nreturn per round")
+        row[0].set_xlabel("env steps")
+        row[1].set_xlabel("wall seconds")
+    figure.suptitle("Training return per round of the fast learners (sampled policy, timing rewards only): "
+                    "IQM over seeds", fontsize="medium")
+    figure.legend(loc="outside right upper", fontsize="small", title="learner", title_fontsize="small")
+    save_figure(figure, path)
+    plt.close(figure)
+    return path.name
 
 
 def learners_chart(table: dict, probes, path: Path) -> str:
@@ -141,47 +252,70 @@ def learners_chart(table: dict, probes, path: Path) -> str:
     return path.name
 
 
-def suite_name(seeds, learners, probes) -> str:
-    """The suite folder of these runs: more seeds, or other learners or probes, later make another suite of the same
-    runs (a suite's agents are fixed when it starts)."""
-    name = f"suite-seeds-{'-'.join(map(str, seeds))}"
-    for chosen, every in ((learners, LEARNERS), (probes, PROBES)):
-        if list(chosen) != list(every):
-            name += "-" + "-".join(chosen)
-    return name
+def suite_folder(out: Path, probe: str, seeds, learners) -> Path:
+    """The suite folder of one probe's runs: more seeds or other learners later make another suite of the same runs
+    (a suite's agents are fixed when it starts)."""
+    name = f"{probe}-seeds-{'-'.join(map(str, seeds))}"
+    if list(learners) != list(LEARNERS):
+        name += "-" + "-".join(learners)
+    return out / "suites" / name
+
+
+def parse_budgets(given: list[str], default: int, learners) -> dict[str, int]:
+    """``--budget NAME=STEPS`` for some learners; the others train ``default`` steps."""
+    budgets = dict.fromkeys(learners, default)
+    for item in given:
+        name, _, steps = item.partition("=")
+        if name not in LEARNERS or not steps.isdigit() or int(steps) < 1:
+            raise ValueError(f"--budget takes LEARNER=STEPS (a learner of {list(LEARNERS)}, STEPS >= 1), got {item!r}")
+        budgets[name] = int(steps)
+    return budgets
 
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description="Train the learners on every probe and score their final models.")
     parser.add_argument("--out", required=True,
-                        help="the folder (runs/, configs/, suite-seeds-*/, learners.json, learners.md)")
+                        help="the folder (runs/, configs/, suites/, learners.json, learners.md, learners.png, curves.png)")
     parser.add_argument("--timesteps", type=int, default=20_000, help="training steps per run (20000)")
+    parser.add_argument("--budget", action="append", default=[], metavar="LEARNER=STEPS",
+                        help="another budget for one learner (repeat it for several)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="training seeds (0 1)")
     parser.add_argument("--learners", nargs="+", choices=list(LEARNERS), default=list(LEARNERS))
     parser.add_argument("--probes", nargs="+", choices=list(PROBES), default=list(PROBES))
     parser.add_argument("--rounds", type=int, default=100, help="suite rounds per model (100)")
     parser.add_argument("--workers", type=int, default=1, help="suite worker processes (1)")
+    parser.add_argument("--jobs", type=int, default=1, help="training runs at once, each in its own process (1)")
     parser.add_argument("--train-only", action="store_true",
                         help="train the runs missing and stop (runs of other probes may train in another process)")
     args = parser.parse_args(argv)
-    if args.timesteps < 1 or len(set(args.seeds)) < 2 or min(args.seeds) < 0:
-        parser.error(f"--timesteps must be >= 1 and --seeds two or more distinct seeds >= 0, got {args.timesteps}, "
-                     f"{args.seeds}")
+    if args.timesteps < 1 or len(set(args.seeds)) < 2 or min(args.seeds) < 0 or args.jobs < 1:
+        parser.error(f"--timesteps and --jobs must be >= 1 and --seeds two or more distinct seeds >= 0, got "
+                     f"{args.timesteps}, {args.jobs}, {args.seeds}")
+    try:
+        budgets = parse_budgets(args.budget, args.timesteps, args.learners)
+    except ValueError as error:
+        parser.error(str(error))
     out = Path(args.out)
-    models = train_all(out, args.learners, args.probes, args.seeds, args.timesteps)
+    models = train_all(out, args.learners, args.probes, args.seeds, budgets, args.jobs)
     if args.train_only:
         return {}
-    specs = [_spec(name, path) for (name, _, _), path in models.items()]
-    suite_dir = out / suite_name(args.seeds, args.learners, args.probes)
-    if (suite_dir / "suite_config.json").is_file():
-        suite = run_suite(resume=suite_dir, workers=args.workers, progress=False)
-    else:
-        suite = run_suite(specs, args.probes, args.rounds, 0, suite_dir, args.workers, progress=False)
-    table = learners_table(suite.results, models, args.learners, args.probes, args.seeds)
-    write_atomic(out / "learners.json", json.dumps({"timesteps": args.timesteps, "seeds": args.seeds,
-                                                     "rounds": args.rounds, "learners": table}, indent=2) + "\n")
+    scores = {}
+    for probe in args.probes:
+        specs = [_spec(name, path) for (name, of, _), path in models.items() if of == probe]
+        suite_dir = suite_folder(out, probe, args.seeds, args.learners)
+        if (suite_dir / "suite_config.json").is_file():
+            suite = run_suite(resume=suite_dir, workers=args.workers, progress=False)
+        else:
+            suite = run_suite(specs, [probe], args.rounds, 0, suite_dir, args.workers, progress=False)
+        scores[probe] = suite.results["probes"][0]["agents"]
+    table = learners_table(scores, models, args.learners, args.probes, args.seeds)
+    curves = training_curves(out, args.learners, args.probes, args.seeds)
+    write_atomic(out / "learners.json", json.dumps({"budgets": budgets, "seeds": args.seeds, "rounds": args.rounds,
+                                                     "learners": table, "curves": curves}, indent=2) + "\n")
     chart = learners_chart(table, args.probes, out / "learners.png")
-    text = render_table(table, args.probes, args.seeds, args.timesteps) + f"\n![the learners' scores]({chart})\n"
+    text = render_table(table, args.probes, args.seeds, budgets) + f"\n![the learners' scores]({chart})\n"
+    if curves:
+        text += f"\n![the fast learners' training curves]({curves_chart(curves, out / 'curves.png')})\n"
     write_atomic(out / "learners.md", text)
     print(text)
     return table

@@ -18,7 +18,10 @@ Spec grammar (the project's ``war_env.core.specs`` plus two rules for text that 
   ``,``) and ``threads=N``, the CPU threads of the agent's inference (1 to the machine's cores; 1 by default,
   the fastest for small networks: ``war_env.support.threads``): ``ppo:path=runs/x/best.zip,threads=2``. A
   frame-stacked policy is an ordinary ``ppo:PATH`` (its file says how many frames it sees). ``fast_ppo:PATH`` plays
-  a model of the fast PPO trainer (``war_env.agents.fast_model``), whichever its network (MLP, stacked frames, LSTM).
+  a model of the fast PPO trainer (``war_env.agents.fast_model``), whichever its network (MLP, stacked frames, LSTM),
+  greedily; ``fast_ppo:path=PATH,actions=sampled`` draws each action from the policy's distribution as in training
+  (seeded per round: the same round, the same presses), which is how a timing policy that hedges (a press
+  probability under 0.5 in every state) plays at all (docs/probes.md, "The learners").
   Model files are loaded weights-only. Whether to trust a file's pickled data is never part of a spec
   (specs are stored in run folders, which other people send): it is the ``trust_model_file`` argument,
   which the commands take from their own command line only.
@@ -33,6 +36,7 @@ This package is installed as ``war_env.agents`` (its source lives in the reposit
 from __future__ import annotations
 
 from functools import partial
+from typing import NamedTuple
 
 from war_env.agents.anticipate import Anticipate
 from war_env.agents.base import Agent
@@ -139,19 +143,32 @@ def _bind(cls, config, opponent):
     return partial(cls, **given) if given else cls
 
 
-def model_spec(spec: str) -> tuple[str, str, int]:
-    """``(algo, path, threads)`` of a model agent's spec (see the module docstring), checked."""
+class ModelSpec(NamedTuple):
+    algo: str
+    path: str
+    threads: int = 1
+    sampled: bool = False
+    """Actions drawn from the policy's distribution (``actions=sampled``, fast_ppo only), not its greedy ones."""
+
+
+def model_spec(spec: str) -> ModelSpec:
+    """A model agent's spec (see the module docstring), checked."""
     algo, rest = split_spec(spec)
     if not rest or rest == "path=":
         raise ValueError(f"agent spec {spec!r} needs a model file: '{algo}:PATH' or '{algo}:path=PATH,threads=N'")
     if not rest.startswith("path="):
-        return algo, rest, 1
+        return ModelSpec(algo, rest)
     options = {key: str(value) for key, value in parse_assignments([rest], f"agent spec {spec!r}").items()}
-    unknown = sorted(set(options) - {"path", "threads"})
+    known = {"path", "threads", "actions"} if algo == "fast_ppo" else {"path", "threads"}
+    unknown = sorted(set(options) - known)
     if unknown:
-        raise ValueError(f"agent spec {spec!r} has no option {unknown[0]!r}; a model agent takes path and threads "
-                         "(trusting a model file is the command line's --trust-model-file, never a spec's)")
-    return algo, options["path"], _threads(options.get("threads", "1"), spec)
+        raise ValueError(f"agent spec {spec!r} has no option {unknown[0]!r}; a {algo} model agent takes "
+                         f"{', '.join(sorted(known))} (trusting a model file is the command line's --trust-model-file, "
+                         "never a spec's)")
+    actions = options.get("actions", "greedy")
+    if actions not in ("greedy", "sampled"):
+        raise ValueError(f"agent spec {spec!r}: actions must be greedy or sampled, got {actions!r}")
+    return ModelSpec(algo, options["path"], _threads(options.get("threads", "1"), spec), actions == "sampled")
 
 
 def _threads(text: str, spec: str) -> int:
@@ -163,11 +180,11 @@ def _threads(text: str, spec: str) -> int:
 
 
 def _load_model(spec: str, trust_model_file: bool) -> Agent:
-    algo, path, threads = model_spec(spec)
+    algo, path, threads, sampled = model_spec(spec)
     if algo == "fast_ppo":  # always weights only: its files hold nothing to unpickle
         from war_env.agents.fast_model import load_fast_agent
 
-        return load_fast_agent(path, threads=threads)
+        return load_fast_agent(path, threads=threads, sampled=sampled)
     from war_env.agents.sb3_agent import load_sb3_agent  # lazy: torch and SB3 only when a model is asked for
 
     return load_sb3_agent(algo, path, trust_model_file=trust_model_file, threads=threads)

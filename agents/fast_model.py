@@ -205,22 +205,25 @@ def read_fast_model(path: str | os.PathLike) -> FastModel:
     return FastModel(path, metadata, network, fields, frame_stack, weights)
 
 
-def load_fast_agent(path: str | os.PathLike, threads: int = 1) -> FastPPOAgent:
-    """The ``Agent`` that plays the model in ``path`` greedily (``fast_ppo:PATH``)."""
-    return FastPPOAgent(read_fast_model(path), threads)
+def load_fast_agent(path: str | os.PathLike, threads: int = 1, sampled: bool = False) -> FastPPOAgent:
+    """The ``Agent`` that plays the model in ``path`` (``fast_ppo:PATH``; ``sampled``: ``actions=sampled``)."""
+    return FastPPOAgent(read_fast_model(path), threads, sampled)
 
 
 class FastPPOAgent(Agent):
-    """A fast PPO policy behind the ``Agent`` interface: the greedy action (argmax of the actor's logits) computed
-    as numpy from the observation fields it was trained on, its last ``frame_stack`` observations (zeros before a
-    round's first, as in training) and, when it has one, its LSTM's state (zero at a round's first tick).
-    ``tests/test_fast_ppo.py`` checks its actions equal to the torch policy's."""
+    """A fast PPO policy behind the ``Agent`` interface, computed as numpy from the observation fields it was trained
+    on, its last ``frame_stack`` observations (zeros before a round's first, as in training) and, when it has one, its
+    LSTM's state (zero at a round's first tick). It plays the greedy action (argmax of the actor's logits), or with
+    ``sampled`` an action drawn from the actor's distribution by a generator seeded by ``reset(seed)`` (each round's
+    own seed in ``play_rounds``: paired and reproducible). ``tests/test_fast_ppo.py`` checks its actions equal to the
+    torch policy's."""
 
     name = ALGORITHM
 
-    def __init__(self, model: FastModel, threads: int = 1):
+    def __init__(self, model: FastModel, threads: int = 1, sampled: bool = False):
         self.path = str(model.path)
         self.threads = int(threads)
+        self.sampled = bool(sampled)
         self.fields = model.fields
         """The observation fields the policy sees (the evaluation loop refuses a game that does not show them)."""
         self.env_id = env_id_of(model.metadata)
@@ -234,7 +237,8 @@ class FastPPOAgent(Agent):
         self.reset()
 
     def spec(self) -> str:
-        return f"{ALGORITHM}:{self.path}" if self.threads == 1 else f"{ALGORITHM}:path={self.path},threads={self.threads}"
+        options = ([f"threads={self.threads}"] if self.threads != 1 else []) + (["actions=sampled"] if self.sampled else [])
+        return f"{ALGORITHM}:{self.path}" if not options else f"{ALGORITHM}:path={self.path}," + ",".join(options)
 
     @property
     def has_memory(self) -> bool:
@@ -243,6 +247,7 @@ class FastPPOAgent(Agent):
     def reset(self, seed: int | None = None) -> None:
         self._frames = np.zeros(len(self.fields) * self.frame_stack, dtype=np.float32)
         self._state = None
+        self._rng = np.random.default_rng(seed)
 
     def act(self, observation) -> int:
         use_threads(self.threads)
@@ -253,11 +258,15 @@ class FastPPOAgent(Agent):
         if self._lstm is not None:
             self._state = lstm_step(self._lstm, seen, self._state)
             seen = self._state[0]
-        return int(forward(self._actor, seen[None, :]).argmax(axis=1)[0])
+        logits = forward(self._actor, seen[None, :])[0]
+        if self.sampled:  # P(draw) = softmax(logits)[1], as torch's Categorical in training
+            return int(self._rng.random() < 1.0 / (1.0 + np.exp(logits[0] - logits[1])))
+        return int(logits.argmax())
 
     def batch_policy(self):
-        """Without memory the greedy action depends on the observation alone: many rounds at once."""
-        return None if self.has_memory else self._actions
+        """Without memory the greedy action depends on the observation alone: many rounds at once. A sampled policy
+        plays round by round (each round's draws come from its own seed)."""
+        return None if self.has_memory or self.sampled else self._actions
 
     def _actions(self, observations: np.ndarray) -> np.ndarray:
         use_threads(self.threads)

@@ -97,7 +97,7 @@ def test_model_specs_go_to_the_sb3_loader_with_the_path_as_written_and_trust_onl
     ("threads=1.5", "got '1.5'"),
     ("threads=two", "got 'two'"),
     # trust is never part of a spec: an option that asks for it is refused (the file is never loaded)
-    ("trust_model_file=true", "has no option 'trust_model_file'; a model agent takes path and threads"),
+    ("trust_model_file=true", "has no option 'trust_model_file'; a ppo model agent takes path, threads"),
 ])
 def test_a_model_spec_with_a_bad_option_is_refused_in_one_line_before_any_file_is_read(options, complaint):
     with pytest.raises(ValueError, match=complaint) as refused:

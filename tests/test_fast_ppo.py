@@ -285,3 +285,41 @@ def test_a_sequence_replayed_in_one_pass_gives_the_rollouts_step_by_step_lstm_ou
     torch.testing.assert_close(last[0], carried[0])
     fresh, _ = policy.features(x[7:8, 1:2], torch.ones(1, 1), (torch.zeros(1, 6), torch.zeros(1, 6)))
     torch.testing.assert_close(whole[7, 1], fresh[0, 0].detach())  # a round's first step forgets the state before
+
+
+# --- greedy and sampled play ---------------------------------------------------------------------------
+@pytest.fixture
+def hedging_file(tmp_path):
+    """A policy that draws with probability 0.3 in every state: greedy, it never draws."""
+    network = FastNetwork(16, (4,), "tanh", 0)
+    state = {name: torch.zeros(shape) for name, shape in network.shapes().items()}
+    state["actor.2.bias"] = torch.tensor([0.0, float(np.log(0.3 / 0.7))])
+    from war_env.core.observation import OBSERVATION_FIELDS
+
+    return save_fast_model(tmp_path / "hedging.zip", state, network, OBSERVATION_FIELDS, 1, "War-v0")
+
+
+def test_a_sampled_policy_draws_with_its_probability_and_the_same_round_seed_draws_the_same(hedging_file):
+    from war_env.evaluation import play_rounds
+
+    sampled = make_agent(f"fast_ppo:path={hedging_file},actions=sampled")
+    assert sampled.spec() == f"fast_ppo:path={hedging_file},actions=sampled" and sampled.batch_policy() is None
+    observation = np.zeros(16, dtype=np.float32)
+    draws = []
+    for seed in (7, 7, 8):
+        sampled.reset(seed=seed)
+        draws.append([sampled.act(observation) for _ in range(4000)])
+    assert draws[0] == draws[1] != draws[2]
+    assert np.mean(draws[0] + draws[2]) == pytest.approx(0.3, abs=0.02)
+    greedy = play_rounds(f"fast_ppo:{hedging_file}", "human", war_env.WarConfig(target_points=8), [0, 1, 2])
+    played = [play_rounds(f"fast_ppo:path={hedging_file},actions=sampled", "human", war_env.WarConfig(target_points=8),
+                          [0, 1, 2]) for _ in range(2)]
+    assert all(record.takeover[0] for record in greedy)  # it never draws: the timer takes its seat over
+    assert played[0] == played[1] and not any(record.takeover[0] for record in played[0])
+
+
+def test_only_a_fast_model_takes_the_actions_option(hedging_file):
+    with pytest.raises(ValueError, match="actions must be greedy or sampled, got 'random'"):
+        make_agent(f"fast_ppo:path={hedging_file},actions=random")
+    with pytest.raises(ValueError, match="has no option 'actions'"):
+        make_agent(f"ppo:path={hedging_file},actions=sampled")

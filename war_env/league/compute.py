@@ -261,7 +261,7 @@ def model_facts(spec: str) -> dict:
     when its file cannot be read now), ``{}`` for any other agent."""
     if split_spec(spec)[0] not in MODEL_ALGOS:
         return {}
-    _, path, threads = model_spec(spec)
+    path, threads = model_spec(spec)[1:3]
     try:
         parameters, size = parameter_count(path), os.path.getsize(path)
     except (OSError, ValueError):

@@ -19,6 +19,7 @@ from war_env.core.bots import make_bot
 from war_env.core.probes import PROBES, Probe
 from war_env.evaluation import observation_game, play_rounds
 from war_env.evaluation.probes import ProbeGaps, clairvoyant_records, exact_gaps, ladder
+from war_env.evaluation.summary import RoundColumns, paired_difference
 from war_env.league.stats import bootstrap_mean, bound
 
 
@@ -59,14 +60,15 @@ class Row:
 
 
 def measure(probe: Probe, rounds: int, seed: int = 0) -> list[Row]:
-    gaps = exact_gaps(probe)
+    gaps, config = exact_gaps(probe), probe.config()
     seeds = range(seed, seed + rounds)
     oracle, oracle_elsewhere = records_of(probe, "oracle", seeds)
     names = agents_of(probe) + (["clairvoyant"] if probe.name == "inference" else [])
     rows = []
     for name in names:
         records, elsewhere = (oracle, oracle_elsewhere) if name == "oracle" else records_of(probe, name, seeds)
-        regret = bootstrap_mean([o.episode_return - r.episode_return for o, r in zip(oracle, records)])
+        regret = bootstrap_mean(paired_difference(RoundColumns.of_records(oracle, config),
+                                                  RoundColumns.of_records(records, config)))
         exact = gaps.gap(name) if name in gaps.per_move else None
         note = "plays from WarLatency-v0's observation (it reads the opponent's clock)" if elsewhere else ""
         if name == "clairvoyant":

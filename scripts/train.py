@@ -13,7 +13,7 @@ from war_env.training.run import TrainResult, train
 FAST = "fast_ppo"
 """``--algo fast_ppo``: the project's own PPO over the batched engine (``war_env.training.fast_ppo``)."""
 FAST_DEFAULT_TIMESTEPS = 1_000_000
-FAST_IGNORES = {"config": None, "resume": None, "n_envs": None, "vec_env": "batched", "trust_model_file": False}
+FAST_IGNORES = {"config": None, "n_envs": None, "vec_env": "batched", "trust_model_file": False}
 """Options of the SB3 runs that fast_ppo has no use for (its settings are --set KEY=VALUE; its env is always the
 batched engine's), with their defaults: given otherwise, they are refused rather than silently ignored."""
 
@@ -32,6 +32,8 @@ examples:
   war-train --algo recurrent_ppo --env-id WarMemory-v1 --timesteps 20000
   war-train --algo ppo --frame-stack 4 --env-id WarMemory-v1 --timesteps 20000
   war-train --algo fast_ppo --env-id WarMemory-v1 --set lstm_hidden_size=64 --timesteps 10000000
+  war-train --algo fast_ppo --set checkpoint_every=1000000 --run-dir runs/fast   # then, if cut off:
+  war-train --algo fast_ppo --resume runs/fast
 """
 
 
@@ -133,10 +135,19 @@ def fast(args) -> int:
     given = [f"--{name.replace('_', '-')}" for name, default in FAST_IGNORES.items() if getattr(args, name) != default]
     if given:
         raise ValueError(f"--algo {FAST} does not take {', '.join(given)} (its settings are --set KEY=VALUE)")
-    run = run_fast_ppo(args.run_dir or _fast_run_dir(args), args.timesteps or FAST_DEFAULT_TIMESTEPS,
-                       overrides=parse_assignments(args.set or [], "--set"), env_id=args.env_id, opponent=args.opponent,
-                       env_args=parse_assignments(args.env_arg or [], "--env-arg"), seed=args.seed,
-                       frame_stack=args.frame_stack, bench_rounds=args.bench_rounds, bench_seed=args.bench_seed)
+    if args.resume:  # the folder's settings: only the budget, the comparison and a restated opponent may be given
+        fixed = {"set": None, "env_id": None, "env_arg": None, "seed": 0, "frame_stack": 1, "run_dir": None}
+        given = [f"--{name.replace('_', '-')}" for name, default in fixed.items() if getattr(args, name) != default]
+        if given:
+            raise ValueError(f"--resume continues the run as its config.json says; it does not take {', '.join(given)}")
+        run = run_fast_ppo(args.resume, args.timesteps, opponent=args.opponent, bench_rounds=args.bench_rounds,
+                           bench_seed=args.bench_seed, resume=True)
+    else:
+        run = run_fast_ppo(args.run_dir or _fast_run_dir(args), args.timesteps or FAST_DEFAULT_TIMESTEPS,
+                           overrides=parse_assignments(args.set or [], "--set"), env_id=args.env_id,
+                           opponent=args.opponent, env_args=parse_assignments(args.env_arg or [], "--env-arg"),
+                           seed=args.seed, frame_stack=args.frame_stack, bench_rounds=args.bench_rounds,
+                           bench_seed=args.bench_seed)
     card = run.model_card
     print(f"run folder: {run.run_dir}  ({card['timesteps']} timesteps, {card['train_wall_seconds']:.1f} s training, "
           f"{card['steps_per_second']:,} steps/s)")

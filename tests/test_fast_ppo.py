@@ -323,3 +323,73 @@ def test_only_a_fast_model_takes_the_actions_option(hedging_file):
         make_agent(f"fast_ppo:path={hedging_file},actions=random")
     with pytest.raises(ValueError, match="has no option 'actions'"):
         make_agent(f"ppo:path={hedging_file},actions=sampled")
+
+
+# --- checkpoints and resume ------------------------------------------------------------------------------
+CHECKPOINTED = {**SMALL, "checkpoint_every": 512}  # an update is 16 x 16 = 256 steps: a checkpoint every second one
+
+
+class CutOff(Exception):
+    pass
+
+
+def cut_off_run(run_dir, after_steps: int):
+    """A run of 2,048 steps stopped (as by Ctrl-C) after the update that reaches ``after_steps``."""
+    def log(entry):
+        if entry["steps"] >= after_steps:
+            raise CutOff
+
+    with pytest.raises(CutOff):
+        run_fast_ppo(run_dir, 2048, overrides=CHECKPOINTED, env_id="WarLatency-v0", seed=3, bench_rounds=0, log=log)
+
+
+def test_a_cut_off_run_resumes_from_its_latest_checkpoint_and_its_progress_has_every_update_once(tmp_path, capsys):
+    from war_env.scripts.train import cli
+
+    run_dir = tmp_path / "run"
+    cut_off_run(run_dir, after_steps=1280)  # checkpoints at 512 and 1,024; the update to 1,280 is lost
+    assert sorted(path.name for path in (run_dir / "checkpoints").iterdir()) == [
+        "fast_ppo_1024_steps.optimizer.pth", "fast_ppo_1024_steps.zip",
+        "fast_ppo_512_steps.optimizer.pth", "fast_ppo_512_steps.zip"]
+    checkpoint = make_agent(f"fast_ppo:{run_dir / 'checkpoints' / 'fast_ppo_1024_steps.zip'}")
+    assert checkpoint.env_id == "WarLatency-v0"
+    assert cli(["--algo", "fast_ppo", "--resume", str(run_dir), "--bench-rounds", "0"]) == 0
+    card = json.loads((run_dir / "model_card.json").read_text())
+    assert card["timesteps"] == 2048 and card["resumed_from_timesteps"] == 1024 and card["seed"] == 3
+    progress = [json.loads(line) for line in (run_dir / "progress.jsonl").read_text().splitlines()]
+    assert [entry["steps"] for entry in progress] == list(range(256, 2049, 256))
+    seconds = [entry["seconds"] for entry in progress]
+    assert seconds == sorted(seconds)  # the wall clock goes on from the checkpoint's
+
+
+def test_a_resume_at_the_checkpoints_own_budget_writes_the_checkpoints_weights(tmp_path):
+    run_dir = tmp_path / "run"
+    cut_off_run(run_dir, after_steps=768)
+    run_fast_ppo(run_dir, 512, bench_rounds=0, resume=True)
+    final = read_fast_model(run_dir / "final.zip").weights
+    saved = read_fast_model(run_dir / "checkpoints" / "fast_ppo_512_steps.zip").weights
+    assert final.keys() == saved.keys() and all(np.array_equal(final[name], saved[name]) for name in final)
+
+
+def test_a_folder_with_an_unfinished_run_is_resumed_not_overwritten(tmp_path, capsys):
+    from war_env.scripts.train import cli
+
+    run_dir = tmp_path / "run"
+    cut_off_run(run_dir, after_steps=256)
+    with pytest.raises(FileExistsError, match="did not finish; continue it with war-train --algo fast_ppo --resume"):
+        run_fast_ppo(run_dir, 2048, overrides=SMALL, bench_rounds=0)
+    with pytest.raises(SystemExit):
+        cli(["--algo", "fast_ppo", "--resume", str(run_dir), "--seed", "4"])
+    assert "it does not take --seed" in capsys.readouterr().err
+
+
+def test_a_resumed_folder_never_starts_the_program_of_an_exec_opponent_it_names(tmp_path):
+    run_dir = tmp_path / "run"
+    cut_off_run(run_dir, after_steps=256)
+    marker = tmp_path / "marker"
+    settings = json.loads((run_dir / "config.json").read_text())
+    settings["opponent"] = f"exec:touch {marker}"
+    (run_dir / "config.json").write_text(json.dumps(settings))
+    with pytest.raises(ValueError, match="a run folder never starts a program by itself"):
+        run_fast_ppo(run_dir, None, bench_rounds=0, resume=True)
+    assert not marker.exists()

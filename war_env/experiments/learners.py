@@ -57,6 +57,9 @@ LEARNERS = {"fast_mlp": Learner("fast_ppo"), "fast_stack4": Learner("fast_ppo", 
             "fast_lstm": Learner("fast_ppo", lstm=64), "ppo": Learner("ppo"), "recurrent_ppo": Learner("recurrent_ppo"),
             "ppo_stack4": Learner("ppo", frames=4), "dqn": Learner("dqn"), "a2c": Learner("a2c")}
 """Learner name -> how it is trained."""
+CHECKPOINTS = 8
+"""Checkpoints of a fast learner's run (its model every eighth of the budget, in ``RUN/checkpoints/``): a cut-off run
+goes on from its latest, and they can be played as ``fast_ppo:PATH``."""
 
 
 def suite_config(algo: str, folder: Path) -> Path:
@@ -101,8 +104,13 @@ def _train_one(name: str, probe: str, seed: int, timesteps: int, run_dir: Path, 
     if learner.fast:
         from war_env.training.fast_ppo import run_fast_ppo
 
-        overrides = {"frame_stack": learner.frames, "lstm_hidden_size": learner.lstm}
-        card = run_fast_ppo(run_dir, timesteps, overrides=overrides, env_id=env_id, seed=seed, bench_rounds=0).model_card
+        if (run_dir / "config.json").is_file():  # cut off: on from its latest checkpoint
+            card = run_fast_ppo(run_dir, timesteps, bench_rounds=0, resume=True).model_card
+        else:
+            overrides = {"frame_stack": learner.frames, "lstm_hidden_size": learner.lstm,
+                         "checkpoint_every": max(1, timesteps // CHECKPOINTS)}
+            card = run_fast_ppo(run_dir, timesteps, overrides=overrides, env_id=env_id, seed=seed,
+                                bench_rounds=0).model_card
     else:
         from war_env.training.run import train
 

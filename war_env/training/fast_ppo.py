@@ -26,6 +26,7 @@ The model is saved as a ``fast_ppo`` model file (``war_env.agents.fast_model``),
 
 from __future__ import annotations
 
+import io
 import json
 import time
 from dataclasses import asdict, dataclass, fields
@@ -90,6 +91,9 @@ class FastPPOConfig:
     """Units of an LSTM before both MLPs (shared by the actor and the critic); 0: no LSTM (an MLP policy)."""
     frame_stack: int = 1
     """Observations the policy sees at once (1: the current one)."""
+    checkpoint_every: int = 0
+    """Env steps between checkpoints (0: none): each is a model file ``RUN/checkpoints/fast_ppo_<steps>_steps.zip``
+    (``fast_ppo:PATH`` plays it) with the optimizer's state beside it, from which ``war-train --resume RUN`` goes on."""
     train_rewards: dict | None = None
     """Reward weights of the training envs (``WarConfig`` fields), or ``None``: ``WAR_TRAINING_REWARDS`` on War-v0
     and WarLatency-v0, ``OUTCOME_FREE_REWARDS`` on a probe. Evaluation always plays the game as given."""
@@ -98,7 +102,8 @@ class FastPPOConfig:
         if isinstance(self.hidden, list):
             object.__setattr__(self, "hidden", tuple(self.hidden))
         for name, low, high in (("num_envs", 1, 65536), ("rollout_steps", 1, 4096), ("epochs", 1, 1000),
-                                ("minibatch_size", 1, 1 << 22), ("frame_stack", 1, MAX_FRAME_STACK)):
+                                ("minibatch_size", 1, 1 << 22), ("frame_stack", 1, MAX_FRAME_STACK),
+                                ("checkpoint_every", 0, 1 << 62)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise ValueError(f"fast_ppo config: {name} must be a whole number in [{low}, {high}], got {value!r}")
@@ -250,11 +255,25 @@ class FastPPOResult:
         return self.timesteps / self.seconds if self.seconds else float("nan")
 
 
+@dataclass
+class Checkpoint:
+    """Where a run stood after an update: the policy's and the optimizer's state, the steps done, the wall seconds."""
+
+    policy: dict
+    optimizer: dict
+    steps: int
+    seconds: float
+
+
 def train_fast_ppo(config: FastPPOConfig, timesteps: int, *, env_id: str | None = None, opponent: str | None = None,
-                   env_args: dict | None = None, seed: int = 0, log=None) -> FastPPOResult:
+                   env_args: dict | None = None, seed: int = 0, log=None, start: Checkpoint | None = None,
+                   checkpoint=None) -> FastPPOResult:
     """Train for at least ``timesteps`` env steps (whole rollouts) on ``env_id``'s batched env (default War-v0)
     against ``opponent`` (default: a probe's own, else ``human``); ``env_args`` are rule keywords of the game.
-    ``log(entry)`` is called after every update."""
+    ``log(entry)`` is called after every update; ``checkpoint(result so far, the optimizer's state)`` after each update
+    that passes a multiple of ``config.checkpoint_every`` steps. From ``start`` the weights and the optimizer go on where it stood, on new
+    rounds (the env seeded ``seed`` + the steps done, as SB3's resumed runs): not bit-identical to a run that was not
+    cut."""
     torch = single_threaded_torch()
     game = game_id(env_id, game_config(env_id, dict(env_args or {})))
     rules = game_config(game, {**config.rewards_for(game), **dict(env_args or {})})
@@ -264,16 +283,24 @@ def train_fast_ppo(config: FastPPOConfig, timesteps: int, *, env_id: str | None 
     torch.manual_seed(seed)
     policy = build_policy(network)
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, eps=1e-5, foreach=True)
-    rollout = Rollout(config, network, env, seed, torch)
-    history, started, done_steps = [], time.perf_counter(), 0
+    done_steps, before = (0, 0.0) if start is None else (start.steps, start.seconds)
+    if start is not None:
+        policy.load_state_dict(start.policy)
+        optimizer.load_state_dict(start.optimizer)
+    rollout = Rollout(config, network, env, seed + done_steps, torch)
+    history, started = [], time.perf_counter() - before
     while done_steps < timesteps:
         batch = rollout.collect(policy)
         update(policy, optimizer, batch, config, network, torch)
-        done_steps += config.num_envs * config.rollout_steps
-        history.append({"steps": done_steps, "seconds": round(time.perf_counter() - started, 3),
-                        **rollout.round_returns()})
+        per_update = config.num_envs * config.rollout_steps
+        done_steps += per_update
+        seconds = time.perf_counter() - started
+        history.append({"steps": done_steps, "seconds": round(seconds, 3), **rollout.round_returns()})
         if log is not None:
             log(history[-1])
+        every = config.checkpoint_every
+        if checkpoint is not None and every and done_steps // every > (done_steps - per_update) // every:
+            checkpoint(FastPPOResult(policy, network, shown, game, done_steps, seconds, history), optimizer.state_dict())
     env.close()
     return FastPPOResult(policy, network, shown, game, done_steps, time.perf_counter() - started, history)
 
@@ -409,41 +436,58 @@ class FastRun:
     model_card: dict
 
 
-def run_fast_ppo(run_dir, timesteps: int, *, overrides: dict | None = None, env_id: str | None = None,
+SETTINGS_FILE = "config.json"
+"""A run folder's settings (``war-train --resume RUN`` reads them back)."""
+CHECKPOINT_NAME = "fast_ppo_{}_steps"
+OPTIMIZER_SUFFIX = ".optimizer.pth"
+
+
+def run_fast_ppo(run_dir, timesteps: int | None, *, overrides: dict | None = None, env_id: str | None = None,
                  opponent: str | None = None, env_args: dict | None = None, seed: int = 0, frame_stack: int = 1,
-                 bench_rounds: int = 500, bench_seed: int = 2_000_000, log=None) -> FastRun:
+                 bench_rounds: int = 500, bench_seed: int = 2_000_000, log=None, resume: bool = False) -> FastRun:
     """``war-train --algo fast_ppo``: train, then write ``RUN/final.zip`` (the model), ``RUN/progress.jsonl`` (one
     line per update) and ``RUN/model_card.json`` (settings, config, wall time, steps/s, provenance and, unless
-    ``bench_rounds`` is 0, the model against ``prompt`` on held-out paired rounds, as ``war-train``'s SB3 runs)."""
+    ``bench_rounds`` is 0, the model against ``prompt`` on held-out paired rounds, as ``war-train``'s SB3 runs).
+    ``RUN/config.json`` holds the settings from the start, ``RUN/checkpoints/`` the checkpoints (``checkpoint_every``).
+
+    ``resume``: go on with the run in ``run_dir`` from its latest checkpoint (from the start without one), every
+    setting read from its config.json but ``timesteps`` (``None``: the folder's) and ``bench_*``; ``opponent`` may
+    only restate the folder's, and must when it is an ``exec:`` spec (a folder never starts a program by itself)."""
     from war_env.agents.fast_model import load_fast_agent
     from war_env.training.comparison import BASELINE, compare, held_out_stats
 
-    overrides = dict(overrides or {})
-    if frame_stack != 1:
-        overrides.setdefault("frame_stack", frame_stack)
-    config = FastPPOConfig.with_overrides(overrides)
-    if isinstance(timesteps, bool) or not isinstance(timesteps, int) or timesteps < 1:
-        raise ValueError(f"timesteps must be a whole number >= 1, got {timesteps!r}")
-    env_args = dict(env_args or {})
     run_dir = Path(run_dir)
     with locked_run_folder(run_dir, "war-train"):
         if (run_dir / "final.zip").exists():
             raise FileExistsError(f"run folder {str(run_dir)!r} already holds a model; pick another --run-dir")
-        lines = []
+        if resume:
+            settings = _settings_to_resume(run_dir, timesteps, opponent)
+        else:
+            settings = _new_settings(run_dir, timesteps, overrides, env_id, opponent, env_args, seed, frame_stack)
+        config = FastPPOConfig.with_overrides(settings["config"])
+        env_id, opponent, env_args, seed = (settings[key] for key in ("env_id", "opponent", "env_args", "seed"))
+        start, lines = _latest_checkpoint(run_dir, config) if resume else (None, [])
 
         def record(entry):
             lines.append(json.dumps(entry))
             if log is not None:
                 log(entry)
 
-        result = train_fast_ppo(config, timesteps, env_id=env_id, opponent=opponent, env_args=env_args, seed=seed,
-                                log=record)
+        def keep(so_far: FastPPOResult, optimizer: dict):
+            stem = run_dir / "checkpoints" / CHECKPOINT_NAME.format(so_far.timesteps)
+            save(so_far, stem.with_suffix(".zip"), config, seed, opponent, env_args)
+            _save_optimizer(Path(str(stem) + OPTIMIZER_SUFFIX), optimizer, so_far.seconds)
+            write_atomic(run_dir / "progress.jsonl", "\n".join(lines) + "\n")
+
+        result = train_fast_ppo(config, settings["timesteps"], env_id=env_id, opponent=opponent, env_args=env_args,
+                                seed=seed, log=record, start=start, checkpoint=keep)
         write_atomic(run_dir / "progress.jsonl", "\n".join(lines) + "\n")
         model = save(result, run_dir / "final.zip", config, seed, opponent, env_args)
         card = {"algorithm": "fast_ppo", "model": {"final": "final.zip", "load": f"fast_ppo:{model}"},
                 "env_id": result.env_id, "opponent": default_opponent(result.env_id) if opponent is None else opponent,
                 "env_args": env_args, "seed": seed, "config": config.as_json(),
                 "train_env_rewards": config.rewards_for(result.env_id), "timesteps": result.timesteps,
+                "resumed_from_timesteps": start.steps if start is not None else None,
                 "train_wall_seconds": round(result.seconds, 1), "steps_per_second": round(result.steps_per_second),
                 "observation_fields": list(result.fields), "provenance": provenance()}
         if bench_rounds:
@@ -456,5 +500,85 @@ def run_fast_ppo(run_dir, timesteps: int, *, overrides: dict | None = None, env_
     return FastRun(run_dir, model, card)
 
 
-__all__ = ["FAST_ACTIVATIONS", "FastPPOConfig", "FastPPOResult", "advantages_and_returns", "build_policy",
+def _new_settings(run_dir: Path, timesteps, overrides, env_id, opponent, env_args, seed, frame_stack) -> dict:
+    """The settings of a new run, checked, written to ``RUN/config.json`` (a folder holding a run is refused)."""
+    overrides = dict(overrides or {})
+    if frame_stack != 1:
+        overrides.setdefault("frame_stack", frame_stack)
+    config = FastPPOConfig.with_overrides(overrides)
+    _check_timesteps(timesteps)
+    if (run_dir / SETTINGS_FILE).exists():
+        raise FileExistsError(f"run folder {str(run_dir)!r} holds a run that did not finish; continue it with "
+                              f"war-train --algo fast_ppo --resume {run_dir}, or pick another --run-dir")
+    settings = {"algorithm": "fast_ppo", "timesteps": timesteps, "config": config.as_json(), "env_id": env_id,
+                "opponent": opponent, "env_args": dict(env_args or {}), "seed": seed}
+    write_atomic(run_dir / SETTINGS_FILE, json.dumps(settings, indent=2) + "\n")
+    return settings
+
+
+def _settings_to_resume(run_dir: Path, timesteps, opponent) -> dict:
+    """The folder's settings, with ``timesteps`` when given; ``opponent`` restates the folder's."""
+    from war_env.agents import check_commands_restated
+
+    path = run_dir / SETTINGS_FILE
+    try:
+        settings = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"cannot resume {str(run_dir)!r}: {SETTINGS_FILE} is missing or unreadable ({error})") from None
+    if not isinstance(settings, dict) or settings.get("algorithm") != "fast_ppo":
+        raise ValueError(f"cannot resume {str(run_dir)!r} with --algo fast_ppo: its {SETTINGS_FILE} is not a fast_ppo "
+                         "run's (an SB3 run is resumed without --algo fast_ppo)")
+    stored = settings.get("opponent")
+    check_commands_restated([stored] if stored else [], [opponent] if opponent else [], str(path), "--opponent",
+                            f"war-train --algo fast_ppo --resume {run_dir}")
+    if timesteps is not None:
+        settings["timesteps"] = timesteps
+    _check_timesteps(settings.get("timesteps"))
+    return settings
+
+
+def _check_timesteps(timesteps) -> None:
+    if isinstance(timesteps, bool) or not isinstance(timesteps, int) or timesteps < 1:
+        raise ValueError(f"timesteps must be a whole number >= 1, got {timesteps!r}")
+
+
+def _save_optimizer(path: Path, optimizer: dict, seconds: float) -> None:
+    """The optimizer's state beside its checkpoint's model file (a checkpoint counts once both are there)."""
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save({"optimizer": optimizer, "seconds": seconds}, buffer)
+    write_atomic(path, buffer.getvalue())
+
+
+def _latest_checkpoint(run_dir: Path, config: FastPPOConfig) -> tuple[Checkpoint | None, list[str]]:
+    """The latest complete checkpoint of the run (read as any model file is: sizes checked, weights only) and the
+    progress lines up to it; ``(None, [])`` when it has none."""
+    import torch
+
+    from war_env.agents.fast_model import read_fast_model
+    from war_env.agents.pth_files import load_pth
+
+    found = []
+    for path in (run_dir / "checkpoints").glob(CHECKPOINT_NAME.format("*") + ".zip"):
+        steps = path.stem.removeprefix("fast_ppo_").removesuffix("_steps")
+        if steps.isdigit() and Path(str(path.with_suffix("")) + OPTIMIZER_SUFFIX).is_file():
+            found.append((int(steps), path))
+    if not found:
+        return None, []
+    steps, path = max(found)
+    model = read_fast_model(path)
+    where = f"checkpoint {str(path.with_suffix(''))!r}{OPTIMIZER_SUFFIX}"
+    with open(str(path.with_suffix("")) + OPTIMIZER_SUFFIX, "rb") as stream:
+        saved = load_pth(stream, 3 * 4 * model.network.parameters() + (1 << 16), where)
+    if not isinstance(saved, dict) or not isinstance(saved.get("optimizer"), dict):
+        raise ValueError(f"{where} holds no optimizer state")
+    progress = run_dir / "progress.jsonl"
+    lines = [line for line in (progress.read_text().splitlines() if progress.is_file() else [])
+             if line and json.loads(line)["steps"] <= steps]
+    policy = {name: torch.from_numpy(weights.copy()) for name, weights in model.weights.items()}
+    return Checkpoint(policy, saved["optimizer"], steps, float(saved.get("seconds", 0.0))), lines
+
+
+__all__ = ["FAST_ACTIVATIONS", "Checkpoint", "FastPPOConfig", "FastPPOResult", "advantages_and_returns", "build_policy",
            "run_fast_ppo", "train_fast_ppo"]

@@ -415,3 +415,20 @@ def test_a_reader_of_the_pile_counts_passes_the_reading_probe_only_where_they_ar
         regrets[env_id] = bootstrap_mean([o.episode_return - r.episode_return for o, r in zip(oracle, played)])
     assert regrets["WarLatency-v0"]["high"] < gaps.gap("score_blind"), regrets
     assert regrets[probe.env_id]["high"] >= gaps.gap("score_blind"), regrets
+
+
+GYMNASIUM_SECTIONS = ["Description", "Action Space", "Observation Space", "Rewards", "Starting State", "Episode End",
+                      "Arguments", "Version History"]
+
+
+@pytest.mark.parametrize("name", sorted(PROBES))
+def test_every_probe_env_says_its_sections_in_gymnasiums_order_with_its_own_figures(name):
+    from war_env.envs.probes import PROBE_ENVS
+
+    env, probe = PROBE_ENVS[name], PROBES[name]
+    doc = env.__doc__
+    headings = [line.strip()[3:] for line in doc.splitlines() if line.strip().startswith("## ")]
+    assert headings == GYMNASIUM_SECTIONS and "$" not in doc
+    width = gym.make(probe.env_id).observation_space.shape[0]
+    for own in (f'gymnasium.make("{probe.env_id}")', f"({width},)", probe.latency, probe.opponent):
+        assert own in doc

@@ -10,6 +10,8 @@ entry points, SB3's vec env and the tools read) finds the classes here."""
 
 from __future__ import annotations
 
+from string import Template
+
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
@@ -27,6 +29,8 @@ class ProbeEnv(WarLatencyEnv):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls.observation_kind = cls.probe.observation  # the probe's declared observation, read by its vector env too
+        if cls.__doc__:  # a probe's own sections, and the shared ones where it says $interface and $play
+            cls.__doc__ = Template(cls.__doc__).substitute(shared_sections(cls))
 
     def __init__(self, render_mode: str | None = None, opponent=None, config=None, **rules):
         opponent = self.probe.opponent if opponent is None else opponent
@@ -46,6 +50,28 @@ class ProbeEnv(WarLatencyEnv):
         return [fields.index(name) for name in cls.probe.hidden]
 
 
+def shared_sections(env: type[ProbeEnv]) -> dict[str, str]:
+    """The docstring sections every probe env has alike, written from its row of ``PROBES``: ``$interface`` (the
+    summary table and the Action Space) and ``$play`` (Rewards, Starting State, Episode End, Arguments). Each probe's
+    class writes only what is its own (Description, Observation Space, Version History)."""
+    probe, indent = env.probe, "\n    "
+    weights = ", ".join(f"``{name}={value:g}``" for name, value in probe.rules.items())
+    width = env.observation_width(probe.config())
+    interface = [
+        "| | |", "|---|---|", "| Action Space | `Discrete(2)` |",
+        f"| Observation Space | `Box(0.0, 1.0, ({width},), float32)` |",
+        f'| import | `gymnasium.make("{probe.env_id}")` |', "",
+        "## Action Space", f"WarLatency-v0's: 0 waits, 1 sends a press that lands after the latency (``{probe.latency}``)."]
+    play = [
+        "## Rewards", f"War-v0's with {weights}", "(``war_env.core.probes.PROBE_REWARDS``).", "",
+        "## Starting State", "WarLatency-v0's.", "",
+        "## Episode End", "WarLatency-v0's.", "",
+        "## Arguments", f'``gym.make("{probe.env_id}", opponent=None, render_mode=None, config=None, **rules)``:',
+        f"the probe's opponent (``{probe.opponent}``) unless one is given; its latency and weights unless",
+        "a ``config`` (taken as it is) or keywords say otherwise."]
+    return {"interface": indent.join(interface), "play": indent.join(play)}
+
+
 class WarAnticipationEnv(ProbeEnv):
     """The anticipation probe: WarLatency-v0 against an opponent with three modes of reaction, where pressing ahead
     pays.
@@ -59,31 +85,12 @@ class WarAnticipationEnv(ProbeEnv):
     its own draw lands, the others 7 and 15 ticks into the opponent's turn), and no rule of one or two press
     times comes within 0.48 per round of it (docs/probes.md).
 
-    | | |
-    |---|---|
-    | Action Space | `Discrete(2)` |
-    | Observation Space | `Box(0.0, 1.0, (24,), float32)` (WarLatency-v0's, 18 + 6) |
-    | import | `gymnasium.make("WarAnticipation-v1")` |
-
-    ## Action Space
-    WarLatency-v0's: 0 waits, 1 sends a press that lands 6 ticks later.
+    $interface
 
     ## Observation Space
     WarLatency-v0's: War-v0's 16 fields, the opponent's turn clock, the presses in flight by age.
 
-    ## Rewards
-    War-v0's with ``reward_false_start=-0.02``, ``reward_idle_tick=-0.01`` and ``reward_takeover=-100``.
-
-    ## Starting State
-    WarLatency-v0's.
-
-    ## Episode End
-    WarLatency-v0's.
-
-    ## Arguments
-    ``gym.make("WarAnticipation-v1", opponent=None, render_mode=None, config=None, **rules)``: the probe's
-    opponent unless one is given; the probe's latency and weights unless a ``config`` (taken as it is) or
-    keywords say otherwise.
+    $play
 
     ## Version History
     * v1: the opponent reacts in three modes (``modes:first=3,every=8,count=3,width=2``), not ``uniform:low=3,
@@ -106,29 +113,12 @@ class WarMemoryEnv(ProbeEnv):
     fields); during the opponent's turn the observation does not change, so a memoryless policy cannot time the
     presses the optimum sends 1, 9 and 17 ticks into it.
 
-    | | |
-    |---|---|
-    | Action Space | `Discrete(2)` |
-    | Observation Space | `Box(0.0, 1.0, (16,), float32)` (War-v0's) |
-    | import | `gymnasium.make("WarMemory-v1")` |
-
-    ## Action Space
-    WarLatency-v0's: 0 waits, 1 sends a press that lands 6 ticks later.
+    $interface
 
     ## Observation Space
     War-v0's 16 fields (``war_env.envs.war.WarEnv``), nothing more.
 
-    ## Rewards
-    War-v0's with ``reward_false_start=-0.02``, ``reward_idle_tick=-0.01`` and ``reward_takeover=-100``.
-
-    ## Starting State
-    WarLatency-v0's.
-
-    ## Episode End
-    WarLatency-v0's.
-
-    ## Arguments
-    As ``WarAnticipation-v1``'s, with this probe's defaults.
+    $play
 
     ## Version History
     * v1: the opponent reacts in three modes (``modes:first=5,every=8,count=3,width=2``) and the latency is 6
@@ -151,30 +141,13 @@ class WarInferenceEnv(ProbeEnv):
     Bayes-optimal and exact (``war_env.core.optimum.solve_pool``); the clairvoyant that knows the bot from the
     start does better only in the first turns (docs/probes.md).
 
-    | | |
-    |---|---|
-    | Action Space | `Discrete(2)` |
-    | Observation Space | `Box(0.0, 1.0, (23,), float32)` (WarLatency-v0's 22, then `opponent_reaction`) |
-    | import | `gymnasium.make("WarInference-v0")` |
-
-    ## Action Space
-    WarLatency-v0's: 0 waits, 1 sends a press that lands 4 ticks later.
+    $interface
 
     ## Observation Space
     WarLatency-v0's, then ``opponent_reaction``: (ticks from the opening of the opponent's turn to its last
     own draw + 1) / turn ticks, 0 before its first.
 
-    ## Rewards
-    War-v0's with ``reward_false_start=-0.02``, ``reward_idle_tick=-0.01`` and ``reward_takeover=-100``.
-
-    ## Starting State
-    WarLatency-v0's; the pool's member for the round is drawn from the round key.
-
-    ## Episode End
-    WarLatency-v0's.
-
-    ## Arguments
-    As ``WarAnticipation-v1``'s, with this probe's defaults.
+    $play
 
     ## Version History
     * v0: first release (issue 21).
@@ -194,31 +167,14 @@ class WarTableReadingEnv(ProbeEnv):
     (every window starts 3 or more ticks in, so nothing carries over from one turn to the next:
     ``war_env.core.optimum.nothing_carries_over``).
 
-    | | |
-    |---|---|
-    | Action Space | `Discrete(2)` |
-    | Observation Space | `Box(0.0, 1.0, (22,), float32)` (WarLatency-v0's) |
-    | import | `gymnasium.make("WarTableReading-v1")` |
-
-    ## Action Space
-    WarLatency-v0's: 0 waits, 1 sends a press that lands 4 ticks later.
+    $interface
 
     ## Observation Space
     WarLatency-v0's, with ``own_pile``, ``opponent_pile`` and ``battles`` always 0: the pile counts show who is
     ahead on points in most turns without the score (a policy reading only them got 0.69 of the way from ``blind``
     to the optimum in v0), so the score is the one field that shows the bot's context (docs/probes.md).
 
-    ## Rewards
-    War-v0's with ``reward_false_start=-0.02``, ``reward_idle_tick=-0.01`` and ``reward_takeover=-100``.
-
-    ## Starting State
-    WarLatency-v0's.
-
-    ## Episode End
-    WarLatency-v0's.
-
-    ## Arguments
-    As ``WarAnticipation-v1``'s, with this probe's defaults.
+    $play
 
     ## Version History
     * v1: the pile counts and the battle count are hidden (issue 29).

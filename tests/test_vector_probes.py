@@ -184,9 +184,10 @@ def test_the_reading_probe_shows_its_hidden_fields_as_zero_on_both_engines(backe
     assert seen[:, hidden[0] + 6].any()  # own_points, shown
 
 
-def test_a_new_probe_is_a_row_of_probes_and_its_classes_in_the_tables_of_envs_probes(monkeypatch):
-    """The way docs/architecture.md gives to add a probe: its row in ``core.probes.PROBES``, its env and vector env
-    in ``envs.probes``' tables; registration, ``gym.make``, ``make_vec``, the games by env id and SB3 follow."""
+def test_a_new_probe_is_a_row_of_probes_and_its_env_in_the_table_of_envs_probes(monkeypatch):
+    """The way docs/architecture.md gives to add a probe: its row in ``core.probes.PROBES``, its env in
+    ``envs.probes.PROBE_ENVS``; its vector env, registration, ``gym.make``, ``make_vec``, the games by env id and SB3
+    follow."""
     toy = Probe("toy", "WarToy-v0", "Nothing: a test's toy.", "uniform:low=3,high=6", "fixed:ticks=2", "inference",
                 "press_once")
     monkeypatch.setitem(PROBES, toy.name, toy)
@@ -194,16 +195,13 @@ def test_a_new_probe_is_a_row_of_probes_and_its_classes_in_the_tables_of_envs_pr
     class WarToyEnv(ProbeEnv):
         probe = PROBES["toy"]
 
-    class WarToyVectorEnv(ProbeVectorEnv):
-        single_env = WarToyEnv
-
     monkeypatch.setitem(PROBE_ENVS, toy.name, WarToyEnv)
-    monkeypatch.setitem(PROBE_VECTOR_ENVS, toy.name, WarToyVectorEnv)
     war_env.register_envs()  # what ``import war_env`` runs
     try:
         single = gym.make("WarToy-v0")
         vector = gym.make_vec("WarToy-v0", num_envs=2, vectorization_mode="vector_entry_point")
-        assert type(single.unwrapped) is WarToyEnv and type(vector.unwrapped) is WarToyVectorEnv
+        assert type(single.unwrapped) is WarToyEnv and type(vector.unwrapped) is PROBE_VECTOR_ENVS["toy"]
+        assert isinstance(vector.unwrapped, ProbeVectorEnv) and vector.unwrapped.single_env is WarToyEnv
         assert single.unwrapped.config == vector.unwrapped.config == toy.config()
         assert vector.single_observation_space == single.observation_space
         assert single.unwrapped.observation_fields() == inference_fields(toy.config())

@@ -19,7 +19,7 @@ from war_env.envs.war import WarEnv
 
 class _ByEnvId(Mapping):
     """Env id -> class: the base games', then each probe's (``PROBES``' env id -> ``by_probe[probe name]``), looked
-    up when asked, so that a probe is one row of ``PROBES`` and its classes in ``envs.probes``' tables."""
+    up when asked, so that a probe is one row of ``PROBES`` and its env in ``envs.probes.PROBE_ENVS``."""
 
     def __init__(self, base: dict, by_probe: dict):
         self.base, self.by_probe = base, by_probe

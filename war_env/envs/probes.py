@@ -3,13 +3,14 @@ observation as defaults (``war_env.core.probes``), and their batched vector envs
 with the same defaults and observation: ``gym.make_vec(env_id, num_envs=N,
 vectorization_mode="vector_entry_point")``). Thin glue: no rule of the game lives here.
 
-A new probe's classes: a ``ProbeEnv`` whose ``probe`` is its row of ``PROBES`` (its observation is that row's), a
-``ProbeVectorEnv`` whose ``single_env`` is that env, each in its table below (keyed by the probe's name). Nothing
-else names them: ``import war_env`` registers every row of ``PROBES``, and ``war_env.envs.games`` (what Gymnasium's
+A new probe's class: a ``ProbeEnv`` whose ``probe`` is its row of ``PROBES`` (its observation is that row's) and
+whose docstring says what is its own, in ``PROBE_ENVS`` (keyed by the probe's name); its vector env is made from it
+(``PROBE_VECTOR_ENVS``). Nothing else names them: ``import war_env`` registers every row of ``PROBES``, and ``war_env.envs.games`` (what Gymnasium's
 entry points, SB3's vec env and the tools read) finds the classes here."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from string import Template
 
 import numpy as np
@@ -198,7 +199,10 @@ class ProbeVectorEnv(WarLatencyVectorEnv):
     the batched engine, with the single env's defaults (opponent, latency, reward weights) and observation.
     Everything else (spaces of actions, step, autoreset, seeding, reset options, info, backends) is
     ``WarVectorEnv``'s. Sub-env ``i`` is ``gym.make(env_id)`` reset with ``seed + i``, step for step
-    (``tests/test_vector_probes.py``)."""
+    (``tests/test_vector_probes.py``): the inference probe's member of the pool drawn per round by the engine as by
+    ``Pool.member_of``, the reading probe's leader context read as each of its turns opens and its hidden columns
+    zeroed after every step (``vector.HidingSteps``). Each probe's class is made from its env
+    (``PROBE_VECTOR_ENVS``)."""
 
     single_env: type[ProbeEnv]
 
@@ -213,32 +217,32 @@ class ProbeVectorEnv(WarLatencyVectorEnv):
                          config=config, backend=backend, autoreset_mode=autoreset_mode, **rules)
 
 
-class WarAnticipationVectorEnv(ProbeVectorEnv):
-    """``WarAnticipation-v1`` batched: WarLatency-v0's observation."""
+class _BatchedProbes(Mapping):
+    """Probe name -> its batched vector env: ``ProbeVectorEnv`` bound to the probe's env in ``PROBE_ENVS``, made on
+    first use (one class per env, kept as a module attribute of its name, ``WarMemoryVectorEnv``, so that it pickles
+    like a written one). A probe has no vector env class to write: it has nothing of its own."""
 
-    single_env = WarAnticipationEnv
+    def __init__(self, envs: dict[str, type[ProbeEnv]]):
+        self._envs, self._made = envs, {}
+
+    def __getitem__(self, name: str) -> type[ProbeVectorEnv]:
+        env = self._envs[name]
+        if env not in self._made:
+            class_name = env.__name__.removesuffix("Env") + "VectorEnv"
+            self._made[env] = type(class_name, (ProbeVectorEnv,), {
+                "single_env": env, "__module__": __name__, "__qualname__": class_name,
+                "__doc__": f"``{env.probe.env_id}`` batched: ``{env.__name__}``'s game and observation, every round "
+                           "stepped by the engine (``ProbeVectorEnv``)."})
+            if env.__module__ == __name__:
+                globals()[class_name] = self._made[env]
+        return self._made[env]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._envs)
+
+    def __len__(self) -> int:
+        return len(self._envs)
 
 
-class WarMemoryVectorEnv(ProbeVectorEnv):
-    """``WarMemory-v1`` batched: the latency game, War-v0's 16 fields."""
-
-    single_env = WarMemoryEnv
-
-
-class WarInferenceVectorEnv(ProbeVectorEnv):
-    """``WarInference-v0`` batched: the pool's member drawn per round by the engine as by ``Pool.member_of``,
-    WarLatency-v0's observation and ``opponent_reaction``."""
-
-    single_env = WarInferenceEnv
-
-
-class WarTableReadingVectorEnv(ProbeVectorEnv):
-    """``WarTableReading-v1`` batched: the leader's context read by the engine as each of its turns opens; the
-    hidden columns zeroed after every step (``vector.HidingSteps``)."""
-
-    single_env = WarTableReadingEnv
-
-
-PROBE_VECTOR_ENVS = {env.single_env.probe.name: env for env in (
-    WarAnticipationVectorEnv, WarMemoryVectorEnv, WarInferenceVectorEnv, WarTableReadingVectorEnv)}
+PROBE_VECTOR_ENVS: Mapping[str, type[ProbeVectorEnv]] = _BatchedProbes(PROBE_ENVS)
 """Probe name -> its batched vector env (``gym.make_vec(probe.env_id, vectorization_mode="vector_entry_point")``)."""

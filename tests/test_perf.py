@@ -6,7 +6,8 @@ import pytest
 
 from war_env import batched
 from war_env.core.rules import WarConfig
-from war_env.perf import MEMORY_ENV_STEPS, REFERENCE_SHARE, WORKLOADS, measure_all, reference_cards_run, vector_row_name
+from war_env.perf import (MEMORY_ENV_STEPS, REFERENCE_SHARE, WITHOUT_ROUND_INFO, WORKLOADS, measure_all,
+                          reference_cards_run, vector_row_name)
 
 
 @pytest.mark.slow
@@ -17,6 +18,8 @@ def test_the_table_has_every_measurement_and_its_peer():
     assert "single env via gym.make" in names
     for num_envs in (1, 16, 256, 4096):
         assert all(vector_row_name(num_envs, workload) in names for workload in WORKLOADS)
+    assert all(vector_row_name(4096, workload, WITHOUT_ROUND_INFO) in names for workload in WORKLOADS)
+    assert "with round_info=False at least 1.2x CartPole's" in result.table
     assert any(name.startswith("fast path battles") for name in names)
     assert all(row.ratio > 0 for row in result.rows if row.peer is not None)
     for peer in ("CartPole-v1", "Blackjack-v1", "War-v0 tick by tick", "engine.Game"):

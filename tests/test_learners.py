@@ -222,6 +222,13 @@ def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curve
         assert [point["steps"] for point in points] == sorted(point["steps"] for point in points)
         assert all(point["seconds"] > 0 and point["return"]["low"] <= point["return"]["high"] for point in points)
     assert (out / "curves.png").read_bytes().startswith(b"\x89PNG")
+    sampled = main(["--out", str(out), "--timesteps", "64", "--budget", "fast_lstm=131072", "--seeds", "0", "1",
+                    "--learners", "fast_mlp", "fast_lstm", "--probes", "anticipation", "--rounds", "2", "--jobs", "2",
+                    "--actions", "sampled"])  # the same runs (nothing trained again), played as trained
+    suite = json.loads((out / "suites" / "anticipation-seeds-0-1-fast_mlp-fast_lstm-sampled" / "suite.json").read_text())
+    played = [spec for spec in suite["suite"]["agents"] if spec.startswith("fast_ppo:")]
+    assert len(played) == 4 and all(spec.endswith(",actions=sampled") for spec in played)
+    assert set(sampled) == set(table) and (out / "learners-sampled.md").is_file()
 
 
 @pytest.mark.parametrize("budget", ["fast_mlp", "fast_mlp=0", "nobody=100", "fast_mlp=1e6"])

@@ -119,14 +119,16 @@ def _train_one(name: str, probe: str, seed: int, timesteps: int, run_dir: Path, 
     return f"{probe} {name} seed {seed}: {card['timesteps']:,} steps in {card['train_wall_seconds']} s"
 
 
-def learners_table(scores: dict[str, dict], models: dict[tuple[str, str, int], Path], learners, probes, seeds) -> dict:
+def learners_table(scores: dict[str, dict], models: dict[tuple[str, str, int], Path], learners, probes, seeds,
+                   sampled: bool = False) -> dict:
     """Per learner: the bounded scores of its final models per probe and seed (and their regrets beside them), their
     mean per probe, the IQM over all of them (stratified bootstrap over each probe's seeds) and the probability of
     improvement over each other learner, both of the bounded scores (no probe's unit of failure enters them).
     ``scores`` is each probe's suite entry of agents (``suite.json``'s ``probes[k]["agents"]``)."""
 
     def runs(name: str, key: str = "score") -> list[np.ndarray]:
-        return [np.array([scores[probe][_spec(name, models[(name, probe, seed)])][key]["value"] for seed in seeds])
+        return [np.array([scores[probe][_spec(name, models[(name, probe, seed)], sampled)][key]["value"]
+                          for seed in seeds])
                 for probe in probes]
 
     table = {}
@@ -141,9 +143,12 @@ def learners_table(scores: dict[str, dict], models: dict[tuple[str, str, int], P
     return table
 
 
-def _spec(name: str, path: Path) -> str:
+def _spec(name: str, path: Path, sampled: bool = False) -> str:
     """The agent spec of learner ``name``'s model at ``path``: its algorithm is the learner's, never read from the
-    run folder (a folder's file naming ``exec`` would otherwise make the spec a command)."""
+    run folder (a folder's file naming ``exec`` would otherwise make the spec a command). ``sampled``: a fast
+    learner's model plays actions drawn from its policy (``actions=sampled``); the SB3 models play greedily."""
+    if sampled and LEARNERS[name].fast:
+        return f"{LEARNERS[name].algo}:path={path},actions=sampled"
     return f"{LEARNERS[name].algo}:{path}"
 
 
@@ -260,13 +265,13 @@ def learners_chart(table: dict, probes, path: Path) -> str:
     return path.name
 
 
-def suite_folder(out: Path, probe: str, seeds, learners) -> Path:
-    """The suite folder of one probe's runs: more seeds or other learners later make another suite of the same runs
-    (a suite's agents are fixed when it starts)."""
+def suite_folder(out: Path, probe: str, seeds, learners, sampled: bool = False) -> Path:
+    """The suite folder of one probe's runs: more seeds, other learners or sampled play later make another suite of
+    the same runs (a suite's agents are fixed when it starts)."""
     name = f"{probe}-seeds-{'-'.join(map(str, seeds))}"
     if list(learners) != list(LEARNERS):
         name += "-" + "-".join(learners)
-    return out / "suites" / name
+    return out / "suites" / (name + ("-sampled" if sampled else ""))
 
 
 def parse_budgets(given: list[str], default: int, learners) -> dict[str, int]:
@@ -293,6 +298,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--rounds", type=int, default=100, help="suite rounds per model (100)")
     parser.add_argument("--workers", type=int, default=1, help="suite worker processes (1)")
     parser.add_argument("--jobs", type=int, default=1, help="training runs at once, each in its own process (1)")
+    parser.add_argument("--actions", choices=("greedy", "sampled"), default="greedy",
+                        help="how the fast learners' models play in the suite: their greedy actions (greedy), or drawn "
+                             "from their policy as in training (sampled; learners-sampled.*); the SB3 models play "
+                             "greedily either way")
     parser.add_argument("--train-only", action="store_true",
                         help="train the runs missing and stop (runs of other probes may train in another process)")
     args = parser.parse_args(argv)
@@ -303,28 +312,30 @@ def main(argv: list[str] | None = None) -> dict:
         budgets = parse_budgets(args.budget, args.timesteps, args.learners)
     except ValueError as error:
         parser.error(str(error))
-    out = Path(args.out)
+    out, sampled = Path(args.out), args.actions == "sampled"
     models = train_all(out, args.learners, args.probes, args.seeds, budgets, args.jobs)
     if args.train_only:
         return {}
     scores = {}
     for probe in args.probes:
-        specs = [_spec(name, path) for (name, of, _), path in models.items() if of == probe]
-        suite_dir = suite_folder(out, probe, args.seeds, args.learners)
+        specs = [_spec(name, path, sampled) for (name, of, _), path in models.items() if of == probe]
+        suite_dir = suite_folder(out, probe, args.seeds, args.learners, sampled)
         if (suite_dir / "suite_config.json").is_file():
             suite = run_suite(resume=suite_dir, workers=args.workers, progress=False)
         else:
             suite = run_suite(specs, [probe], args.rounds, 0, suite_dir, args.workers, progress=False)
         scores[probe] = suite.results["probes"][0]["agents"]
-    table = learners_table(scores, models, args.learners, args.probes, args.seeds)
+    table = learners_table(scores, models, args.learners, args.probes, args.seeds, sampled)
     curves = training_curves(out, args.learners, args.probes, args.seeds)
-    write_atomic(out / "learners.json", json.dumps({"budgets": budgets, "seeds": args.seeds, "rounds": args.rounds,
-                                                     "learners": table, "curves": curves}, indent=2) + "\n")
-    chart = learners_chart(table, args.probes, out / "learners.png")
+    stem = "learners-sampled" if sampled else "learners"
+    write_atomic(out / f"{stem}.json", json.dumps({"budgets": budgets, "seeds": args.seeds, "rounds": args.rounds,
+                                                    "actions": args.actions, "learners": table, "curves": curves},
+                                                   indent=2) + "\n")
+    chart = learners_chart(table, args.probes, out / f"{stem}.png")
     text = render_table(table, args.probes, args.seeds, budgets) + f"\n![the learners' scores]({chart})\n"
     if curves:
         text += f"\n![the fast learners' training curves]({curves_chart(curves, out / 'curves.png')})\n"
-    write_atomic(out / "learners.md", text)
+    write_atomic(out / f"{stem}.md", text)
     print(text)
     return table
 

@@ -74,12 +74,12 @@ class Suite:
 
 def trained_on(spec: str) -> str | None:
     """The env id a model spec's file was trained on (``None``: not a model, or a file that does not say)."""
+    from war_env.agents import model_spec
     from war_env.agents.model_files import env_id_of, read_metadata
 
-    algo, _, path = spec.partition(":")
-    if algo not in MODEL_ALGOS or not path:
+    if spec.partition(":")[0] not in MODEL_ALGOS:
         return None
-    return env_id_of(read_metadata(path))
+    return env_id_of(read_metadata(model_spec(spec).path))  # PATH, or path=PATH of the keyword form
 
 
 def probe_agents(suite: Suite, probe: Probe, trust_model_file: bool = False) -> tuple[str, ...]:

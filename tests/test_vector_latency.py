@@ -120,7 +120,7 @@ def test_the_engine_writes_the_observation_the_single_env_declares_and_refuses_a
     class UndeclaredVector(WarLatencyVectorEnv):
         single_env = Undeclared
 
-    assert WarLatencyVectorEnv(2, backend="numba")._engine.rounds.params["observation"][0] == LATENCY_OBSERVATION
+    assert WarLatencyVectorEnv(2, backend="numba")._engine.rounds.rules.params["observation"][0] == LATENCY_OBSERVATION
     with pytest.raises(ValueError, match="Undeclared shows 16 floats, but its declared observation 'latency' has 20"):
         UndeclaredVector(2, backend="numba")
     with pytest.raises(ValueError, match="unknown observation 'latncy'"):

@@ -221,30 +221,30 @@ def send_and_land(r, p, seat, press):
 
 # --- move by move over a played card game: the fast path -----------------------------------
 @numba.njit(cache=True)
-def time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1):
+def time_rounds(state, rules, idle, reactions):
     """The clock of whole rounds whose card game ``cards.play_cards`` played (``moves`` each): move j
     of the starter, then move j of the other seat, each drawn ``wait`` ticks after its turn opened, on
     the tick after the previous move. Sets ``ticks`` (the round's), ``takeover``, ``logged`` (own draws)
     and ``steps`` (seat 0's env steps: to its takeover tick, if any); ``idle[g]`` gets seat 0's idle ticks
-    in the steps before its last, and each seat's own reactions are packed into ``reactions0`` and
-    ``reactions1``, round after round.
+    in the steps before its last, and each seat's own reactions are packed into its array of ``reactions``,
+    round after round. ``rules``: ``state.Rules``.
 
     A seat whose reactions vary by score (a ``leader``) reads the score as each of its turns opens, so there
     the card game is not played beforehand: the rounds come as ``start`` left them, and each move is laid
     (``cards.lay``) right after its wait, the score read before it (``choose_by_score``)."""
+    params, _, _ = rules
     p = params[0]
     if p.varies[0] == BY_SCORE or p.varies[1] == BY_SCORE:
-        _time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1, True)
+        _time_rounds(state, rules, idle, reactions, True)
     else:
-        _time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1, None)
+        _time_rounds(state, rules, idle, reactions, None)
 
 
 @numba.njit(cache=True)
-def _time_rounds(state, params, tables, cdfs, idle, reactions0, reactions1, with_cards):
+def _time_rounds(state, rules, idle, reactions, with_cards):
     """``time_rounds``: ``with_cards`` is ``None`` (the card games were played: numba compiles this body without
     the card game's branches, which are pruned for a ``None`` argument) or ``True`` (lay the cards here)."""
-    state, params, tables, cdfs, idle = borrowed((state, params, tables, cdfs, idle))
-    packed = borrowed((reactions0, reactions1))
+    state, (params, tables, cdfs), idle, packed = borrowed((state, rules, idle, reactions))
     p = params[0]
     at = np.zeros(2, dtype=np.int64)
     taken = np.zeros(2, dtype=np.bool_)

@@ -19,7 +19,8 @@ from war_env.batched import clock as clock_kernels
 from war_env.batched import stepping
 from war_env.batched.generators import POINTERS, pointers_of
 from war_env.batched.models import reaction_tables
-from war_env.batched.state import BY_SCORE, ROUND, new_log, new_state, params_of, reported_words
+from war_env.batched.state import (BY_SCORE, ROUND, Deals, Resets, RoundArrays, Rules, StepOutputs, new_log,
+                                   new_state, params_of, reported_words)
 from war_env.core.bots import Bot, ReactionModel
 from war_env.core.cards import DECK_SIZE
 from war_env.core.observation import observation_fields
@@ -32,29 +33,31 @@ Piles = Sequence[tuple[Sequence[int], Sequence[int]]]
 class BatchedRounds:
     """``n`` rounds of War in the engine's arrays (``war_env.batched.state``). ``models[seat]`` times
     a seat that draws by itself; ``None`` marks a seat pressed from outside; ``observation`` names the one seat 0
-    is shown (``BatchedSteps``)."""
+    is shown and ``restart`` says whether a round that ended starts again on the next step (``BatchedSteps``)."""
 
     def __init__(self, config: WarConfig, n: int, models: tuple[ReactionModel | None, ReactionModel | None],
-                 max_episode_steps: int | None = None, observation: str = "war"):
+                 max_episode_steps: int | None = None, observation: str = "war", restart: bool = False):
         self.config = config
         self.n = n
-        self.params = params_of(config, models, max_episode_steps, observation)
-        self.tables, self.cdfs = reaction_tables(models, config)
+        self.rules = Rules(params_of(config, models, max_episode_steps, observation, restart),
+                           *reaction_tables(models, config))
         self.state = new_state(n)
         self.log = new_log(n, config.turn_ticks)
+        self.generator_pointers = np.zeros((n, POINTERS), dtype=np.uint64)
 
     @property
-    def models(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """What every compiled call takes after the state: the parameters and the reaction tables."""
-        return self.params, self.tables, self.cdfs
+    def arrays(self) -> RoundArrays:
+        """The arrays the compiled calls change (the log and the state are replaced as they grow or are
+        played again: read them here for each call)."""
+        return RoundArrays(self.state, self.log, self.generator_pointers)
 
     def start(self, piles: np.ndarray | Piles, starters, round_keys) -> None:
         """Start round i from ``piles[i]``, ``starters[i]`` and ``round_keys[i]``: ``piles`` shuffled decks
         ``(n, 52)`` (seat 0 gets the first half, as ``cards.deal_from_permutation``) or ``(pile0, pile1)``
         card lists, top card first."""
         if isinstance(piles, np.ndarray):
-            stepping.start_decks(self.state, *self.models, np.ascontiguousarray(piles, dtype=np.int8),
-                                 np.asarray(starters, dtype=np.int64), np.asarray(round_keys, dtype=np.uint64))
+            stepping.start_decks(self.state, self.rules, Deals(np.ascontiguousarray(piles, dtype=np.int8),
+                                 np.asarray(starters, dtype=np.int64), np.asarray(round_keys, dtype=np.uint64)))
             return
         for game, pair in enumerate(piles):
             for seat, pile in enumerate(pair):
@@ -62,21 +65,21 @@ class BatchedRounds:
                 self.state["cards"][game, seat] = len(pile)
         self.state["starter"] = starters
         self.state["round_key"] = round_keys
-        stepping.start_rounds(self.state, *self.models)
+        stepping.start_rounds(self.state, self.rules)
 
     # --- whole rounds: the fast path ---------------------------------------------------------
     @property
     def clock_reads_score(self) -> bool:
         """Whether a seat's reactions depend on the score as its turns open (a ``leader``): then the clock
         over whole rounds (``time_rounds``) plays their card games along with it."""
-        return bool((self.params["varies"][0] == BY_SCORE).any())
+        return bool((self.rules.params["varies"][0] == BY_SCORE).any())
 
     def play_cards(self) -> None:
         """Every round's card game to its end (no clock: the cards never depend on timing). Where the clock
         reads the score (``clock_reads_score``), the rounds as dealt are kept for ``time_rounds``."""
         if self.clock_reads_score:
             self._dealt = self.state.copy()
-        card_kernels.play_cards(self.state, self.params)
+        card_kernels.play_cards(self.state, self.rules.params)
 
     def time_rounds(self) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """The clock over the played card games (``clock.time_rounds``): seat 0's idle ticks before
@@ -88,7 +91,7 @@ class BatchedRounds:
             self.state = self._dealt
         idle = np.zeros(self.n, dtype=np.int64)
         packed = tuple(np.zeros(int(moves.sum()), dtype=self.log.dtype) for _ in range(2))
-        clock_kernels.time_rounds(self.state, *self.models, idle, *packed)
+        clock_kernels.time_rounds(self.state, self.rules, idle, packed)
         logged = self.state["logged"]
         return idle, tuple(ticks[: logged[:, seat].sum()] for seat, ticks in enumerate(packed))
 
@@ -102,7 +105,7 @@ class BatchedRounds:
         rows = np.empty((len(games), len(words)), dtype=np.int64)
         if reactions is None:
             reactions = tuple(np.empty(int(counts[:, seat].sum()), dtype=self.log.dtype) for seat in (0, 1))
-            stepping.read_rounds(self.state, self.log, games, words, rows, *reactions)
+            stepping.read_rounds(self.arrays, games, words, rows, reactions)
         else:
             rows[:] = self.state.view(np.int64).reshape(self.n, ROUND.itemsize // 8)[games][:, words]
         rows = rows.view(info_dtype()).reshape(len(games))
@@ -115,7 +118,7 @@ class BatchedRounds:
         self.log = grown
 
     def nbytes(self) -> int:
-        return self.state.nbytes + self.log.nbytes
+        return self.state.nbytes + self.log.nbytes + self.generator_pointers.nbytes
 
 
 class BatchedSteps:
@@ -133,23 +136,22 @@ class BatchedSteps:
                  observation: str = "war", restart: bool = True):
         width = len(observation_fields(observation, config))
         self.rounds = BatchedRounds(config, n, (None, ReactionModel.of_bot(opponent, config, seat=1)), max_episode_steps,
-                                    observation)
+                                    observation, restart)
         self.n = n
-        self.restart = restart
         self.observations = np.zeros((n, width), dtype=np.float32)
         self.masks = np.ones((n, 2), dtype=bool)
-        self.rngs: list[np.random.Generator | None] = [None] * n
-        """Each round's generator (``WarEnv``'s ``np_random``); the compiled code reads ``_pointers``."""
-        self._pointers = np.zeros((n, POINTERS), dtype=np.uint64)
+        self.generators: list[np.random.Generator | None] = [None] * n
+        """Each round's generator (``WarEnv``'s ``np_random``); the compiled code reads the rounds'
+        ``generator_pointers``, which these must outlive."""
         self._pending = np.empty(n, dtype=np.int64)
 
     def reset(self, games: np.ndarray, seeds: list[int | None], piles: Piles | None, starters: list[int] | None):
         """New rounds in ``games``: each generator re-seeded where ``seeds`` has a seed, then the deal
         of ``WarEnv.reset`` (its three draws), ``piles`` and ``starters`` replacing what was drawn."""
         for game, seed in zip(games.tolist(), seeds):
-            if seed is not None or self.rngs[game] is None:
+            if seed is not None or self.generators[game] is None:
                 self._seed(game, seed)
-        unseeded = [game for game, rng in enumerate(self.rngs) if rng is None]
+        unseeded = [game for game, generator in enumerate(self.generators) if generator is None]
         for game in unseeded:  # a round that was never reset deals from a fresh generator on its first step
             self._seed(game, None)
             self.rounds.state["needs_reset"][game] = 1
@@ -168,41 +170,39 @@ class BatchedSteps:
                            np.full((len(games), 2), -1, dtype=np.int64), np.full(len(games), -1, dtype=np.int64))
 
     def _reset_rounds(self, games, dealt, counts, starters) -> None:
-        stepping.reset_rounds(self.rounds.state, *self.rounds.models, self._pointers, games, dealt, counts, starters,
+        stepping.reset_rounds(self.rounds.arrays, self.rounds.rules, Resets(games, dealt, counts, starters),
                               self.observations, self.masks)
 
     def _seed(self, game: int, seed: int | None) -> None:
-        self.rngs[game], _ = seeding.np_random(seed)
-        self._pointers[game] = pointers_of(self.rngs[game])
+        self.generators[game], _ = seeding.np_random(seed)
+        self.rounds.generator_pointers[game] = pointers_of(self.generators[game])
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """One env step of every round; ``actions`` int64 ``(n,)``. Returns rewards, terminated,
         truncated, and how many rounds ended. ``ValueError`` for an action other than 0 or 1; a
-        ``RuntimeError`` for a round that ended and was not reset (without ``restart``)."""
+        ``RuntimeError`` for a round that ended and was not reset (without ``restart``); either way no
+        round moves."""
         rounds, n = self.rounds, self.n
-        rewards = np.empty(n, dtype=np.float64)
-        terminated = np.empty(n, dtype=bool)
-        truncated = np.empty(n, dtype=bool)
-        ended, pending, most = stepping.step(
-            rounds.state, *rounds.models, rounds.log, self._pointers, actions, self.observations, self.masks,
-            rewards, terminated, truncated, self._pending, self.restart)
-        if ended == -1:
-            bad = actions[(actions != 0) & (actions != 1)]
-            raise ValueError(f"invalid action(s) {bad[:5].tolist()}: War-v0 takes 0 (wait) or 1 (draw)")
-        if ended == -2:
-            raise RuntimeError(f"sub-env {pending}'s round is over: reset it (reset(options={{'reset_mask': ...}})) "
-                               f"before stepping it again (autoreset is disabled)")
+        try:
+            stepping.check_step(rounds.arrays, rounds.rules, actions)
+        except stepping.InvalidAction as refused:
+            raise ValueError(f"invalid action(s) {refused.actions[:5].tolist()}: War-v0 takes 0 (wait) or 1 "
+                             f"(draw)") from None
+        except stepping.RoundOver as refused:
+            raise RuntimeError(f"sub-env {refused.game}'s round is over: reset it (reset(options={{'reset_mask': "
+                               f"...}})) before stepping it again (autoreset is disabled)") from None
+        outputs = StepOutputs(self.observations, self.masks, np.empty(n, dtype=np.float64), np.empty(n, dtype=bool),
+                              np.empty(n, dtype=bool))
+        ended, pending, most = stepping.step(rounds.arrays, rounds.rules, actions, outputs, self._pending)
         games = self._pending[:pending]
         while games.size:  # a long play-out filled a reaction log: grow it and go on
             rounds.grow_log()
-            finished, stop = stepping.finish_playouts(
-                rounds.state, *rounds.models, rounds.log, self.observations, self.masks, rewards, terminated,
-                truncated, games)
+            finished, stop = stepping.finish_playouts(rounds.arrays, rounds.rules, games, outputs)
             ended += finished
             games = games[stop:] if stop >= 0 else games[:0]
         if most >= rounds.log.shape[2] - 1:  # room for the next step's draw
             rounds.grow_log()
-        return rewards, terminated, truncated, ended
+        return outputs.rewards, outputs.terminated, outputs.truncated, ended
 
     def table(self, games: np.ndarray) -> RoundTable:
         return self.rounds.table(games)

@@ -1,5 +1,5 @@
 """The batched engine's data, named and typed: the state of a round (``ROUND``), the parameters of a
-game (``PARAMS``) and the seats' reaction tables.
+game (``PARAMS``), the seats' reaction tables, and the bundles the compiled calls take them in.
 
 * ``state``: a numpy record array of n rounds, one ``ROUND`` record each: every counter of the card game
   (``engine.Game``) and of the clock (``clock.TimedRound``), its keys, and its cards: both face-down piles
@@ -15,11 +15,16 @@ game (``PARAMS``) and the seats' reaction tables.
 * the seats' reaction tables (``models.reaction_tables``): arrays, since their size depends on the config.
 
 Plus each seat's reaction log, ``log`` ``(n, 2, capacity)``, grown when a round outlasts it.
+
+The compiled calls take these arrays in a few bundles (tuples, which numba accepts whole): ``RoundArrays``
+(what changes round by round), ``Rules`` (what is fixed for a game), ``StepOutputs`` (what a step writes),
+and what the resets and deals start rounds from (``Resets``, ``Deals``).
 """
 
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -106,6 +111,8 @@ PARAMS_FIELDS = (
     ("shuffled", np.int64, (), "1 if the pot is shuffled before it is picked up"),
     ("turn_ticks", np.int64, (), "WarConfig.turn_ticks"),
     ("max_episode_steps", np.int64, (), "the vector env's TimeLimit (0: none)"),
+    ("restart", np.int64, (), "1: a round that ended starts again on the vector env's next step (next-step "
+                              "autoreset); 0: the caller restarts or resets it, and stepping it before is refused"),
     ("max_delay", np.int64, (), "WarConfig.max_delay: 0 without latency (a press acts in the tick it is made)"),
     ("random_delay", np.int64, (), "1 if delays vary (sampled from delay_cdf), 0 if every press takes max_delay"),
     ("delay_cdf", np.float64, (MAX_LATENCY + 1,), "the latency's CDF over delays 0 .. max_delay (1 beyond)"),
@@ -132,6 +139,60 @@ UNREACHABLE = 1 << 62
 """A count no round reaches (points, battles): a rule above it plays exactly as this value."""
 
 
+class RoundArrays(NamedTuple):
+    """What the compiled calls change, round by round."""
+
+    state: np.ndarray
+    """``ROUND`` records ``(n,)``."""
+    log: np.ndarray
+    """Each seat's reaction log ``(n, 2, capacity)``."""
+    generator_pointers: np.ndarray
+    """Each round's numpy Generator as the compiled code reads it (``generators.pointers_of``) ``(n, POINTERS)``:
+    the vector env's resets deal from it; zeros where rounds are dealt from outside (the fast path)."""
+
+
+class Rules(NamedTuple):
+    """What is fixed for a game: its parameters and how the seats time their draws."""
+
+    params: np.ndarray
+    """One ``PARAMS`` record (an array of one)."""
+    tables: np.ndarray
+    """The seats' reaction tables (``models.reaction_tables``)."""
+    cdfs: np.ndarray
+    """The seats' reaction CDFs (``models.reaction_tables``)."""
+
+
+class StepOutputs(NamedTuple):
+    """What the vector env's step writes for each round g: its observation and action mask (kept between
+    steps: a step rewrites only the fields that changed), reward, and whether it ended or was cut."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+
+
+class Resets(NamedTuple):
+    """The rounds the vector env starts again (``stepping.reset_rounds``): round ``games[i]`` deals from its
+    generator, then takes ``pile_counts[i, seat]`` cards of ``piles[i, seat]`` (-1: keep the deal's) and the
+    starter ``starters[i]`` (-1: keep the drawn one)."""
+
+    games: np.ndarray
+    piles: np.ndarray
+    pile_counts: np.ndarray
+    starters: np.ndarray
+
+
+class Deals(NamedTuple):
+    """Deals from outside (``stepping.start_decks``): round i starts from ``decks[i]`` (seat 0 gets the first
+    half), ``starters[i]`` and ``round_keys[i]``."""
+
+    decks: np.ndarray
+    starters: np.ndarray
+    round_keys: np.ndarray
+
+
 def new_state(n: int) -> np.ndarray:
     """The state of ``n`` rounds that have not started."""
     state = np.zeros(n, dtype=ROUND)
@@ -148,9 +209,9 @@ def new_log(n: int, turn_ticks: int, capacity: int = 128) -> np.ndarray:
 
 
 def params_of(config: WarConfig, models: tuple[ReactionModel | None, ReactionModel | None],
-              max_episode_steps: int | None = None, observation: str = "war") -> np.ndarray:
+              max_episode_steps: int | None = None, observation: str = "war", restart: bool = False) -> np.ndarray:
     """The parameters of ``config`` with the seats timed by ``models`` (``None``: pressed from outside),
-    seat 0 shown ``observation`` (a key of ``observation.OBSERVATIONS``),
+    seat 0 shown ``observation`` (a key of ``observation.OBSERVATIONS``), ``restart`` (``PARAMS``' field),
     without changing the game: a target or a limit beyond any reachable count (``WarConfig`` accepts
     Python ints of any size) becomes ``UNREACHABLE``, and more face-down war cards than a deck holds make
     every war a shortage, as any number above 52 does."""
@@ -166,6 +227,7 @@ def params_of(config: WarConfig, models: tuple[ReactionModel | None, ReactionMod
     p["shuffled"] = config.pickup == "shuffled"
     p["turn_ticks"] = config.turn_ticks
     p["max_episode_steps"] = min(max_episode_steps or 0, UNREACHABLE)
+    p["restart"] = restart
     p["max_delay"] = config.max_delay
     p["random_delay"] = any(0.0 < probability < 1.0 for probability in config.latency_probabilities)
     cdf = latency_cdf(config.latency)

@@ -4,13 +4,16 @@ loop, the deals of its resets, and seat 0's observation.
 ``step`` does for each round what ``WarEnv.step`` does for one: the tick (seat 0's press, the
 opponent bot's due draw, seat 0's takeover: ``clock.draw``), the play-out of a round whose seat 0 was
 taken over (``clock.play_moves``), the reward (``params.tick_rewards`` of the tick, then the outcome), the
-``TimeLimit`` cut and the observation. With ``restart`` it starts a new round where the last step ended
+``TimeLimit`` cut and the observation. With ``params.restart`` it starts a new round where the last step ended
 one (Gymnasium's next-step autoreset: the three draws of ``deal.draw_deal`` from the round's own ``numpy``
 Generator, which numba drives to exactly numpy's numbers: ``generators``); without, the caller restarts
 the rounds that ended itself (``reset_rounds``: the same-step and disabled autoreset modes).
 
-``state`` is the rounds' records (``state.ROUND``), ``params`` the game's (``state.PARAMS``, an array of one),
-``tables``/``cdfs`` the seats' reaction models, ``log`` the reaction logs (n, 2, capacity).
+The kernels take the engine's arrays in the bundles of ``state``: ``rounds`` (``RoundArrays``: the records,
+the reaction logs, the generators), ``rules`` (``Rules``: the ``PARAMS`` record and the seats' reaction
+tables), ``outputs`` (``StepOutputs``), plus what a call starts rounds from (``Resets``, ``Deals``).
+``step`` trusts its input: ``check_step`` checks it first, in Python, and raises ``InvalidAction`` or
+``RoundOver`` for a step that must not be taken, before any round moves.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from war_env.batched.borrow import borrowed
 from war_env.batched.cards import begin_cards, deal_deck
 from war_env.batched.clock import begin_clock, draw, play_moves, send_and_land, takes_over
 from war_env.batched.generators import generator
-from war_env.batched.state import INFERENCE_OBSERVATION, LATENCY_OBSERVATION
+from war_env.batched.state import INFERENCE_OBSERVATION, LATENCY_OBSERVATION, RoundArrays, Rules
 from war_env.core.cards import DECK_SIZE
 from war_env.core.observation import LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE
 
@@ -122,17 +125,17 @@ def _begin(r, p, tables, cdfs, out, mask):
 
 
 @numba.njit(cache=True)
-def reset_rounds(state, params, tables, cdfs, rngs, games, piles, pile_counts, starters, observations, masks):
-    """A new round in each of ``games``: the deal from its generator (``rngs[g]``: ``generators.pointers_of``
-    it), then, where given, dealt piles (``pile_counts[i, seat]`` cards of ``piles[i, seat]``; -1: keep the
-    deal's) and a starter (``starters[i]``; -1: keep the drawn one); its first observation."""
-    state, params, tables, cdfs, rngs, observations, masks = borrowed(
-        (state, params, tables, cdfs, rngs, observations, masks))
+def reset_rounds(rounds, rules, resets, observations, masks):
+    """A new round in each of ``resets.games`` (``state.Resets``): the deal from its generator, then, where
+    given, the dealt piles and starter; its first observation."""
+    (state, _, generator_pointers), (params, tables, cdfs) = borrowed(rounds), borrowed(rules)
+    games, piles, pile_counts, starters = resets
+    observations, masks = borrowed((observations, masks))
     p = params[0]
     for i in range(games.shape[0]):
         g = games[i]
         r = state[g]
-        _deal(rngs[g], r)
+        _deal(generator_pointers[g], r)
         for seat in range(2):
             if pile_counts[i, seat] >= 0:
                 r.piles[seat, :pile_counts[i, seat]] = piles[i, seat, :pile_counts[i, seat]]
@@ -143,9 +146,10 @@ def reset_rounds(state, params, tables, cdfs, rngs, games, piles, pile_counts, s
 
 
 @numba.njit(cache=True)
-def start_decks(state, params, tables, cdfs, decks, starters, round_keys):
-    """Round i starts from ``decks[i]`` (seat 0 gets the first half), ``starters[i]`` and ``round_keys[i]``."""
-    state, params, tables, cdfs = borrowed((state, params, tables, cdfs))
+def start_decks(state, rules, deals):
+    """Round i starts from the deal of ``deals`` (``state.Deals``): ``decks[i]``, ``starters[i]``, ``round_keys[i]``."""
+    state, (params, tables, cdfs) = borrowed(state), borrowed(rules)
+    decks, starters, round_keys = deals
     p = params[0]
     for g in range(decks.shape[0]):
         r = state[g]
@@ -157,9 +161,9 @@ def start_decks(state, params, tables, cdfs, decks, starters, round_keys):
 
 
 @numba.njit(cache=True)
-def start_rounds(state, params, tables, cdfs):
+def start_rounds(state, rules):
     """Every round starts from the piles, ``starter`` and round key it holds (explicit deals)."""
-    state, params, tables, cdfs = borrowed((state, params, tables, cdfs))
+    state, (params, tables, cdfs) = borrowed(state), borrowed(rules)
     p = params[0]
     for g in range(state.shape[0]):
         r = state[g]
@@ -168,12 +172,43 @@ def start_rounds(state, params, tables, cdfs):
 
 
 # --- WarEnv.step for every round -----------------------------------------------------------------
+class InvalidAction(ValueError):
+    """A step refused before any round moved: some action is neither 0 (wait) nor 1 (draw)."""
+
+    def __init__(self, actions: np.ndarray):
+        super().__init__(f"actions other than 0 and 1: {actions.tolist()}")
+        self.actions = actions
+        """The invalid actions, in the order of their rounds."""
+
+
+class RoundOver(RuntimeError):
+    """A step refused before any round moved: without ``params.restart``, a round that ended and was not
+    restarted or reset."""
+
+    def __init__(self, game: int):
+        super().__init__(f"round {game} is over")
+        self.game = game
+        """The first such round."""
+
+
+def check_step(rounds: RoundArrays, rules: Rules, actions: np.ndarray) -> None:
+    """What ``step`` needs of its input, checked once before it: ``InvalidAction``, ``RoundOver``."""
+    if (actions.view(np.uint64) > 1).any():  # a negative action is a huge unsigned one
+        raise InvalidAction(actions[(actions != 0) & (actions != 1)])
+    if not rules.params[0]["restart"]:
+        over = np.flatnonzero(rounds.state["needs_reset"])
+        if over.size:
+            raise RoundOver(int(over[0]))
+
+
 @numba.njit(cache=True, inline="always")
-def _finish(r, p, out, mask, rewards, terminated, truncated, g, moved):
+def _finish(r, p, g, outputs, moved):
     """The end of round g's env step: its observation, the outcome, the flags, and whether the next step
     starts a new round. Returns whether it ended. Only a draw changes more than the timer fields, and
     those only while seat 0's turn is open or opens on the next tick (else they stay 0: not rewritten);
     the latency observation's own fields are rewritten on every step."""
+    observations, masks, rewards, terminated, truncated = outputs
+    out, mask = observations[g], masks[g]
     if moved:
         observe(r, p, out, mask)
     else:
@@ -192,33 +227,27 @@ def _finish(r, p, out, mask, rewards, terminated, truncated, g, moved):
 
 
 @numba.njit(cache=True)
-def step(state, params, tables, cdfs, log, rngs, actions, observations, masks, rewards, terminated, truncated,
-         pending, restart):
-    """One env step of every round, seat 0 pressing ``actions[g]``: 0 or 1, else nothing changes and
-    ``(-1, 0, 0)`` is returned. With latency the press is sent, and the presses landing in this tick act
-    (``clock.send_and_land``), as ``TimedRound.tick``: the first draws if seat 0's turn is open, the others
-    are false starts (none after the round's last draw). The reward is ``params.tick_rewards`` of the tick
-    (one entry per false start when several land) plus ``params.outcomes`` at a round's end.
+def step(rounds, rules, actions, outputs, pending):
+    """One env step of every round, seat 0 pressing ``actions[g]`` (0 or 1: ``check_step``). With latency the
+    press is sent, and the presses landing in this tick act (``clock.send_and_land``), as ``TimedRound.tick``:
+    the first draws if seat 0's turn is open, the others are false starts (none after the round's last draw).
+    The reward is ``params.tick_rewards`` of the tick (one entry per false start when several land) plus
+    ``params.outcomes`` at a round's end.
 
-    A round that ended in an earlier step starts again here with ``restart`` (its action is ignored);
-    without, such a round is an error: ``(-2, g, 0)``. A round whose play-out filled its reaction log is
-    listed in ``pending`` (grow the log, then ``finish_playouts``). Returns the rounds that ended, the
-    pending ones, and the most entries a reaction log holds (the caller keeps room for one more)."""
-    for g in range(actions.shape[0]):
-        if actions[g] != 0 and actions[g] != 1:
-            return -1, 0, 0
-    state, params, tables, cdfs, log, rngs, actions, observations, masks = borrowed(
-        (state, params, tables, cdfs, log, rngs, actions, observations, masks))
-    rewards, terminated, truncated, pending = borrowed((rewards, terminated, truncated, pending))
+    A round that ended in an earlier step starts again here (``params.restart``; its action is ignored). A
+    round whose play-out filled its reaction log is listed in ``pending`` (grow the log, then
+    ``finish_playouts``). Returns the rounds that ended, the pending ones, and the most entries a reaction
+    log holds (the caller keeps room for one more)."""
+    (state, log, generator_pointers), (params, tables, cdfs) = borrowed(rounds), borrowed(rules)
+    actions, outputs, pending = borrowed((actions, outputs, pending))
+    observations, masks, rewards, terminated, truncated = outputs
     p = params[0]
     delayed = p.max_delay > 0
     ended = n_pending = most = 0
     for g in range(state.shape[0]):
         r = state[g]
         if r.needs_reset:
-            if not restart:
-                return -2, g, 0
-            _deal(rngs[g], r)  # next-step autoreset: a new round; the action is ignored
+            _deal(generator_pointers[g], r)  # next-step autoreset: a new round; the action is ignored
             _begin(r, p, tables, cdfs, observations[g], masks[g])
             rewards[g] = 0.0
             terminated[g] = truncated[g] = False
@@ -254,17 +283,16 @@ def step(state, params, tables, cdfs, log, rngs, actions, observations, masks, r
                 continue
         if moved:
             most = max(most, r.logged[0], r.logged[1])
-        ended += _finish(r, p, observations[g], masks[g], rewards, terminated, truncated, g, moved)
+        ended += _finish(r, p, g, outputs, moved)
     return ended, n_pending, most
 
 
 @numba.njit(cache=True)
-def finish_playouts(state, params, tables, cdfs, log, observations, masks, rewards, terminated, truncated, games):
+def finish_playouts(rounds, rules, games, outputs):
     """Play out the taken-over rounds ``games`` and finish their step. Returns how many ended, and the
     position in ``games`` of one whose reaction log is full again (-1 when all are done)."""
-    state, params, tables, cdfs, log, observations, masks = borrowed(
-        (state, params, tables, cdfs, log, observations, masks))
-    rewards, terminated, truncated, games = borrowed((rewards, terminated, truncated, games))
+    (state, log, _), (params, tables, cdfs) = borrowed(rounds), borrowed(rules)
+    games, outputs = borrowed((games, outputs))
     p = params[0]
     ended = 0
     for i in range(games.shape[0]):
@@ -272,17 +300,19 @@ def finish_playouts(state, params, tables, cdfs, log, observations, masks, rewar
         r = state[g]
         if not play_moves(r, log[g], p, tables, cdfs):
             return ended, i
-        ended += _finish(r, p, observations[g], masks[g], rewards, terminated, truncated, g, True)
+        ended += _finish(r, p, g, outputs, True)
     return ended, -1
 
 
 # --- reading finished rounds -----------------------------------------------------------------------
 @numba.njit(cache=True)
-def read_rounds(state, log, games, words, rows, reactions0, reactions1):
+def read_rounds(rounds, games, words, rows, reactions):
     """The numbers of the rounds ``games`` (``rows[i]``: round ``games[i]``'s int64 words ``words`` of its
-    record, ``state.reported_words``) and their reaction logs, packed seat by seat into ``reactions0`` and
-    ``reactions1`` (room for every logged entry), round after round. One call instead of a numpy gather
-    per field: the vector env reads the rounds that ended on most of its steps."""
+    record, ``state.reported_words``) and their reaction logs, packed seat by seat into ``reactions``' two
+    arrays (room for every logged entry), round after round. One call instead of a numpy gather per field:
+    the vector env reads the rounds that ended on most of its steps."""
+    state, log, _ = rounds
+    reactions0, reactions1 = reactions
     flat = state.view(np.int64).reshape(state.shape[0], -1)
     at0 = at1 = 0
     for i in range(games.shape[0]):

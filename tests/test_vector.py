@@ -312,6 +312,38 @@ def test_a_partial_reset_leaves_the_other_sub_envs_alone(backend):
     assert after[1, 12] == 0.0  # battles of a fresh round
 
 
+def test_a_refused_step_moves_no_sub_env(backend):
+    # The step is checked whole before any round moves: one invalid action, or (autoreset disabled) one round
+    # over, refuses it for every sub-env, also those before it in the batch.
+    vector = WarVectorEnv(4, opponent="instant", autoreset_mode="Disabled", backend=backend)
+    vector.reset(seed=[21, 22, 23, 24])
+    presses = np.ones(4, dtype=np.int64)
+    for _ in range(5):
+        vector.step(presses)
+
+    def snapshot():  # every sub-env's observation and whole state
+        engine = vector._engine
+        rounds = engine.rounds.state.copy() if backend == "numba" else [env.round_info() for env in engine.envs]
+        return engine.observations.copy(), rounds
+
+    def assert_unchanged(before):
+        np.testing.assert_equal(snapshot(), before)
+
+    before = snapshot()
+    with pytest.raises(ValueError, match=r"invalid action\(s\) \[2\]"):
+        vector.step(np.array([1, 1, 1, 2]))
+    assert_unchanged(before)
+    terminated = np.zeros(4, dtype=bool)
+    while not terminated.any():
+        _, _, terminated, _, _ = vector.step(presses)
+    over = int(np.flatnonzero(terminated)[0])
+    assert over > 0  # sub-envs before it in the batch, which a kernel checking as it goes would have moved
+    before = snapshot()
+    with pytest.raises(RuntimeError, match=f"sub-env {over}'s round is over"):
+        vector.step(presses)
+    assert_unchanged(before)
+
+
 @pytest.mark.parametrize(
     "actions, message",
     [(np.array([0, 2]), "invalid action"), (np.array([0.0, 1.0]), "integers"), (np.array([1]), "shape"),

@@ -19,7 +19,7 @@ from war_env.batched import clock as clock_kernels
 from war_env.batched import stepping
 from war_env.batched.generators import POINTERS, pointers_of
 from war_env.batched.models import reaction_tables
-from war_env.batched.state import (BY_SCORE, ROUND, Deals, Resets, RoundArrays, Rules, StepOutputs, new_log,
+from war_env.batched.state import (BY_SCORE, ROUND, Deals, Resets, RoundArrays, Rules, new_log,
                                    new_state, params_of, reported_words)
 from war_env.core.bots import Bot, ReactionModel
 from war_env.core.cards import DECK_SIZE
@@ -144,6 +144,11 @@ class BatchedSteps:
         """Each round's generator (``WarEnv``'s ``np_random``); the compiled code reads the rounds'
         ``generator_pointers``, which these must outlive."""
         self._pending = np.empty(n, dtype=np.int64)
+        self._rules = tuple(self.rounds.rules)
+        """``rounds.rules`` as the compiled calls take it here, a plain tuple: numba reads a plain tuple of arrays
+        in C, a NamedTuple in Python (2 us more a step: half of one at N = 1). So are ``_arrays`` and a step's
+        ``StepOutputs``."""
+        self._arrays = tuple(self.rounds.arrays)
 
     def reset(self, games: np.ndarray, seeds: list[int | None], piles: Piles | None, starters: list[int] | None):
         """New rounds in ``games``: each generator re-seeded where ``seeds`` has a seed, then the deal
@@ -170,7 +175,7 @@ class BatchedSteps:
                            np.full((len(games), 2), -1, dtype=np.int64), np.full(len(games), -1, dtype=np.int64))
 
     def _reset_rounds(self, games, dealt, counts, starters) -> None:
-        stepping.reset_rounds(self.rounds.arrays, self.rounds.rules, Resets(games, dealt, counts, starters),
+        stepping.reset_rounds(self._arrays, self._rules, tuple(Resets(games, dealt, counts, starters)),
                               self.observations, self.masks)
 
     def _seed(self, game: int, seed: int | None) -> None:
@@ -182,27 +187,30 @@ class BatchedSteps:
         truncated, and how many rounds ended. ``ValueError`` for an action other than 0 or 1; a
         ``RuntimeError`` for a round that ended and was not reset (without ``restart``); either way no
         round moves."""
-        rounds, n = self.rounds, self.n
+        n = self.n
+        rewards, terminated, truncated = np.empty(n, dtype=np.float64), np.empty(n, dtype=bool), np.empty(n, dtype=bool)
+        outputs = (self.observations, self.masks, rewards, terminated, truncated)  # a StepOutputs (see _rules)
         try:
-            stepping.check_step(rounds.arrays, rounds.rules, actions)
-        except stepping.InvalidAction as refused:
-            raise ValueError(f"invalid action(s) {refused.actions[:5].tolist()}: War-v0 takes 0 (wait) or 1 "
-                             f"(draw)") from None
+            ended, pending, most = stepping.step(self._arrays, self._rules, actions, outputs, self._pending)
+        except stepping.InvalidAction:
+            bad = actions[(actions != 0) & (actions != 1)]
+            raise ValueError(f"invalid action(s) {bad[:5].tolist()}: War-v0 takes 0 (wait) or 1 (draw)") from None
         except stepping.RoundOver as refused:
             raise RuntimeError(f"sub-env {refused.game}'s round is over: reset it (reset(options={{'reset_mask': "
                                f"...}})) before stepping it again (autoreset is disabled)") from None
-        outputs = StepOutputs(self.observations, self.masks, np.empty(n, dtype=np.float64), np.empty(n, dtype=bool),
-                              np.empty(n, dtype=bool))
-        ended, pending, most = stepping.step(rounds.arrays, rounds.rules, actions, outputs, self._pending)
         games = self._pending[:pending]
         while games.size:  # a long play-out filled a reaction log: grow it and go on
-            rounds.grow_log()
-            finished, stop = stepping.finish_playouts(rounds.arrays, rounds.rules, games, outputs)
+            self._grow_log()
+            finished, stop = stepping.finish_playouts(self._arrays, self._rules, games, outputs)
             ended += finished
             games = games[stop:] if stop >= 0 else games[:0]
-        if most >= rounds.log.shape[2] - 1:  # room for the next step's draw
-            rounds.grow_log()
-        return outputs.rewards, outputs.terminated, outputs.truncated, ended
+        if most >= self.rounds.log.shape[2] - 1:  # room for the next step's draw
+            self._grow_log()
+        return rewards, terminated, truncated, ended
+
+    def _grow_log(self) -> None:
+        self.rounds.grow_log()
+        self._arrays = tuple(self.rounds.arrays)
 
     def table(self, games: np.ndarray) -> RoundTable:
         return self.rounds.table(games)

@@ -12,8 +12,8 @@ the rounds that ended itself (``reset_rounds``: the same-step and disabled autor
 The kernels take the engine's arrays in the bundles of ``state``: ``rounds`` (``RoundArrays``: the records,
 the reaction logs, the generators), ``rules`` (``Rules``: the ``PARAMS`` record and the seats' reaction
 tables), ``outputs`` (``StepOutputs``), plus what a call starts rounds from (``Resets``, ``Deals``).
-``step`` trusts its input: ``check_step`` checks it first, in Python, and raises ``InvalidAction`` or
-``RoundOver`` for a step that must not be taken, before any round moves.
+``step`` checks its input once, before any round moves (``check_step``), and raises ``InvalidAction`` or
+``RoundOver`` for a step that must not be taken.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from war_env.batched.borrow import borrowed
 from war_env.batched.cards import begin_cards, deal_deck
 from war_env.batched.clock import begin_clock, draw, play_moves, send_and_land, takes_over
 from war_env.batched.generators import generator
-from war_env.batched.state import INFERENCE_OBSERVATION, LATENCY_OBSERVATION, RoundArrays, Rules
+from war_env.batched.state import INFERENCE_OBSERVATION, LATENCY_OBSERVATION
 from war_env.core.cards import DECK_SIZE
 from war_env.core.observation import LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE
 
@@ -173,32 +173,32 @@ def start_rounds(state, rules):
 
 # --- WarEnv.step for every round -----------------------------------------------------------------
 class InvalidAction(ValueError):
-    """A step refused before any round moved: some action is neither 0 (wait) nor 1 (draw)."""
+    """``step`` refused, before any round moved: some action is neither 0 (wait) nor 1 (draw)."""
 
-    def __init__(self, actions: np.ndarray):
-        super().__init__(f"actions other than 0 and 1: {actions.tolist()}")
-        self.actions = actions
-        """The invalid actions, in the order of their rounds."""
+    def __init__(self):
+        super().__init__("an action other than 0 (wait) and 1 (draw)")
 
 
 class RoundOver(RuntimeError):
-    """A step refused before any round moved: without ``params.restart``, a round that ended and was not
-    restarted or reset."""
+    """``step`` refused, before any round moved: without ``params.restart``, round ``game`` ended and was
+    neither restarted nor reset."""
 
     def __init__(self, game: int):
         super().__init__(f"round {game} is over")
         self.game = game
-        """The first such round."""
 
 
-def check_step(rounds: RoundArrays, rules: Rules, actions: np.ndarray) -> None:
-    """What ``step`` needs of its input, checked once before it: ``InvalidAction``, ``RoundOver``."""
-    if (actions.view(np.uint64) > 1).any():  # a negative action is a huge unsigned one
-        raise InvalidAction(actions[(actions != 0) & (actions != 1)])
-    if not rules.params[0]["restart"]:
-        over = np.flatnonzero(rounds.state["needs_reset"])
-        if over.size:
-            raise RoundOver(int(over[0]))
+@numba.njit(cache=True, inline="always")
+def check_step(state, p, actions):
+    """What ``step`` needs of its input, checked before any round moves: ``InvalidAction``, ``RoundOver``
+    (the first such round)."""
+    for g in range(actions.shape[0]):
+        if actions[g] != 0 and actions[g] != 1:
+            raise InvalidAction()
+    if not p.restart:
+        for g in range(state.shape[0]):
+            if state[g].needs_reset:
+                raise RoundOver(g)
 
 
 @numba.njit(cache=True, inline="always")
@@ -228,7 +228,7 @@ def _finish(r, p, g, outputs, moved):
 
 @numba.njit(cache=True)
 def step(rounds, rules, actions, outputs, pending):
-    """One env step of every round, seat 0 pressing ``actions[g]`` (0 or 1: ``check_step``). With latency the
+    """One env step of every round, seat 0 pressing ``actions[g]``, 0 or 1. With latency the
     press is sent, and the presses landing in this tick act (``clock.send_and_land``), as ``TimedRound.tick``:
     the first draws if seat 0's turn is open, the others are false starts (none after the round's last draw).
     The reward is ``params.tick_rewards`` of the tick (one entry per false start when several land) plus
@@ -237,11 +237,13 @@ def step(rounds, rules, actions, outputs, pending):
     A round that ended in an earlier step starts again here (``params.restart``; its action is ignored). A
     round whose play-out filled its reaction log is listed in ``pending`` (grow the log, then
     ``finish_playouts``). Returns the rounds that ended, the pending ones, and the most entries a reaction
-    log holds (the caller keeps room for one more)."""
+    log holds (the caller keeps room for one more). Raises ``InvalidAction`` or ``RoundOver``
+    (``check_step``) for a step that must not be taken, before any round moves."""
     (state, log, generator_pointers), (params, tables, cdfs) = borrowed(rounds), borrowed(rules)
     actions, outputs, pending = borrowed((actions, outputs, pending))
     observations, masks, rewards, terminated, truncated = outputs
     p = params[0]
+    check_step(state, p, actions)
     delayed = p.max_delay > 0
     ended = n_pending = most = 0
     for g in range(state.shape[0]):

@@ -320,16 +320,18 @@ class ReferenceSteps:
             self._needs_reset[game] = False
 
     def step(self, actions):
+        """As ``BatchedSteps.step``: a step refused (an invalid action, a round over without ``restart``) moves
+        no sub-env."""
         if not ((actions == 0) | (actions == 1)).all():
             bad = actions[(actions != 0) & (actions != 1)]
             raise ValueError(f"invalid action(s) {bad[:5].tolist()}: War-v0 takes 0 (wait) or 1 (draw)")
+        if not self.restart and self._needs_reset.any():
+            raise RuntimeError(f"sub-env {np.flatnonzero(self._needs_reset)[0]}'s round is over: reset it "
+                               f"(reset(options={{'reset_mask': ...}})) before stepping it again (autoreset is disabled)")
         n = len(self.envs)
         rewards, terminated, truncated = np.zeros(n), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         for game, (env, action) in enumerate(zip(self.envs, actions.tolist())):
             if self._needs_reset[game]:
-                if not self.restart:
-                    raise RuntimeError(f"sub-env {game}'s round is over: reset it (reset(options={{'reset_mask': "
-                                       f"...}})) before stepping it again (autoreset is disabled)")
                 self.observations[game], info = env.reset(options={"new_match": True})
                 self.masks[game] = info["action_mask"]
                 self._needs_reset[game] = False

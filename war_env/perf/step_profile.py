@@ -26,7 +26,6 @@ import numpy as np
 import war_env  # noqa: F401  (registers War-v0)
 from war_env.batched import stepping
 from war_env.batched.borrow import borrowed
-from war_env.batched.state import StepOutputs
 from war_env.perf import WORKLOADS, measure_side_by_side, vector_env_loop
 
 
@@ -96,8 +95,8 @@ def profile(num_envs: int = 4096, steps: int = 200, warm_up: int = 1000) -> tupl
         env.step(presses)
     ended = sum(int(env.step(presses)[2].sum()) for _ in range(steps)) / steps
     engine, rounds = env._engine, env._engine.rounds
-    outputs = StepOutputs(engine.observations, engine.masks, np.empty(num_envs), np.empty(num_envs, bool),
-                          np.empty(num_envs, bool))
+    rewards, terminated, truncated = np.empty(num_envs), np.empty(num_envs, bool), np.empty(num_envs, bool)
+    outputs = (engine.observations, engine.masks, rewards, terminated, truncated)  # a StepOutputs, as BatchedSteps
     some_ended = np.zeros(num_envs, dtype=bool)
     some_ended[:: max(1, round(num_envs / max(ended, 1)))] = True  # as many as end on a step
     cartpole = gym.make_vec("CartPole-v1", num_envs=num_envs, vectorization_mode="vector_entry_point")
@@ -105,10 +104,10 @@ def profile(num_envs: int = 4096, steps: int = 200, warm_up: int = 1000) -> tupl
     calls = {
         "WarVectorEnv.step (all of it)": lambda: env.step(presses),
         "stepping.step (the compiled kernel)": lambda: stepping.step(
-            rounds.arrays, rounds.rules, presses, outputs, engine._pending),
+            engine._arrays, engine._rules, presses, outputs, engine._pending),
         "stepping.observe of every round (16 fields)": lambda: _observe_all(
             rounds.state, rounds.rules.params, engine.observations, engine.masks),
-        "floor: touch one cache line of every record": lambda: _touch_records(rounds.state, outputs.rewards),
+        "floor: touch one cache line of every record": lambda: _touch_records(rounds.state, rewards),
         f"info['round'] with {some_ended.sum()} rounds ended": lambda: env._round_infos(some_ended),
         "observations.copy()": lambda: engine.observations.copy(),
         "CartPole-v1 vector step": lambda: cartpole.step(presses),

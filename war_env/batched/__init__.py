@@ -8,12 +8,14 @@ and observation by observation (``tests/test_batched.py``, ``tests/test_vector.p
 path plays whole rounds with it (``BatchedRounds``: cards first, then the clock over the moves).
 
 * ``state``: the engine's data, named and typed: n rounds as a record array of ``ROUND`` records, a game's
-  ``PARAMS`` and the seats' reaction tables (numpy only);
+  ``PARAMS`` and the seats' reaction tables (numpy only), and the bundles the compiled calls take them in
+  (``RoundArrays``, ``Rules``, ``StepOutputs``, ``Resets``, ``Deals``);
 * ``models``: how each seat times its draws (``ReactionModel``; numpy only);
 * ``cards``, ``clock``: the rules, compiled, one round's record at a time;
 * ``hashing``, ``borrow``, ``generators``: what the compiled loops need (``randomness.hash64``, arrays
   without reference counts, the rounds' own numpy Generators);
-* ``stepping``: the vector env's step, resets and observation, compiled;
+* ``stepping``: the vector env's step (its input checked once, before any round moves: ``InvalidAction``,
+  ``RoundOver``), resets and observation, compiled;
 * ``rounds``: the Python side (``BatchedRounds``, ``BatchedSteps``).
 
 ``import war_env.batched`` imports neither numba nor the compiled modules; ``available()`` says whether

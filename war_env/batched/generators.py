@@ -6,7 +6,7 @@ numbers, given the C state and functions of its bit generator (what ``bit_genera
 ``pointers_of`` reads those once, and ``generator`` rebuilds numba's view of the Generator from them in
 the loop. (A numba typed list of Generators does the same but compiles its own methods in every
 process, which cost about a second of each start.) The Python Generators must outlive the pointers:
-``BatchedSteps`` keeps them.
+``BatchedSteps.generators`` keeps them.
 """
 
 from __future__ import annotations

@@ -184,20 +184,12 @@ class BatchedSteps:
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """One env step of every round; ``actions`` int64 ``(n,)``. Returns rewards, terminated,
-        truncated, and how many rounds ended. ``ValueError`` for an action other than 0 or 1; a
-        ``RuntimeError`` for a round that ended and was not reset (without ``restart``); either way no
-        round moves."""
+        truncated, and how many rounds ended. ``InvalidAction`` for an action other than 0 or 1, ``RoundOver``
+        for a round that ended and was not reset (without ``restart``); either way no round moves."""
         n = self.n
         rewards, terminated, truncated = np.empty(n, dtype=np.float64), np.empty(n, dtype=bool), np.empty(n, dtype=bool)
         outputs = (self.observations, self.masks, rewards, terminated, truncated)  # a StepOutputs (see _rules)
-        try:
-            ended, pending, most = stepping.step(self._arrays, self._rules, actions, outputs, self._pending)
-        except stepping.InvalidAction:
-            bad = actions[(actions != 0) & (actions != 1)]
-            raise ValueError(f"invalid action(s) {bad[:5].tolist()}: War-v0 takes 0 (wait) or 1 (draw)") from None
-        except stepping.RoundOver as refused:
-            raise RuntimeError(f"sub-env {refused.game}'s round is over: reset it (reset(options={{'reset_mask': "
-                               f"...}})) before stepping it again (autoreset is disabled)") from None
+        ended, pending, most = stepping.step(self._arrays, self._rules, actions, outputs, self._pending)
         games = self._pending[:pending]
         while games.size:  # a long play-out filled a reaction log: grow it and go on
             self._grow_log()

@@ -18,7 +18,9 @@ Plus each seat's reaction log, ``log`` ``(n, 2, capacity)``, grown when a round 
 
 The compiled calls take these arrays in a few bundles (tuples, which numba accepts whole): ``RoundArrays``
 (what changes round by round), ``Rules`` (what is fixed for a game), ``StepOutputs`` (what a step writes),
-and what the resets and deals start rounds from (``Resets``, ``Deals``).
+and what the resets and deals start rounds from (``Resets``, ``Deals``). A step that must not be taken
+raises ``InvalidAction`` or ``RoundOver`` before any round moves (``stepping.check_step``; the scalar
+reference's vector engine raises them too).
 """
 
 from __future__ import annotations
@@ -137,6 +139,22 @@ OBSERVATION_CODE = {name: code for code, name in enumerate(OBSERVATIONS)}
 WAR_OBSERVATION, LATENCY_OBSERVATION, INFERENCE_OBSERVATION = (OBSERVATION_CODE[name] for name in OBSERVATIONS)
 UNREACHABLE = 1 << 62
 """A count no round reaches (points, battles): a rule above it plays exactly as this value."""
+
+
+class InvalidAction(ValueError):
+    """``stepping.step`` refused, before any round moved: some action is neither 0 (wait) nor 1 (draw)."""
+
+    def __init__(self):
+        super().__init__("an action other than 0 (wait) and 1 (draw)")
+
+
+class RoundOver(RuntimeError):
+    """``stepping.step`` refused, before any round moved: without ``params.restart``, round ``game`` ended and was
+    neither restarted nor reset."""
+
+    def __init__(self, game: int):
+        super().__init__(f"round {game} is over")
+        self.game = game
 
 
 class RoundArrays(NamedTuple):

@@ -25,7 +25,7 @@ from war_env.batched.borrow import borrowed
 from war_env.batched.cards import begin_cards, deal_deck
 from war_env.batched.clock import begin_clock, draw, play_moves, send_and_land, takes_over
 from war_env.batched.generators import generator
-from war_env.batched.state import INFERENCE_OBSERVATION, LATENCY_OBSERVATION
+from war_env.batched.state import INFERENCE_OBSERVATION, LATENCY_OBSERVATION, InvalidAction, RoundOver
 from war_env.core.cards import DECK_SIZE
 from war_env.core.observation import LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE
 
@@ -172,22 +172,6 @@ def start_rounds(state, rules):
 
 
 # --- WarEnv.step for every round -----------------------------------------------------------------
-class InvalidAction(ValueError):
-    """``step`` refused, before any round moved: some action is neither 0 (wait) nor 1 (draw)."""
-
-    def __init__(self):
-        super().__init__("an action other than 0 (wait) and 1 (draw)")
-
-
-class RoundOver(RuntimeError):
-    """``step`` refused, before any round moved: without ``params.restart``, round ``game`` ended and was
-    neither restarted nor reset."""
-
-    def __init__(self, game: int):
-        super().__init__(f"round {game} is over")
-        self.game = game
-
-
 @numba.njit(cache=True, inline="always")
 def check_step(state, p, actions):
     """What ``step`` needs of its input, checked before any round moves: ``InvalidAction``, ``RoundOver``
@@ -228,10 +212,10 @@ def _finish(r, p, g, outputs, moved):
 
 @numba.njit(cache=True)
 def step(rounds, rules, actions, outputs, pending):
-    """One env step of every round, seat 0 pressing ``actions[g]``, 0 or 1. With latency the
-    press is sent, and the presses landing in this tick act (``clock.send_and_land``), as ``TimedRound.tick``:
-    the first draws if seat 0's turn is open, the others are false starts (none after the round's last draw).
-    The reward is ``params.tick_rewards`` of the tick (one entry per false start when several land) plus
+    """One env step of every round, seat 0 pressing ``actions[g]``, 0 or 1. With latency the press is sent,
+    and the presses landing in this tick act (``clock.send_and_land``), as ``TimedRound.tick``: the first
+    draws if seat 0's turn is open, the others are false starts (none after the round's last draw). The
+    reward is ``params.tick_rewards`` of the tick (one entry per false start when several land) plus
     ``params.outcomes`` at a round's end.
 
     A round that ended in an earlier step starts again here (``params.restart``; its action is ignored). A

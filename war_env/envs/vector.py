@@ -24,6 +24,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from war_env import batched
+from war_env.batched.state import InvalidAction, RoundOver
 from war_env.core.bots import Bot, make_bot
 from war_env.core.cards import card_code, parse_piles
 from war_env.core.deal import check_starter
@@ -183,7 +184,15 @@ class WarVectorEnv(VectorEnv):
         if not self._started:
             raise RuntimeError("call reset() before step()")
         engine = self._engine
-        rewards, terminated, truncated, ended = engine.step(self._check_actions(actions))
+        actions = self._check_actions(actions)
+        try:
+            rewards, terminated, truncated, ended = engine.step(actions)
+        except InvalidAction:
+            bad = actions[(actions != 0) & (actions != 1)]
+            raise ValueError(f"invalid action(s) {bad[:5].tolist()}: War-v0 takes 0 (wait) or 1 (draw)") from None
+        except RoundOver as refused:
+            raise RuntimeError(f"sub-env {refused.game}'s round is over: reset it (reset(options={{'reset_mask': "
+                               f"...}})) before stepping it again (autoreset is disabled)") from None
         infos = {"action_mask": engine.masks.copy(), "_action_mask": self._all_valid}
         if ended and self.round_info:
             infos["round"], infos["_round"] = self._round_infos(terminated)
@@ -320,14 +329,12 @@ class ReferenceSteps:
             self._needs_reset[game] = False
 
     def step(self, actions):
-        """As ``BatchedSteps.step``: a step refused (an invalid action, a round over without ``restart``) moves
-        no sub-env."""
+        """As ``BatchedSteps.step``: a step refused (``InvalidAction``; ``RoundOver`` without ``restart``)
+        moves no sub-env."""
         if not ((actions == 0) | (actions == 1)).all():
-            bad = actions[(actions != 0) & (actions != 1)]
-            raise ValueError(f"invalid action(s) {bad[:5].tolist()}: War-v0 takes 0 (wait) or 1 (draw)")
+            raise InvalidAction()
         if not self.restart and self._needs_reset.any():
-            raise RuntimeError(f"sub-env {np.flatnonzero(self._needs_reset)[0]}'s round is over: reset it "
-                               f"(reset(options={{'reset_mask': ...}})) before stepping it again (autoreset is disabled)")
+            raise RoundOver(int(np.flatnonzero(self._needs_reset)[0]))
         n = len(self.envs)
         rewards, terminated, truncated = np.zeros(n), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         for game, (env, action) in enumerate(zip(self.envs, actions.tolist())):

@@ -518,15 +518,15 @@ def plot_curves(curves: dict, path: Path) -> None:
             axis.set_xlabel(label)
         row[0].set_xlim(left=0)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    axes[0][-1].legend(handles, labels, fontsize=7, loc="center right")  # that panel is mostly empty once learned
+    figure.legend(handles, labels, fontsize=7, loc="lower center", ncol=len(labels))  # below the panels: hides no series
     verdict = ("every final model meets the bar" if curves["final"]["all_meet_bar"]
                else "NOT every final model meets the bar")
     game = f" on {curves['env_id']}" if curves.get("env_id") else ""
-    figure.suptitle(f"{settings['algorithm']}{game} vs {settings['opponent']}, {settings['timesteps']:,} steps: "
+    figure.suptitle(f"{settings['algorithm']}{game} vs {settings['opponent']}, {settings['timesteps']:,} steps:\n"
                     f"{len(settings['seeds'])} seeds, "
                     f"{settings['rounds']:,} held-out paired rounds per point (seed {settings['eval_seed']}); "
                     f"{verdict}", fontsize=10)
-    figure.tight_layout()
+    figure.tight_layout(rect=(0, 0.04, 1, 1))  # room for the legend
     save_figure(figure, path)
     plt.close(figure)
 

@@ -1,6 +1,7 @@
 """war-curves (war_env.training.curves): a small curve (two seeds, 2,000 steps, 40 held-out rounds), the
 structure of curves.json, its numbers against scipy on the per-seed values, a run continued after an
-interruption, seeds in worker processes, and bad arguments."""
+interruption, seeds in worker processes, and bad arguments; a tiny fast_ppo curve on a probe (the regret to
+its oracle, wall seconds) and a folder of another game refused."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from war_env.envs.games import default_opponent
 from war_env.league.stats import BOOTSTRAP_RESAMPLES, data_rng
 from war_env.scripts.curves import cli
-from war_env.training.comparison import BAR, compare_with_baseline
+from war_env.training.comparison import BAR, compare_with_baseline, held_out_stats
 from war_env.training.curves import METRICS, steps_to_optimum
+from war_env.training.fast_ppo import checkpoint_files
 
 pytest.importorskip("stable_baselines3")
 SMALL = ["--algo", "ppo", "--seeds", "0", "1", "--timesteps", "2000", "--every", "1000", "--rounds", "40"]
@@ -176,3 +179,83 @@ def test_bad_arguments_are_one_line_errors_and_make_no_folder(argv, message, tmp
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert last.startswith("war-curves: error: ") and message in last
     assert not (tmp_path / "run").exists()
+
+
+# --- fast_ppo on a probe -----------------------------------------------------------------------------
+FAST_ON_A_PROBE = ["--algo", "fast_ppo", "--env-id", "WarAnticipation-v1", "--seeds", "0", "1", "--timesteps", "1024",
+                   "--every", "512", "--rounds", "20", "--set", "num_envs=16", "--set", "rollout_steps=16",
+                   "--set", "minibatch_size=64", "--set", "epochs=1", "--set", "hidden=8"]
+"""An update is 16 x 16 = 256 steps: a checkpoint at 512 steps, the final model at 1,024."""
+
+
+@pytest.fixture(scope="module")
+def probe_curve(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("curves") / "fast-anticipation"
+    assert cli([*FAST_ON_A_PROBE, "--run-dir", str(run_dir)]) == 0
+    return run_dir
+
+
+def test_a_probe_curve_is_the_regret_to_the_probes_oracle_at_each_checkpoint(probe_curve):
+    curves = load(probe_curve)
+    assert curves["env_id"] == "WarAnticipation-v1"
+    assert json.loads((probe_curve / "settings.json").read_text())["env_id"] == "WarAnticipation-v1"
+    assert curves["baseline"]["agent"] == "oracle" and curves["reference"]["metric"] == "regret"
+    assert curves["reference"]["best_simple_regret_exact"] > 0  # the scale: the oracle beats the simplest rule
+    kept = sorted(steps for steps, _ in checkpoint_files(probe_curve / "seed-0"))
+    assert curves["steps"] == [*kept[:-1], 1024] == [512, 1024]  # the checkpoint at 1,024 is final.zip's step
+    assert set(curves["metrics"]) == {"regret", "takeover_rate", "false_starts_per_100"}
+    assert all(len(values) == 2 for values in curves["metrics"]["regret"]["per_seed"].values())
+    assert "best" not in curves  # fast_ppo keeps no best model
+
+
+def test_a_probe_curves_final_regret_is_the_oracles_return_minus_the_models_on_the_same_deals(probe_curve):
+    opponent = default_opponent("WarAnticipation-v1")
+    oracle = held_out_stats("oracle", opponent, {}, 20, 2_000_000, env_id="WarAnticipation-v1")
+    for seed in ("0", "1"):
+        model = held_out_stats(f"fast_ppo:{probe_curve}/seed-{seed}/final.zip", opponent, {}, 20, 2_000_000,
+                               env_id="WarAnticipation-v1")
+        regret = load(probe_curve)["metrics"]["regret"]["per_seed"][seed][-1]
+        assert regret == pytest.approx(oracle.played.mean_return - model.played.mean_return, abs=1e-12)
+
+
+def test_each_point_has_its_training_wall_seconds_growing_with_the_steps(probe_curve):
+    wall = load(probe_curve)["wall_seconds"]
+    for seed in ("0", "1"):
+        seconds = wall["per_seed"][seed]
+        assert 0 < seconds[0] < seconds[1]
+        progress = [json.loads(line) for line in (probe_curve / f"seed-{seed}" / "progress.jsonl").read_text().splitlines()]
+        assert seconds == [round(entry["seconds"], 2) for entry in progress if entry["steps"] in (512, 1024)]
+
+
+def test_a_cut_off_fast_ppo_seed_resumes_from_its_checkpoint(probe_curve, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(probe_curve, copy)
+    cut_off = ("final.zip", "model_card.json", "curve.json", "checkpoints/fast_ppo_1024_steps.zip",
+               "checkpoints/fast_ppo_1024_steps.optimizer.pth")
+    for name in cut_off:  # seed 1 cut off after its checkpoint at 512 steps
+        (copy / "seed-1" / name).unlink()
+    assert cli([*FAST_ON_A_PROBE, "--run-dir", str(copy)]) == 0
+    card = json.loads((copy / "seed-1" / "model_card.json").read_text())
+    assert card["resumed_from_timesteps"] == 512 and load(copy)["steps"] == [512, 1024]
+
+
+def test_a_folder_made_for_another_env_id_is_refused_naming_it(probe_curve, capsys):
+    other_game = [("WarMemory-v1" if arg == "WarAnticipation-v1" else arg) for arg in FAST_ON_A_PROBE]
+    with pytest.raises(SystemExit) as exit_:
+        cli([*other_game, "--run-dir", str(probe_curve)])
+    assert exit_.value.code == 2
+    assert "other settings (env_id" in (err := capsys.readouterr().err) and "made for WarAnticipation-v1" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--env-id", "WarAnticipation-v1", "--opponent", "human"], "WarAnticipation-v1 is played against its own opponent"),
+    (["--env-id", "WarAnticipation-v1", "--env-arg", "latency=2"], "WarAnticipation-v1 is played with its own rules"),
+    (["--env-id", "WarNope-v0"], "unknown env id 'WarNope-v0'"),
+    (["--algo", "fast_ppo"], "--algo fast_ppo needs a training budget (--timesteps N)"),
+    (["--algo", "fast_ppo", "--timesteps", "2000", "--config", "x.json"], "--algo fast_ppo takes no --config FILE"),
+])
+def test_a_game_the_curve_cannot_measure_is_refused_before_anything_is_made(argv, message, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli([*argv, "--run-dir", str(tmp_path / "run")])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err and not (tmp_path / "run").exists()

@@ -551,6 +551,16 @@ def _save_optimizer(path: Path, optimizer: dict, seconds: float) -> None:
     write_atomic(path, buffer.getvalue())
 
 
+def checkpoint_files(run_dir: Path) -> list[tuple[int, Path]]:
+    """(steps, model file) of the run's complete checkpoints (the model and the optimizer's state beside it)."""
+    found = []
+    for path in (Path(run_dir) / "checkpoints").glob(CHECKPOINT_NAME.format("*") + ".zip"):
+        steps = path.stem.removeprefix("fast_ppo_").removesuffix("_steps")
+        if steps.isdigit() and Path(str(path.with_suffix("")) + OPTIMIZER_SUFFIX).is_file():
+            found.append((int(steps), path))
+    return found
+
+
 def _latest_checkpoint(run_dir: Path, config: FastPPOConfig) -> tuple[Checkpoint | None, list[str]]:
     """The latest complete checkpoint of the run (read as any model file is: sizes checked, weights only) and the
     progress lines up to it; ``(None, [])`` when it has none."""
@@ -559,11 +569,7 @@ def _latest_checkpoint(run_dir: Path, config: FastPPOConfig) -> tuple[Checkpoint
     from war_env.agents.fast_model import read_fast_model
     from war_env.agents.pth_files import load_pth
 
-    found = []
-    for path in (run_dir / "checkpoints").glob(CHECKPOINT_NAME.format("*") + ".zip"):
-        steps = path.stem.removeprefix("fast_ppo_").removesuffix("_steps")
-        if steps.isdigit() and Path(str(path.with_suffix("")) + OPTIMIZER_SUFFIX).is_file():
-            found.append((int(steps), path))
+    found = checkpoint_files(run_dir)
     if not found:
         return None, []
     steps, path = max(found)
@@ -581,4 +587,4 @@ def _latest_checkpoint(run_dir: Path, config: FastPPOConfig) -> tuple[Checkpoint
 
 
 __all__ = ["FAST_ACTIVATIONS", "Checkpoint", "FastPPOConfig", "FastPPOResult", "advantages_and_returns", "build_policy",
-           "run_fast_ppo", "train_fast_ppo"]
+           "checkpoint_files", "run_fast_ppo", "train_fast_ppo"]

@@ -26,7 +26,7 @@ an interruption and it continues where it stopped.
 
 examples:
   war-curves --algo ppo --opponent human --seeds 0 1 2 3 4 --run-dir runs/curves-ppo-human
-  war-curves --algo fast_ppo --env-id WarMemory-v1 --set lstm_hidden_size=64 --timesteps 2000000 --every 200000
+  war-curves --algo fast_ppo --env-id WarMemory-v1 --set lstm_hidden_size=64 --timesteps 2000000
 """
 
 

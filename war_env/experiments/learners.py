@@ -222,8 +222,10 @@ def curves_chart(curves: dict, path: Path) -> str:
             values = [point["return"] for point in points]
             for axis, x in zip(row, ("steps", "seconds")):
                 xs = [point[x] for point in points]
-                axis.plot(xs, [v["value"] for v in values], color=colour, label=name if axis is row[0] else None)
+                axis.plot(xs, [v["value"] for v in values], color=colour, label=name if axis is axes[0][0] else None)
                 axis.fill_between(xs, [v["low"] for v in values], [v["high"] for v in values], color=colour, alpha=0.2)
+        for axis in row:  # symmetric log: the first updates' -100 and the last ones' differences of 0.1 both show
+            axis.set_yscale("symlog", linthresh=1.0)
         row[0].set_ylabel(f"{probe}\nreturn per round")
         row[0].set_xlabel("env steps")
         row[1].set_xlabel("wall seconds")

@@ -239,3 +239,39 @@ def test_a_bad_budget_is_named(budget, tmp_path, capsys):
         main(["--out", str(tmp_path), "--budget", budget, "--learners", "fast_mlp"])
     printed = capsys.readouterr().err
     assert "--budget takes LEARNER=STEPS" in printed and repr(budget) in printed
+
+
+@pytest.mark.slow
+def test_the_capability_line_is_the_best_policy_that_lacks_the_capability():
+    from war_env.evaluation.probes import exact_gaps, ladder
+    from war_env.experiments.learners import capability_lines
+
+    lines = capability_lines(["anticipation", "memory", "inference", "reading"])
+    assert {probe: line["yardstick"] for probe, line in lines.items()} == {
+        "anticipation": "2 press times",  # the clock is shown: two fixed press times play without the capability
+        "memory": "press_once",  # the clock is hidden: a fixed press time needs counting, the capability itself
+        "inference": "blind", "reading": "score_blind"}
+    anticipation = exact_gaps(PROBES["anticipation"])
+    two_presses = next(rung for rung in ladder(PROBES["anticipation"], anticipation) if rung.family == "2 press times")
+    assert lines["anticipation"]["regret"] == two_presses.margin < anticipation.gap("lead")
+    reading = exact_gaps(PROBES["reading"])
+    assert lines["reading"]["regret"] == reading.gap("score_blind") < reading.gap("blind")
+
+
+def test_a_run_shows_the_capability_only_when_its_whole_regret_interval_is_below_the_line(tmp_path):
+    from war_env.experiments.learners import _spec, learners_table, render_table
+
+    models = {(name, "inference", seed): tmp_path / f"{name}-s{seed}.zip" for name in ("fast_mlp", "fast_lstm")
+              for seed in (0, 1)}
+    regrets = {("fast_mlp", 0): (0.90, 0.95), ("fast_mlp", 1): (0.90, 0.97),  # the interval reaches the line
+               ("fast_lstm", 0): (0.01, 0.02), ("fast_lstm", 1): (1.40, 1.50)}
+    scores = {"inference": {_spec(name, models[(name, "inference", seed)]): {
+        "score": {"value": 0.5}, "regret": {"value": (low + high) / 2, "low": low, "high": high}}
+        for (name, seed), (low, high) in regrets.items()}}
+    lines = {"inference": {"yardstick": "blind", "regret": 0.96}}
+    table = learners_table(scores, models, ["fast_mlp", "fast_lstm"], ["inference"], [0, 1], lines=lines)
+    assert table["fast_mlp"]["capability"] == {"inference": [True, False]}
+    assert table["fast_lstm"]["capability"] == {"inference": [True, False]}
+    text = render_table(table, ["inference"], [0, 1], {"fast_mlp": 64, "fast_lstm": 64}, lines)
+    assert "| the best policy lacking it (exact regret per round) | blind: 0.960 |" in text
+    assert "| fast_lstm | 1 of 2 |" in text

@@ -14,7 +14,8 @@ only). No evaluation callback runs: final models only. The fast learners train w
 
 The table gives per learner its mean score per probe over the seeds and, over all probes and seeds, the IQM with a
 stratified bootstrap interval (``stats.iqm_interval``) and the probability of improvement over every other learner
-(``stats.probability_of_improvement``): rliable's definitions (Agarwal et al. 2021), computed with scipy. The fast
+(``stats.probability_of_improvement``): rliable's definitions (Agarwal et al. 2021), computed with scipy; and per
+probe how many runs show the capability, their regret below the best policy that lacks it (``capability_lines``). The fast
 learners' runs log their training return after every update; ``curves.png`` draws its IQM over seeds per probe,
 against env steps and wall seconds (SB3's runs log no such curve here).
 A folder that holds some of the runs is continued by the same command (a finished run is not trained again).
@@ -33,6 +34,7 @@ import numpy as np
 
 from war_env.core.probes import PROBES
 from war_env.data import training_config_file
+from war_env.evaluation.probes import exact_gaps, ladder
 from war_env.league.report import fmt
 from war_env.league.stats import iqm_interval, probability_of_improvement
 from war_env.league.suite import run_suite
@@ -119,15 +121,36 @@ def _train_one(name: str, probe: str, seed: int, timesteps: int, run_dir: Path, 
     return f"{probe} {name} seed {seed}: {card['timesteps']:,} steps in {card['train_wall_seconds']} s"
 
 
+def capability_lines(probes) -> dict[str, dict]:
+    """Per probe, the best policy that lacks its capability and its exact regret per round: the probe's yardstick of
+    lacking it (``press_once``, ``blind``, or in the reading probe the ``score_blind`` bound) or, where the observation
+    shows the opponent's clock (``lead`` is one of the probe's simple baselines), the best rule of one or two fixed
+    press times (the ladder's rungs: timing each of three modes takes three). The bounded score's 0 is the best simple
+    baseline only, so a learner that plays ``blind`` exactly scores 0.4 in inference and 0.3 in reading without
+    reading anything: this line, not the score, says whether a run shows the capability."""
+    lines = {}
+    for probe in probes:
+        gaps = exact_gaps(PROBES[probe])
+        candidates = {gaps.lacking: gaps.gap(gaps.lacking)}
+        if "lead" in PROBES[probe].simple:
+            candidates |= {rung.family: rung.margin for rung in ladder(PROBES[probe], gaps)
+                           if rung.family in ("1 press time", "2 press times")}
+        best = min(candidates, key=candidates.get)
+        lines[probe] = {"yardstick": best, "regret": candidates[best]}
+    return lines
+
+
 def learners_table(scores: dict[str, dict], models: dict[tuple[str, str, int], Path], learners, probes, seeds,
-                   sampled: bool = False) -> dict:
+                   sampled: bool = False, lines: dict[str, dict] | None = None) -> dict:
     """Per learner: the bounded scores of its final models per probe and seed (and their regrets beside them), their
     mean per probe, the IQM over all of them (stratified bootstrap over each probe's seeds) and the probability of
-    improvement over each other learner, both of the bounded scores (no probe's unit of failure enters them).
+    improvement over each other learner, both of the bounded scores (no probe's unit of failure enters them); and
+    per probe which runs show the capability: their regret's 95% interval lies below ``lines``' (``capability_lines``).
     ``scores`` is each probe's suite entry of agents (``suite.json``'s ``probes[k]["agents"]``)."""
+    lines = capability_lines(probes) if lines is None else lines
 
-    def runs(name: str, key: str = "score") -> list[np.ndarray]:
-        return [np.array([scores[probe][_spec(name, models[(name, probe, seed)], sampled)][key]["value"]
+    def runs(name: str, key: str = "score", part: str = "value") -> list[np.ndarray]:
+        return [np.array([scores[probe][_spec(name, models[(name, probe, seed)], sampled)][key][part]
                           for seed in seeds])
                 for probe in probes]
 
@@ -136,6 +159,8 @@ def learners_table(scores: dict[str, dict], models: dict[tuple[str, str, int], P
         per_probe = runs(name)
         table[name] = {"scores": {probe: values.tolist() for probe, values in zip(probes, per_probe)},
                        "regrets": {probe: values.tolist() for probe, values in zip(probes, runs(name, "regret"))},
+                       "capability": {probe: (highs < lines[probe]["regret"]).tolist()
+                                      for probe, highs in zip(probes, runs(name, "regret", "high"))},
                        "mean": {probe: float(values.mean()) for probe, values in zip(probes, per_probe)},
                        "iqm": iqm_interval(*per_probe),
                        "improvement": {other: probability_of_improvement(per_probe, runs(other))
@@ -152,7 +177,7 @@ def _spec(name: str, path: Path, sampled: bool = False) -> str:
     return f"{LEARNERS[name].algo}:{path}"
 
 
-def render_table(table: dict, probes, seeds, budgets: dict[str, int]) -> str:
+def render_table(table: dict, probes, seeds, budgets: dict[str, int], capability: dict[str, dict]) -> str:
     names = list(table)
     lines = ["| learner | budget (steps) | " + " | ".join(probes) + f" | IQM (all probes x {len(seeds)} seeds) |",
              "|---|---|" + "---|" * (len(probes) + 1)]
@@ -160,7 +185,16 @@ def render_table(table: dict, probes, seeds, budgets: dict[str, int]) -> str:
         cells = [f"{row['mean'][probe]:.2f}" for probe in probes]
         lines.append(f"| {name} | {budgets[name]:,} | " + " | ".join(cells) + f" | {fmt(row['iqm'], 2)} |")
     lines += ["", f"Mean score of the final models per probe over seeds {', '.join(map(str, seeds))}; 0 = the probe's "
-              "best simple baseline or worse, 1 = the oracle (bounded; the regrets are in learners.json).", ""]
+              "best simple baseline or worse, 1 = the oracle (bounded; the regrets are in learners.json).", "",
+              "| runs showing the capability | " + " | ".join(probes) + " |", "|---|" + "---|" * len(probes),
+              "| the best policy lacking it (exact regret per round) | "
+              + " | ".join(f"{capability[probe]['yardstick']}: {capability[probe]['regret']:.3f}" for probe in probes)
+              + " |"]
+    for name, row in table.items():
+        shown = [f"{sum(row['capability'][probe])} of {len(seeds)}" for probe in probes]
+        lines.append(f"| {name} | " + " | ".join(shown) + " |")
+    lines += ["", "A run shows a probe's capability when its regret's 95% paired interval lies below the exact regret of "
+              "the best policy that lacks it (the score's 0 is only the best simple baseline).", ""]
     if len(names) > 1:
         lines += ["| P(row > column) | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
         for name in names:
@@ -327,14 +361,16 @@ def main(argv: list[str] | None = None) -> dict:
         else:
             suite = run_suite(specs, [probe], args.rounds, 0, suite_dir, args.workers, progress=False)
         scores[probe] = suite.results["probes"][0]["agents"]
-    table = learners_table(scores, models, args.learners, args.probes, args.seeds, sampled)
+    capability = capability_lines(args.probes)
+    table = learners_table(scores, models, args.learners, args.probes, args.seeds, sampled, capability)
     curves = training_curves(out, args.learners, args.probes, args.seeds)
     stem = "learners-sampled" if sampled else "learners"
     write_atomic(out / f"{stem}.json", json.dumps({"budgets": budgets, "seeds": args.seeds, "rounds": args.rounds,
-                                                    "actions": args.actions, "learners": table, "curves": curves},
+                                                    "actions": args.actions, "capability_lines": capability,
+                                                    "learners": table, "curves": curves},
                                                    indent=2) + "\n")
     chart = learners_chart(table, args.probes, out / f"{stem}.png")
-    text = render_table(table, args.probes, args.seeds, budgets) + f"\n![the learners' scores]({chart})\n"
+    text = render_table(table, args.probes, args.seeds, budgets, capability) + f"\n![the learners' scores]({chart})\n"
     if curves:
         text += f"\n![the fast learners' training curves]({curves_chart(curves, out / 'curves.png')})\n"
     write_atomic(out / f"{stem}.md", text)

@@ -1,5 +1,5 @@
 """A run folder never starts a program by itself: every reader of a run folder (a league's, a suite's and its probes'
-folders, the learners' runs, the latency table, a war-train run) starts an ``exec:`` command only when the command
+folders, the learners' runs, the latency table, a war-train run, a war-tune sweep) starts an ``exec:`` command only when the command
 line names it too (``war_env.agents.check_commands_restated``). Each test plants ``exec:touch MARKER`` where that
 reader reads specs and checks that the marker is never made (a folder may come from someone else)."""
 
@@ -120,4 +120,15 @@ def test_a_resumed_training_does_not_run_an_opponent_command_planted_in_its_conf
         train(resume=first.run_dir, timesteps=128, bench_rounds=0)
     with pytest.raises(ValueError, match=r"--opponent on --resume only restates it, got 'human'"):
         train(resume=first.run_dir, timesteps=128, bench_rounds=0, opponent="human")
+    assert not marker.exists()
+
+
+def test_a_sweep_never_reads_its_specs_from_a_folder_that_holds_one(tmp_path):
+    from war_env.training.tune import tune_sweep
+
+    out, marker = tmp_path / "sweep", tmp_path / "marker"
+    out.mkdir()
+    (out / "tune.json").write_text(json.dumps({"settings": {"algo": "ppo", "opponent": touch(marker)}}))
+    with pytest.raises(ValueError, match="already holds a sweep; choose another --out"):
+        tune_sweep("ppo", samples=1, timesteps=64, out=out)  # refused before Ray starts: nothing is resumed
     assert not marker.exists()

@@ -188,8 +188,10 @@ def test_a_new_probe_is_a_row_of_probes_and_its_env_in_the_table_of_envs_probes(
     """The way docs/architecture.md gives to add a probe: its row in ``core.probes.PROBES``, its env in
     ``envs.probes.PROBE_ENVS``; its vector env, registration, ``gym.make``, ``make_vec``, the games by env id and SB3
     follow."""
+    from war_env.league.probes import agents_of, yardsticks
+
     toy = Probe("toy", "WarToy-v0", "Nothing: a test's toy.", "uniform:low=3,high=6", "fixed:ticks=2", "inference",
-                "press_once")
+                "press_once", references=("last_moment",))
     monkeypatch.setitem(PROBES, toy.name, toy)
 
     class WarToyEnv(ProbeEnv):
@@ -207,5 +209,7 @@ def test_a_new_probe_is_a_row_of_probes_and_its_env_in_the_table_of_envs_probes(
         assert single.unwrapped.observation_fields() == inference_fields(toy.config())
         assert np.array_equal(vector.reset(seed=5)[0][1], single.reset(seed=6)[0])  # sub-env 1 is seeded seed + 1
         assert GAMES["WarToy-v0"] is WarToyEnv and probe_of("WarToy-v0") is toy
+        assert agents_of(toy) == ["oracle", "last_moment", "press_once", "lead"]  # its table and the suite's
+        assert "last_moment" in yardsticks()  # a reference is never ranked
     finally:
         del gym.registry["WarToy-v0"]

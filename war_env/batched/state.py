@@ -239,7 +239,7 @@ def params_of(config: WarConfig, models: tuple[ReactionModel | None, ReactionMod
     params = np.zeros(1, dtype=PARAMS)
     p = params[0]
     p["war_face_down"] = min(config.war_face_down, DECK_SIZE)
-    p["cards_for_war"] = p["war_face_down"] + 1
+    p["cards_for_war"] = min(config.cards_for_war, DECK_SIZE + 1)  # the rule's own count, capped as war_face_down
     p["target_points"] = capped(config.target_points)
     p["max_battles"] = capped(config.max_battles)
     p["shuffled"] = config.pickup == "shuffled"

@@ -50,6 +50,13 @@ class Probe:
     """The agent spec of the best scripted agent without the capability."""
     simple: tuple[str, ...] = SIMPLE_BASELINES
     """The simple baselines that can play from the probe's observation; the best of them is the score's 0."""
+    references: tuple[str, ...] = ()
+    """The agents the probe plays for reference beside the ``oracle``, ``lacking`` and ``simple``: what its
+    capability adds (``counting``, the oracle's policy from a counted state; ``blind``, the optimum that times every
+    round alike). With those they are the probe's yardsticks, which a suite never ranks."""
+    harnesses: tuple[str, ...] = ()
+    """Reference rows that are no agent, played by the probe's own harness (``league.probes.records_of``): the
+    inference probe's ``clairvoyant``, its upper bound."""
     rules: dict = field(default_factory=lambda: dict(PROBE_REWARDS))
     hidden: tuple[str, ...] = ()
     """Fields of the observation that the probe shows as 0 (kept in place, so the observation keeps its shape):
@@ -74,16 +81,18 @@ PROBES = {
               "Counting the ticks of the opponent's turn and its own presses in flight, which the observation "
               "leaves out, so that its presses ahead land as each of the opponent's three modes of reaction "
               "ends; a memoryless policy cannot time them.",
-              "modes:first=5,every=8,count=3,width=2", "fixed:ticks=6", "war", "press_once", simple=("press_once",)),
+              "modes:first=5,every=8,count=3,width=2", "fixed:ticks=6", "war", "press_once", simple=("press_once",),
+              references=("counting",)),
         Probe("inference", "WarInference-v0",
               "Telling from the opponent's first reaction which of two bots of a pool it faces this round, and "
               "timing its presses for that bot; an agent that times every round alike (blind) cannot.",
-              "pool:fast=4,slow=10,width=2,share_fast=0.5", "fixed:ticks=4", "inference", "blind"),
+              "pool:fast=4,slow=10,width=2,share_fast=0.5", "fixed:ticks=4", "inference", "blind",
+              references=("blind",), harnesses=("clairvoyant",)),
         Probe("reading", "WarTableReading-v1",
               "Reading the score the table shows, which sets how fast the opponent reacts (fast when it is ahead), "
               "and timing its presses for it; an agent that times every turn alike (blind) cannot, and no other "
               "field shows it (the pile counts and the battle count are hidden).",
               "leader:ahead=4,behind=10,width=2", "fixed:ticks=4", "latency", "blind",
-              hidden=("own_pile", "opponent_pile", "battles")),
+              references=("blind",), hidden=("own_pile", "opponent_pile", "battles")),
     )
 }

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 
@@ -66,8 +66,7 @@ def dealt_rounds(config: WarConfig, deals: int = MOVE_DEALS) -> tuple[np.ndarray
     moves, starts = [], []
     for seed in range(deals):
         game = dealt_game(config, seed)
-        while game.result is None:
-            game.draw(game.next_to_draw())
+        game.play_to_end()
         moves.append(game.moves[0])
         starts.append(game.starter == 0)
     return np.array(moves), np.array(starts)
@@ -193,17 +192,18 @@ def leader_turns(config: WarConfig, bot: Leader, deals: int = SHARE_DEALS) -> tu
     its context, and the ``TABLE_FIELDS`` as the seat's observation shows them as it opens (as counts: ranks,
     cards, flags)."""
     rounds, contexts, rows = [], [], []
+
+    def as_the_leaders_turn_opens(game, seed: int, seat: int) -> None:
+        if seat == 1:
+            ranks = [0 if card is None else rank_value(card) for card in game.visible]
+            rounds.append(seed)
+            contexts.append(bot.context(game.points[1], game.points[0]))
+            rows.append((*ranks, int(game.at_war), len(game.pot), int(game.starter == 0), len(game.piles[0]),
+                         len(game.piles[1]), game.battles))
+
     for seed in range(deals):
         game = dealt_game(config, seed)
-        while game.result is None:
-            seat = game.next_to_draw()
-            if seat == 1:
-                ranks = [0 if card is None else rank_value(card) for card in game.visible]
-                rounds.append(seed)
-                contexts.append(bot.context(game.points[1], game.points[0]))
-                rows.append((*ranks, int(game.at_war), len(game.pot), int(game.starter == 0), len(game.piles[0]),
-                             len(game.piles[1]), game.battles))
-            game.draw(seat)
+        game.play_to_end(partial(as_the_leaders_turn_opens, game, seed))
     columns = np.array(rows).T
     return np.array(rounds), np.array(contexts), dict(zip(TABLE_FIELDS, columns))
 

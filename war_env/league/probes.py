@@ -24,26 +24,29 @@ from war_env.league.stats import bootstrap_mean, bound
 
 
 def agents_of(probe: Probe) -> list[str]:
-    """The agents a probe's table shows: the oracle, the agent lacking the capability, the simple baselines,
-    and what each capability adds (``counting`` for memory, ``blind`` against a pool or a leader)."""
-    extra = {"memory": ["counting"], "inference": ["blind"], "reading": ["blind"]}.get(probe.name, [])
-    names = ["oracle", *extra, probe.lacking, *probe.simple]
-    return list(dict.fromkeys(names))
+    """The agents a probe's table shows: the oracle, its references (what the capability adds: ``counting`` for
+    memory, ``blind`` against a pool or a leader), the agent lacking the capability and the simple baselines."""
+    return list(dict.fromkeys(["oracle", *probe.references, probe.lacking, *probe.simple]))
 
 
 def yardsticks() -> frozenset[str]:
-    """The yardsticks, declared here and only here: every agent a probe plays for reference (``agents_of``, over all
-    probes) and the inference probe's clairvoyant. They are built from the probes' own solution (``counting`` is the
-    oracle's policy from a counted state), so a suite ranks only the agents given that are none of them."""
-    return frozenset(agent for probe in PROBES.values() for agent in agents_of(probe)) | {"clairvoyant"}
+    """The yardsticks, from the probe table alone: every agent a probe plays for reference (``agents_of``) and its
+    harnesses (the inference probe's clairvoyant), over all probes. They are built from the probes' own solution
+    (``counting`` is the oracle's policy from a counted state), so a suite ranks only the agents given that are none
+    of them."""
+    return frozenset(name for probe in PROBES.values() for name in [*agents_of(probe), *probe.harnesses])
+
+
+HARNESSES = {"clairvoyant": clairvoyant_records}
+"""The reference rows a probe's own harness plays (``Probe.harnesses``), by name: ``(probe, seeds) -> records``."""
 
 
 def records_of(probe: Probe, spec: str, seeds) -> tuple[list, bool]:
     """``spec``'s records on ``seeds`` in the probe's env, and whether it played from WarLatency-v0's
     observation instead (an agent that reads the opponent's clock, in a probe that hides it)."""
     config, bot = probe.config(), make_bot(probe.opponent)
-    if spec == "clairvoyant":
-        return clairvoyant_records(probe, seeds), False
+    if spec in probe.harnesses:
+        return HARNESSES[spec](probe, seeds), False
     agent = make_agent(spec, config=config, opponent=bot)
     records = play_rounds(agent, bot, config, seeds, env_id=probe.env_id)
     return records, observation_game(probe.env_id, config, agent) != probe.env_id
@@ -63,7 +66,7 @@ def measure(probe: Probe, rounds: int, seed: int = 0) -> list[Row]:
     gaps, config = exact_gaps(probe), probe.config()
     seeds = range(seed, seed + rounds)
     oracle, oracle_elsewhere = records_of(probe, "oracle", seeds)
-    names = agents_of(probe) + (["clairvoyant"] if probe.name == "inference" else [])
+    names = agents_of(probe) + list(probe.harnesses)
     rows = []
     for name in names:
         records, elsewhere = (oracle, oracle_elsewhere) if name == "oracle" else records_of(probe, name, seeds)

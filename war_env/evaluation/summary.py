@@ -14,7 +14,8 @@ Every rate a report, a comparison or a self-play match gives is a method here (`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -24,28 +25,49 @@ from war_env.core.rules import WarConfig
 from war_env.evaluation.records import RoundRecord
 
 
+@dataclass(frozen=True)
+class Column:
+    """One number (or one per seat) kept per round: its dtype, its width (``None``: one; 2: one per seat), the value
+    of a round not yet added, and how a record gives it (``read(record, turn_ticks)``)."""
+
+    dtype: type
+    read: Callable[[RoundRecord, int], object]
+    width: int | None = None
+    empty: int = 0
+
+
+COLUMNS = {
+    "returns": Column(np.float64, lambda record, _: record.episode_return),
+    "winner": Column(np.int8, lambda record, _: NO_WINNER if record.winner is None else record.winner,
+                     empty=NO_WINNER),
+    "reason": Column(np.int8, lambda record, _: REASONS.index(record.reason)),
+    "battles": Column(np.int64, lambda record, _: record.battles),
+    "wars": Column(np.int64, lambda record, _: record.wars),
+    "points": Column(np.int64, lambda record, _: record.points, width=2),
+    "cards": Column(np.int8, lambda record, _: record.cards, width=2),
+    "takeover": Column(bool, lambda record, _: record.takeover, width=2),
+    "false_starts": Column(np.int64, lambda record, _: record.false_starts[0]),
+    "idle_ticks": Column(np.int64, lambda record, turn_ticks: record.idle_ticks(0, turn_ticks)),
+    "ticks": Column(np.int64, lambda record, _: record.ticks),
+    "reaction_sum": Column(np.int64, lambda record, _: sum(record.reaction_ticks[0])),
+    "reaction_count": Column(np.int64, lambda record, _: len(record.reaction_ticks[0])),
+}
+"""The columns of ``RoundColumns``, declared once: ``__init__``, ``add`` and ``pooled`` iterate this table. The
+agent is seat 0; ``takeover``, ``points`` and ``cards`` are per seat."""
+
+
 class RoundColumns:
-    """``rounds`` rounds of one agent in seat 0, as columns indexed by round (``add`` fills round i). Per
-    round: the card outcome, the agent's return, its false starts and idle ticks, both seats' takeovers,
-    the round's ticks, and the agent's reaction ticks as a sum and a count (their distribution over all
-    rounds in ``reaction_histogram``, one bin per tick of a turn)."""
+    """``rounds`` rounds of one agent in seat 0, as columns indexed by round (``add`` fills round i): ``present``
+    (the round was added) and every column of ``COLUMNS`` (the card outcome, the agent's return, its false starts
+    and idle ticks, both seats' takeovers, the round's ticks, and the agent's reaction ticks as a sum and a count),
+    with their distribution over all rounds in ``reaction_histogram``, one bin per tick of a turn."""
 
     def __init__(self, rounds: int, turn_ticks: int):
         self.turn_ticks = turn_ticks
         self.present = np.zeros(rounds, dtype=bool)
-        self.returns = np.zeros(rounds, dtype=np.float64)
-        self.winner = np.full(rounds, NO_WINNER, dtype=np.int8)
-        self.reason = np.zeros(rounds, dtype=np.int8)
-        self.battles = np.zeros(rounds, dtype=np.int64)
-        self.wars = np.zeros(rounds, dtype=np.int64)
-        self.points = np.zeros((rounds, 2), dtype=np.int64)
-        self.cards = np.zeros((rounds, 2), dtype=np.int8)
-        self.takeover = np.zeros((rounds, 2), dtype=bool)
-        self.false_starts = np.zeros(rounds, dtype=np.int64)
-        self.idle_ticks = np.zeros(rounds, dtype=np.int64)
-        self.ticks = np.zeros(rounds, dtype=np.int64)
-        self.reaction_sum = np.zeros(rounds, dtype=np.int64)
-        self.reaction_count = np.zeros(rounds, dtype=np.int64)
+        for name, column in COLUMNS.items():
+            shape = rounds if column.width is None else (rounds, column.width)
+            setattr(self, name, np.full(shape, column.empty, dtype=column.dtype))
         self.reaction_histogram = np.zeros(turn_ticks, dtype=np.int64)
 
     @classmethod
@@ -64,30 +86,17 @@ class RoundColumns:
         if not parts:
             raise ValueError("pooling needs at least one pairing's rounds")
         pooled = cls(0, parts[0].turn_ticks)
-        for name, value in vars(pooled).items():
-            if isinstance(value, np.ndarray):
-                pieces = [getattr(part, name) for part in parts]
-                setattr(pooled, name, sum(pieces) if name == "reaction_histogram" else np.concatenate(pieces))
+        for name in ["present", *COLUMNS]:
+            setattr(pooled, name, np.concatenate([getattr(part, name) for part in parts]))
+        pooled.reaction_histogram = sum(part.reaction_histogram for part in parts)
         return pooled
 
     def add(self, index: int, record: RoundRecord) -> None:
         """Record ``record`` as round ``index``."""
-        own = record.reaction_ticks[0]
         self.present[index] = True
-        self.returns[index] = record.episode_return
-        self.winner[index] = NO_WINNER if record.winner is None else record.winner
-        self.reason[index] = REASONS.index(record.reason)
-        self.battles[index] = record.battles
-        self.wars[index] = record.wars
-        self.points[index] = record.points
-        self.cards[index] = record.cards
-        self.takeover[index] = record.takeover
-        self.false_starts[index] = record.false_starts[0]
-        self.idle_ticks[index] = record.idle_ticks(0, self.turn_ticks)
-        self.ticks[index] = record.ticks
-        self.reaction_sum[index] = sum(own)
-        self.reaction_count[index] = len(own)
-        np.add.at(self.reaction_histogram, np.asarray(own, dtype=np.int64), 1)
+        for name, column in COLUMNS.items():
+            getattr(self, name)[index] = column.read(record, self.turn_ticks)
+        np.add.at(self.reaction_histogram, np.asarray(record.reaction_ticks[0], dtype=np.int64), 1)
 
     # --- what every reader asks --------------------------------------------------------------------
     @property

@@ -130,3 +130,9 @@ def test_a_paired_difference_is_taken_round_by_round_on_the_same_rounds(league_a
     assert sum(paired_difference_by_cause(prompt, never, league.config).values()) == pytest.approx(gaps)
     with pytest.raises(ValueError, match="the same rounds on both sides"):
         paired_difference(prompt, RoundColumns.pooled([never, never]))
+
+
+def test_the_columns_of_a_round_are_declared_once_and_annotated_alike():
+    from war_env.evaluation.summary import COLUMNS, RoundColumns
+
+    assert set(RoundColumns.__annotations__) == {"present", *COLUMNS, "reaction_histogram"}

@@ -62,6 +62,22 @@ class RoundColumns:
     and idle ticks, both seats' takeovers, the round's ticks, and the agent's reaction ticks as a sum and a count),
     with their distribution over all rounds in ``reaction_histogram``, one bin per tick of a turn."""
 
+    present: np.ndarray
+    returns: np.ndarray  # the columns of COLUMNS, annotated for readers and type checkers
+    winner: np.ndarray
+    reason: np.ndarray
+    battles: np.ndarray
+    wars: np.ndarray
+    points: np.ndarray
+    cards: np.ndarray
+    takeover: np.ndarray
+    false_starts: np.ndarray
+    idle_ticks: np.ndarray
+    ticks: np.ndarray
+    reaction_sum: np.ndarray
+    reaction_count: np.ndarray
+    reaction_histogram: np.ndarray
+
     def __init__(self, rounds: int, turn_ticks: int):
         self.turn_ticks = turn_ticks
         self.present = np.zeros(rounds, dtype=bool)

@@ -255,3 +255,13 @@ def test_a_solve_reports_every_iteration_to_its_progress_callback():
     order = ["optimum", "cost per move"]  # the optimum first, then its cost per move
     assert stages == sorted(stages, key=order.index) and set(stages) == set(order)
     assert len(seen) == policy.iterations and seen[0] == ("optimum", 1)
+
+
+def test_a_solve_that_runs_out_of_iterations_says_which_problem_in_one_line():
+    from war_env.agents.oracle import opponent_bot, timing_problem
+
+    config = WarConfig(latency="fixed:ticks=2")
+    with pytest.raises(RuntimeError) as error:
+        solve(timing_problem(config, opponent_bot("human", "oracle")), max_iterations=2)
+    message = str(error.value)
+    assert "did not converge in 2 iterations" in message and "idle tick 0.001" in message and "\n" not in message

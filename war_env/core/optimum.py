@@ -562,7 +562,10 @@ def _iterate(problem, masks, shape, fixed, rule, opponent_takeover, tolerance, m
         settled_for = settled_for + 1 if settled else 0
         if settled and (unchanged >= stable_iterations or settled_for >= SETTLED_PATIENCE):
             return step, next_move, iteration
-    raise RuntimeError(f"the timing problem did not converge in {max_iterations} iterations")
+    raise RuntimeError(f"the timing problem did not converge in {max_iterations} iterations (costs: false start "
+                       f"{problem.false_start_cost:g}, idle tick {problem.idle_cost:g}, takeover "
+                       f"{problem.takeover_cost:g}; turn {problem.turn_ticks} ticks, latency up to {problem.max_delay}): "
+                       f"weights this far apart may need a looser tolerance")
 
 
 SETTLED_PATIENCE = 20

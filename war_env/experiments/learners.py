@@ -140,6 +140,16 @@ def capability_lines(probes) -> dict[str, dict]:
     return lines
 
 
+def timing_references(capability: dict[str, dict]) -> dict[str, dict[str, float]]:
+    """Per probe, the returns a training curve is measured against: minus the exact timing cost per round of the
+    oracle and of the best policy lacking the capability (the curves log the timing rewards alone)."""
+    references = {}
+    for probe, line in capability.items():
+        oracle = exact_gaps(PROBES[probe]).per_round("oracle")
+        references[probe] = {"the oracle": -oracle, "the best policy lacking the capability": -(oracle + line["regret"])}
+    return references
+
+
 def learners_table(scores: dict[str, dict], models: dict[tuple[str, str, int], Path], learners, probes, seeds,
                    sampled: bool = False, lines: dict[str, dict] | None = None) -> dict:
     """Per learner: the bounded scores of its final models per probe and seed (and their regrets beside them), their
@@ -237,9 +247,15 @@ def training_curves(out: Path, learners, probes, seeds, bins: int = 25) -> dict:
     return curves
 
 
-def curves_chart(curves: dict, path: Path) -> str:
-    """One row per probe: the fast learners' training return (IQM over seeds, its interval shaded) against env steps
-    (left) and wall seconds (right)."""
+COST_TICKS = [base * 10.0 ** power for power in range(-1, 3) for base in (1, 2, 5)]
+"""The timing costs per round labelled on the curves' log axis."""
+
+
+def curves_chart(curves: dict, path: Path, references: dict[str, dict[str, float]] | None = None) -> str:
+    """One row per probe: the fast learners' timing cost per round in training (minus the training return, which
+    holds the timing rewards alone; IQM over seeds, its interval shaded) against env steps (left) and wall seconds
+    (right), on a log axis so that the first updates' 100 and the last ones' differences of 0.1 both show;
+    ``references`` (per probe, label: return per round) drawn as black lines."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -248,7 +264,7 @@ def curves_chart(curves: dict, path: Path) -> str:
     from war_env.league.plots import colours, save_figure
 
     names = sorted({name for per_probe in curves.values() for name in per_probe}, key=list(LEARNERS).index)
-    figure, axes = plt.subplots(len(curves), 2, figsize=(10.0, 2.8 * len(curves) + 0.6), layout="constrained",
+    figure, axes = plt.subplots(len(curves), 2, figsize=(10.0, 2.8 * len(curves) + 1.0), layout="constrained",
                                 squeeze=False)
     for row, (probe, per_probe) in zip(axes, curves.items()):
         for name, colour in zip(names, colours(len(names))):
@@ -256,16 +272,25 @@ def curves_chart(curves: dict, path: Path) -> str:
             values = [point["return"] for point in points]
             for axis, x in zip(row, ("steps", "seconds")):
                 xs = [point[x] for point in points]
-                axis.plot(xs, [v["value"] for v in values], color=colour, label=name if axis is axes[0][0] else None)
-                axis.fill_between(xs, [v["low"] for v in values], [v["high"] for v in values], color=colour, alpha=0.2)
-        for axis in row:  # symmetric log: the first updates' -100 and the last ones' differences of 0.1 both show
-            axis.set_yscale("symlog", linthresh=1.0)
-        row[0].set_ylabel(f"{probe}\nreturn per round")
+                axis.plot(xs, [-v["value"] for v in values], color=colour, label=name if axis is axes[0][0] else None)
+                axis.fill_between(xs, [-v["high"] for v in values], [-v["low"] for v in values], color=colour,
+                                  alpha=0.2)
+        for (label, value), style in zip((references or {}).get(probe, {}).items(), ("--", ":")):
+            for axis in row:
+                axis.axhline(-value, color="black", linestyle=style, linewidth=0.9,
+                             label=label if axis is axes[0][0] else None)
+        for axis in row:
+            axis.set_yscale("log")
+            low, high = axis.get_ylim()
+            ticks = [tick for tick in COST_TICKS if low <= tick <= high]
+            axis.set_yticks(ticks, [f"{tick:g}" for tick in ticks])
+            axis.minorticks_off()
+        row[0].set_ylabel(f"{probe}\ntiming cost per round")
         row[0].set_xlabel("env steps")
         row[1].set_xlabel("wall seconds")
-    figure.suptitle("Training return per round of the fast learners (sampled policy, timing rewards only): "
+    figure.suptitle("The fast learners' timing cost per round in training (sampled policy; lower is better), "
                     "IQM over seeds", fontsize="medium")
-    figure.legend(loc="outside right upper", fontsize="small", title="learner", title_fontsize="small")
+    figure.legend(loc="outside lower center", ncols=5, fontsize="small")
     save_figure(figure, path)
     plt.close(figure)
     return path.name
@@ -372,7 +397,8 @@ def main(argv: list[str] | None = None) -> dict:
     chart = learners_chart(table, args.probes, out / f"{stem}.png")
     text = render_table(table, args.probes, args.seeds, budgets, capability) + f"\n![the learners' scores]({chart})\n"
     if curves:
-        text += f"\n![the fast learners' training curves]({curves_chart(curves, out / 'curves.png')})\n"
+        chart = curves_chart(curves, out / "curves.png", timing_references(capability))
+        text += f"\n![the fast learners' training curves]({chart})\n"
     write_atomic(out / f"{stem}.md", text)
     print(text)
     return table

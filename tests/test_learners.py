@@ -275,3 +275,14 @@ def test_a_run_shows_the_capability_only_when_its_whole_regret_interval_is_below
     text = render_table(table, ["inference"], [0, 1], {"fast_mlp": 64, "fast_lstm": 64}, lines)
     assert "| the best policy lacking it (exact regret per round) | blind: 0.960 |" in text
     assert "| fast_lstm | 1 of 2 |" in text
+
+
+def test_an_undefined_score_is_named_not_averaged(tmp_path):
+    from war_env.experiments.learners import _spec, learners_table
+
+    models = {("fast_mlp", "inference", seed): tmp_path / f"s{seed}.zip" for seed in (0, 1)}
+    scores = {"inference": {_spec("fast_mlp", path): {"score": {"value": None}, "regret": {"value": 0.0, "high": 0.1}}
+                            for path in models.values()}}
+    with pytest.raises(ValueError, match="no score for fast_mlp seed 0 on the inference probe .* play more --rounds"):
+        learners_table(scores, models, ["fast_mlp"], ["inference"], [0, 1],
+                       lines={"inference": {"yardstick": "blind", "regret": 0.96}})

@@ -160,9 +160,15 @@ def learners_table(scores: dict[str, dict], models: dict[tuple[str, str, int], P
     lines = capability_lines(probes) if lines is None else lines
 
     def runs(name: str, key: str = "score", part: str = "value") -> list[np.ndarray]:
-        return [np.array([scores[probe][_spec(name, models[(name, probe, seed)], sampled)][key][part]
-                          for seed in seeds])
-                for probe in probes]
+        return [np.array([figure(probe, name, seed, key, part) for seed in seeds]) for probe in probes]
+
+    def figure(probe: str, name: str, seed: int, key: str, part: str) -> float:
+        value = (scores[probe][_spec(name, models[(name, probe, seed)], sampled)].get(key) or {}).get(part)
+        if value is None:  # a score is undefined where the best simple baseline tied the oracle on every round
+            raise ValueError(f"the suite gives no {key} for {name} seed {seed} on the {probe} probe (on so few rounds "
+                             f"its best simple baseline can tie the oracle): play more --rounds in another --out; "
+                             f"the trained runs can be copied there")
+        return value
 
     table = {}
     for name in learners:
@@ -387,7 +393,10 @@ def main(argv: list[str] | None = None) -> dict:
             suite = run_suite(specs, [probe], args.rounds, 0, suite_dir, args.workers, progress=False)
         scores[probe] = suite.results["probes"][0]["agents"]
     capability = capability_lines(args.probes)
-    table = learners_table(scores, models, args.learners, args.probes, args.seeds, sampled, capability)
+    try:
+        table = learners_table(scores, models, args.learners, args.probes, args.seeds, sampled, capability)
+    except ValueError as error:  # the runs and the suites stay on disk
+        parser.error(str(error))
     curves = training_curves(out, args.learners, args.probes, args.seeds)
     stem = "learners-sampled" if sampled else "learners"
     write_atomic(out / f"{stem}.json", json.dumps({"budgets": budgets, "seeds": args.seeds, "rounds": args.rounds,

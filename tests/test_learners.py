@@ -256,6 +256,7 @@ def test_the_capability_line_is_the_best_policy_that_lacks_the_capability():
     assert lines["anticipation"]["regret"] == two_presses.margin < anticipation.gap("lead")
     reading = exact_gaps(PROBES["reading"])
     assert lines["reading"]["regret"] == reading.gap("score_blind") < reading.gap("blind")
+    assert lines["reading"]["oracle_cost"] == reading.per_round("oracle")
 
 
 def test_a_run_shows_the_capability_only_when_its_whole_regret_interval_is_below_the_line(tmp_path):
@@ -268,8 +269,8 @@ def test_a_run_shows_the_capability_only_when_its_whole_regret_interval_is_below
     scores = {"inference": {_spec(name, models[(name, "inference", seed)]): {
         "score": {"value": 0.5}, "regret": {"value": (low + high) / 2, "low": low, "high": high}}
         for (name, seed), (low, high) in regrets.items()}}
-    lines = {"inference": {"yardstick": "blind", "regret": 0.96}}
-    table = learners_table(scores, models, ["fast_mlp", "fast_lstm"], ["inference"], [0, 1], lines=lines)
+    lines = {"inference": {"yardstick": "blind", "regret": 0.96, "oracle_cost": 0.5}}
+    table = learners_table(scores, models, ["fast_mlp", "fast_lstm"], ["inference"], [0, 1], capability=lines)
     assert table["fast_mlp"]["capability"] == {"inference": [True, False]}
     assert table["fast_lstm"]["capability"] == {"inference": [True, False]}
     text = render_table(table, ["inference"], [0, 1], {"fast_mlp": 64, "fast_lstm": 64}, lines)
@@ -285,4 +286,4 @@ def test_an_undefined_score_is_named_not_averaged(tmp_path):
                             for path in models.values()}}
     with pytest.raises(ValueError, match="no score for fast_mlp seed 0 on the inference probe .* play more --rounds"):
         learners_table(scores, models, ["fast_mlp"], ["inference"], [0, 1],
-                       lines={"inference": {"yardstick": "blind", "regret": 0.96}})
+                       capability={"inference": {"yardstick": "blind", "regret": 0.96, "oracle_cost": 0.5}})

@@ -87,7 +87,7 @@ PROBES = {
               "Telling from the opponent's first reaction which of two bots of a pool it faces this round, and "
               "timing its presses for that bot; an agent that times every round alike (blind) cannot.",
               "pool:fast=4,slow=10,width=2,share_fast=0.5", "fixed:ticks=4", "inference", "blind",
-              references=("blind",), harnesses=("clairvoyant",)),
+              harnesses=("clairvoyant",)),
         Probe("reading", "WarTableReading-v1",
               "Reading the score the table shows, which sets how fast the opponent reacts (fast when it is ahead), "
               "and timing its presses for it; an agent that times every turn alike (blind) cannot, and no other "

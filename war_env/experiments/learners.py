@@ -122,7 +122,8 @@ def _train_one(name: str, probe: str, seed: int, timesteps: int, run_dir: Path, 
 
 
 def capability_lines(probes) -> dict[str, dict]:
-    """Per probe, the best policy that lacks its capability and its exact regret per round: the probe's yardstick of
+    """Per probe, the best policy that lacks its capability and its exact regret per round (and the oracle's exact
+    timing cost per round, ``oracle_cost``, which the curves are drawn against): the probe's yardstick of
     lacking it (``press_once``, ``blind``, or in the reading probe the ``score_blind`` bound) or, where the observation
     shows the opponent's clock (``lead`` is one of the probe's simple baselines), the best rule of one or two fixed
     press times (the ladder's rungs: timing each of three modes takes three). The bounded score's 0 is the best simple
@@ -136,28 +137,27 @@ def capability_lines(probes) -> dict[str, dict]:
             candidates |= {rung.family: rung.margin for rung in ladder(PROBES[probe], gaps)
                            if rung.family in ("1 press time", "2 press times")}
         best = min(candidates, key=candidates.get)
-        lines[probe] = {"yardstick": best, "regret": candidates[best]}
+        lines[probe] = {"yardstick": best, "regret": candidates[best], "oracle_cost": gaps.per_round("oracle")}
     return lines
 
 
 def timing_references(capability: dict[str, dict]) -> dict[str, dict[str, float]]:
     """Per probe, the returns a training curve is measured against: minus the exact timing cost per round of the
     oracle and of the best policy lacking the capability (the curves log the timing rewards alone)."""
-    references = {}
-    for probe, line in capability.items():
-        oracle = exact_gaps(PROBES[probe]).per_round("oracle")
-        references[probe] = {"the oracle": -oracle, "the best policy lacking the capability": -(oracle + line["regret"])}
-    return references
+    return {probe: {"the oracle": -line["oracle_cost"],
+                    "the best policy lacking the capability": -(line["oracle_cost"] + line["regret"])}
+            for probe, line in capability.items()}
 
 
 def learners_table(scores: dict[str, dict], models: dict[tuple[str, str, int], Path], learners, probes, seeds,
-                   sampled: bool = False, lines: dict[str, dict] | None = None) -> dict:
+                   sampled: bool = False, capability: dict[str, dict] | None = None) -> dict:
     """Per learner: the bounded scores of its final models per probe and seed (and their regrets beside them), their
     mean per probe, the IQM over all of them (stratified bootstrap over each probe's seeds) and the probability of
     improvement over each other learner, both of the bounded scores (no probe's unit of failure enters them); and
-    per probe which runs show the capability: their regret's 95% interval lies below ``lines``' (``capability_lines``).
+    per probe which runs show the capability: their regret's 95% interval lies below ``capability``'s line
+    (``capability_lines``).
     ``scores`` is each probe's suite entry of agents (``suite.json``'s ``probes[k]["agents"]``)."""
-    lines = capability_lines(probes) if lines is None else lines
+    capability = capability_lines(probes) if capability is None else capability
 
     def runs(name: str, key: str = "score", part: str = "value") -> list[np.ndarray]:
         return [np.array([figure(probe, name, seed, key, part) for seed in seeds]) for probe in probes]
@@ -175,7 +175,7 @@ def learners_table(scores: dict[str, dict], models: dict[tuple[str, str, int], P
         per_probe = runs(name)
         table[name] = {"scores": {probe: values.tolist() for probe, values in zip(probes, per_probe)},
                        "regrets": {probe: values.tolist() for probe, values in zip(probes, runs(name, "regret"))},
-                       "capability": {probe: (highs < lines[probe]["regret"]).tolist()
+                       "capability": {probe: (highs < capability[probe]["regret"]).tolist()
                                       for probe, highs in zip(probes, runs(name, "regret", "high"))},
                        "mean": {probe: float(values.mean()) for probe, values in zip(probes, per_probe)},
                        "iqm": iqm_interval(*per_probe),

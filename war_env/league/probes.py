@@ -25,7 +25,8 @@ from war_env.league.stats import bootstrap_mean, bound
 
 def agents_of(probe: Probe) -> list[str]:
     """The agents a probe's table shows: the oracle, its references (what the capability adds: ``counting`` for
-    memory, ``blind`` against a pool or a leader), the agent lacking the capability and the simple baselines."""
+    memory, ``blind`` in reading), the agent lacking the capability (``blind`` in inference) and the simple
+    baselines."""
     return list(dict.fromkeys(["oracle", *probe.references, probe.lacking, *probe.simple]))
 
 

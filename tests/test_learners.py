@@ -222,6 +222,7 @@ def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curve
         assert [point["steps"] for point in points] == sorted(point["steps"] for point in points)
         assert all(point["seconds"] > 0 and point["return"]["low"] <= point["return"]["high"] for point in points)
     assert (out / "curves.png").read_bytes().startswith(b"\x89PNG")
+    assert set(saved["last_stretch"]["anticipation"]) == {"fast_mlp", "fast_lstm"}
     sampled = main(["--out", str(out), "--timesteps", "64", "--budget", "fast_lstm=131072", "--seeds", "0", "1",
                     "--learners", "fast_mlp", "fast_lstm", "--probes", "anticipation", "--rounds", "2", "--jobs", "2",
                     "--actions", "sampled"])  # the same runs (nothing trained again), played as trained
@@ -287,3 +288,23 @@ def test_an_undefined_score_is_named_not_averaged(tmp_path):
     with pytest.raises(ValueError, match="no score for fast_mlp seed 0 on the inference probe .* play more --rounds"):
         learners_table(scores, models, ["fast_mlp"], ["inference"], [0, 1],
                        capability={"inference": {"yardstick": "blind", "regret": 0.96, "oracle_cost": 0.5}})
+
+
+def test_a_curve_still_rising_over_its_last_eighth_is_named_and_a_flat_one_is_not(tmp_path):
+    from war_env.experiments.learners import last_stretch, render_last_stretch
+
+    def write_log(name: str, seed: int, mean_return) -> None:
+        run = tmp_path / "runs" / "memory" / f"{name}-s{seed}"
+        run.mkdir(parents=True)
+        entries = [{"steps": 100 * k, "seconds": float(k), "rounds": 10, "mean_return": mean_return(k)}
+                   for k in range(1, 17)]
+        (run / "progress.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+
+    for seed in (0, 1):
+        write_log("fast_lstm", seed, lambda k: float(k))  # rises by one per update: 2 updates per eighth
+        write_log("fast_mlp", seed, lambda k: -9.5)  # flat at once
+    rises = last_stretch(tmp_path, ["fast_mlp", "fast_lstm", "ppo"], ["memory"], [0, 1])
+    assert rises["memory"]["fast_lstm"]["value"] == 2.0 and rises["memory"]["fast_mlp"]["value"] == 0.0
+    assert "ppo" not in rises["memory"]  # SB3's runs log no curve
+    text = render_last_stretch(rises, ["memory"])
+    assert "| fast_lstm | 2 (exact) (still rising) |" in text and "| fast_mlp | 0 (exact) |" in text

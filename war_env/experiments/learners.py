@@ -17,7 +17,8 @@ stratified bootstrap interval (``stats.iqm_interval``) and the probability of im
 (``stats.probability_of_improvement``): rliable's definitions (Agarwal et al. 2021), computed with scipy; and per
 probe how many runs show the capability, their regret below the best policy that lacks it (``capability_lines``). The fast
 learners' runs log their training return after every update; ``curves.png`` draws its IQM over seeds per probe,
-against env steps and wall seconds (SB3's runs log no such curve here).
+against env steps and wall seconds (SB3's runs log no such curve here), and ``last_stretch`` says whether a curve
+still rose over the last eighth of its budget (then the budget is too small to say what the learner reaches).
 A folder that holds some of the runs is continued by the same command (a finished run is not trained again).
 """
 
@@ -221,6 +222,27 @@ def render_table(table: dict, probes, seeds, budgets: dict[str, int], capability
     return "\n".join(lines) + "\n"
 
 
+def _progress_logs(out: Path, name: str, probe: str, seeds) -> list[list[dict]] | None:
+    """Each seed's ``progress.jsonl`` entries of a fast learner's runs on a probe (``None`` unless all are there)."""
+    paths = [out / "runs" / probe / f"{name}-s{seed}" / "progress.jsonl" for seed in seeds]
+    if not LEARNERS[name].fast or not all(path.is_file() for path in paths):
+        return None
+    return [[json.loads(line) for line in path.read_text().splitlines() if line] for path in paths]
+
+
+def _binned_returns(log: list[dict], edges: np.ndarray) -> np.ndarray:
+    """A run's training return per round in each bin of env steps (the rounds that ended in the bin, weighted by
+    their number); NaN where no round ended."""
+    bins = len(edges) - 1
+    steps = np.array([entry["steps"] for entry in log])
+    ended = np.array([entry["rounds"] for entry in log], dtype=float)
+    total = np.array([entry["rounds"] * (entry["mean_return"] or 0.0) for entry in log])
+    where = np.clip(np.searchsorted(edges, steps, side="left") - 1, 0, bins - 1)
+    rounds = np.bincount(where, ended, bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(rounds > 0, np.bincount(where, total, bins) / rounds, np.nan)
+
+
 def training_curves(out: Path, learners, probes, seeds, bins: int = 25) -> dict:
     """Per probe and fast learner: the training return per round (the sampled policy, the probe's timing rewards
     without the card outcome) of each seed's run, binned by env steps (the rounds that ended in a bin, weighted by
@@ -229,28 +251,59 @@ def training_curves(out: Path, learners, probes, seeds, bins: int = 25) -> dict:
     curves = {}
     for probe in probes:
         for name in learners:
-            progress = [out / "runs" / probe / f"{name}-s{seed}" / "progress.jsonl" for seed in seeds]
-            if not LEARNERS[name].fast or not all(path.is_file() for path in progress):
+            logs = _progress_logs(out, name, probe, seeds)
+            if logs is None:
                 continue
-            logs = [[json.loads(line) for line in path.read_text().splitlines() if line] for path in progress]
             edges = np.linspace(0, max(log[-1]["steps"] for log in logs), bins + 1)
-            per_seed, seconds = [], []
-            for log in logs:
-                steps = np.array([entry["steps"] for entry in log])
-                ended = np.array([entry["rounds"] for entry in log], dtype=float)
-                total = np.array([entry["rounds"] * (entry["mean_return"] or 0.0) for entry in log])
-                where = np.clip(np.searchsorted(edges, steps, side="left") - 1, 0, bins - 1)
-                rounds = np.bincount(where, ended, bins)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    per_seed.append(np.where(rounds > 0, np.bincount(where, total, bins) / rounds, np.nan))
-                seconds.append(np.interp(edges[1:], steps, [entry["seconds"] for entry in log]))
-            per_seed, points = np.array(per_seed), []
+            per_seed = np.array([_binned_returns(log, edges) for log in logs])
+            seconds = [np.interp(edges[1:], [entry["steps"] for entry in log], [entry["seconds"] for entry in log])
+                       for log in logs]
+            points = []
             for k in range(bins):
                 if not np.isnan(per_seed[:, k]).any():
                     points.append({"steps": int(edges[k + 1]), "seconds": float(np.median([s[k] for s in seconds])),
                                    "return": iqm_interval(per_seed[:, k])})
             curves.setdefault(probe, {})[name] = points
     return curves
+
+
+LAST_STRETCH = 8
+"""The curves' last stretch is the last eighth of the budget, compared with the eighth before it."""
+
+
+def last_stretch(out: Path, learners, probes, seeds) -> dict:
+    """Per probe and fast learner: how much the training return per round rose over the last eighth of the budget
+    (each seed's return over the last eighth minus over the eighth before; IQM over the seeds with a stratified
+    bootstrap interval). A curve that still rises, its interval above 0, has not flattened: its budget is too small
+    to say what the learner reaches. A seed that saw no round end in either eighth is left out."""
+    rises = {}
+    for probe in probes:
+        for name in learners:
+            logs = _progress_logs(out, name, probe, seeds)
+            if logs is None:
+                continue
+            edges = np.linspace(0, max(log[-1]["steps"] for log in logs), LAST_STRETCH + 1)
+            per_seed = np.array([_binned_returns(log, edges)[-2:] for log in logs])
+            per_seed = per_seed[~np.isnan(per_seed).any(axis=1)]
+            rises.setdefault(probe, {})[name] = iqm_interval(per_seed[:, 1] - per_seed[:, 0])
+    return rises
+
+
+def render_last_stretch(rises: dict, probes) -> str:
+    names = sorted({name for per_probe in rises.values() for name in per_probe}, key=list(LEARNERS).index)
+    lines = ["| rise of the training return over the last eighth | " + " | ".join(probes) + " |",
+             "|---|" + "---|" * len(probes)]
+    for name in names:
+        cells = []
+        for probe in probes:
+            rise = rises.get(probe, {}).get(name)
+            rising = rise is not None and rise.get("low") is not None and rise["low"] > 0
+            cells.append("" if rise is None else fmt(rise, 3) + (" (still rising)" if rising else ""))
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines + ["", "Per fast learner and probe: its training return per round (the sampled policy, timing "
+                                "rewards alone) over the last eighth of the budget minus over the eighth before, IQM "
+                                "over seeds with a stratified bootstrap interval; a curve whose interval lies above 0 "
+                                "still rises (its budget is too small to say what the learner reaches)."]) + "\n"
 
 
 COST_TICKS = [base * 10.0 ** power for power in range(-1, 3) for base in (1, 2, 5)]
@@ -398,13 +451,17 @@ def main(argv: list[str] | None = None) -> dict:
     except ValueError as error:  # the runs and the suites stay on disk
         parser.error(str(error))
     curves = training_curves(out, args.learners, args.probes, args.seeds)
+    rises = last_stretch(out, args.learners, args.probes, args.seeds)
     stem = "learners-sampled" if sampled else "learners"
     write_atomic(out / f"{stem}.json", json.dumps({"budgets": budgets, "seeds": args.seeds, "rounds": args.rounds,
                                                     "actions": args.actions, "capability_lines": capability,
-                                                    "learners": table, "curves": curves},
+                                                    "learners": table, "curves": curves,
+                                                    "last_stretch": rises},
                                                    indent=2) + "\n")
     chart = learners_chart(table, args.probes, out / f"{stem}.png")
     text = render_table(table, args.probes, args.seeds, budgets, capability) + f"\n![the learners' scores]({chart})\n"
+    if rises:
+        text += "\n" + render_last_stretch(rises, args.probes)
     if curves:
         chart = curves_chart(curves, out / "curves.png", timing_references(capability))
         text += f"\n![the fast learners' training curves]({chart})\n"

@@ -303,8 +303,11 @@ def test_a_curve_still_rising_over_its_last_eighth_is_named_and_a_flat_one_is_no
     for seed in (0, 1):
         write_log("fast_lstm", seed, lambda k: float(k))  # rises by one per update: 2 updates per eighth
         write_log("fast_mlp", seed, lambda k: -9.5)  # flat at once
-    rises = last_stretch(tmp_path, ["fast_mlp", "fast_lstm", "ppo"], ["memory"], [0, 1])
-    assert rises["memory"]["fast_lstm"]["value"] == 2.0 and rises["memory"]["fast_mlp"]["value"] == 0.0
-    assert "ppo" not in rises["memory"]  # SB3's runs log no curve
-    text = render_last_stretch(rises, ["memory"])
-    assert "| fast_lstm | 2 (exact) (still rising) |" in text and "| fast_mlp | 0 (exact) |" in text
+    stretches = last_stretch(tmp_path, ["fast_mlp", "fast_lstm", "ppo"], ["memory"], [0, 1])
+    assert stretches["memory"]["fast_lstm"]["rise"]["value"] == 2.0 == stretches["memory"]["fast_lstm"]["rise"]["low"]
+    assert stretches["memory"]["fast_lstm"]["last"]["value"] == 15.5  # the last eighth: updates 15 and 16
+    assert stretches["memory"]["fast_mlp"]["rise"]["value"] == 0.0
+    assert "ppo" not in stretches["memory"]  # SB3's runs log no curve
+    text = render_last_stretch(stretches, ["memory"], {"memory": {"yardstick": "press_once", "regret": 3.4,
+                                                                  "oracle_cost": 6.0}})
+    assert "| fast_lstm | 2 (exact) (still rising); -21.50 |" in text and "| fast_mlp | 0 (exact); 3.50 |" in text

@@ -273,10 +273,11 @@ LAST_STRETCH = 8
 
 def last_stretch(out: Path, learners, probes, seeds) -> dict:
     """Per probe and fast learner: how much the training return per round rose over the last eighth of the budget
-    (each seed's return over the last eighth minus over the eighth before; IQM over the seeds with a stratified
-    bootstrap interval). A curve that still rises, its interval above 0, has not flattened: its budget is too small
-    to say what the learner reaches. A seed that saw no round end in either eighth is left out."""
-    rises = {}
+    (``rise``: each seed's return over the last eighth minus over the eighth before) and that return (``last``),
+    each an IQM over the seeds with a stratified bootstrap interval. A curve that still rises, its interval above 0,
+    has not flattened: its budget is too small to say what the learner reaches. A seed that saw no round end in
+    either eighth is left out."""
+    stretches = {}
     for probe in probes:
         for name in learners:
             logs = _progress_logs(out, name, probe, seeds)
@@ -285,25 +286,32 @@ def last_stretch(out: Path, learners, probes, seeds) -> dict:
             edges = np.linspace(0, max(log[-1]["steps"] for log in logs), LAST_STRETCH + 1)
             per_seed = np.array([_binned_returns(log, edges)[-2:] for log in logs])
             per_seed = per_seed[~np.isnan(per_seed).any(axis=1)]
-            rises.setdefault(probe, {})[name] = iqm_interval(per_seed[:, 1] - per_seed[:, 0])
-    return rises
+            stretches.setdefault(probe, {})[name] = {"rise": iqm_interval(per_seed[:, 1] - per_seed[:, 0]),
+                                                     "last": iqm_interval(per_seed[:, 1])}
+    return stretches
 
 
-def render_last_stretch(rises: dict, probes) -> str:
-    names = sorted({name for per_probe in rises.values() for name in per_probe}, key=list(LEARNERS).index)
-    lines = ["| rise of the training return over the last eighth | " + " | ".join(probes) + " |",
+def render_last_stretch(stretches: dict, probes, capability: dict[str, dict]) -> str:
+    names = sorted({name for per_probe in stretches.values() for name in per_probe}, key=list(LEARNERS).index)
+    lines = ["| rise over the last eighth; below the oracle | " + " | ".join(probes) + " |",
              "|---|" + "---|" * len(probes)]
     for name in names:
         cells = []
         for probe in probes:
-            rise = rises.get(probe, {}).get(name)
-            rising = rise is not None and rise.get("low") is not None and rise["low"] > 0
-            cells.append("" if rise is None else fmt(rise, 3) + (" (still rising)" if rising else ""))
+            stretch = stretches.get(probe, {}).get(name)
+            if stretch is None or stretch["last"]["value"] is None:
+                cells.append("")
+                continue
+            rise, below = stretch["rise"], -capability[probe]["oracle_cost"] - stretch["last"]["value"]
+            rising = rise["low"] is not None and rise["low"] > 0
+            cells.append(f"{fmt(rise, 3)}{' (still rising)' if rising else ''}; {below:.2f}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines + ["", "Per fast learner and probe: its training return per round (the sampled policy, timing "
                                 "rewards alone) over the last eighth of the budget minus over the eighth before, IQM "
-                                "over seeds with a stratified bootstrap interval; a curve whose interval lies above 0 "
-                                "still rises (its budget is too small to say what the learner reaches)."]) + "\n"
+                                "over seeds with a stratified bootstrap interval, and how far that last eighth's "
+                                "return lies below the oracle's exact one. A curve whose interval lies above 0 still "
+                                "rises: its budget is too small to say what the learner reaches; the distance says "
+                                "how much the rise could still change."]) + "\n"
 
 
 COST_TICKS = [base * 10.0 ** power for power in range(-1, 3) for base in (1, 2, 5)]
@@ -451,17 +459,17 @@ def main(argv: list[str] | None = None) -> dict:
     except ValueError as error:  # the runs and the suites stay on disk
         parser.error(str(error))
     curves = training_curves(out, args.learners, args.probes, args.seeds)
-    rises = last_stretch(out, args.learners, args.probes, args.seeds)
+    stretches = last_stretch(out, args.learners, args.probes, args.seeds)
     stem = "learners-sampled" if sampled else "learners"
     write_atomic(out / f"{stem}.json", json.dumps({"budgets": budgets, "seeds": args.seeds, "rounds": args.rounds,
                                                     "actions": args.actions, "capability_lines": capability,
                                                     "learners": table, "curves": curves,
-                                                    "last_stretch": rises},
+                                                    "last_stretch": stretches},
                                                    indent=2) + "\n")
     chart = learners_chart(table, args.probes, out / f"{stem}.png")
     text = render_table(table, args.probes, args.seeds, budgets, capability) + f"\n![the learners' scores]({chart})\n"
-    if rises:
-        text += "\n" + render_last_stretch(rises, args.probes)
+    if stretches:
+        text += "\n" + render_last_stretch(stretches, args.probes, capability)
     if curves:
         chart = curves_chart(curves, out / "curves.png", timing_references(capability))
         text += f"\n![the fast learners' training curves]({chart})\n"

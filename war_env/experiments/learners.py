@@ -243,27 +243,32 @@ def _binned_returns(log: list[dict], edges: np.ndarray) -> np.ndarray:
         return np.where(rounds > 0, np.bincount(where, total, bins) / rounds, np.nan)
 
 
+def _binned_runs(out: Path, learners, probes, seeds, bins: int):
+    """For each probe and fast learner whose runs all logged their progress: ``(probe, name, logs, edges,
+    per_seed)``, ``per_seed`` each seed's ``_binned_returns`` in ``bins`` equal bins of the longest run's steps."""
+    for probe in probes:
+        for name in learners:
+            logs = _progress_logs(out, name, probe, seeds)
+            if logs is not None:
+                edges = np.linspace(0, max(log[-1]["steps"] for log in logs), bins + 1)
+                yield probe, name, logs, edges, np.array([_binned_returns(log, edges) for log in logs])
+
+
 def training_curves(out: Path, learners, probes, seeds, bins: int = 25) -> dict:
     """Per probe and fast learner: the training return per round (the sampled policy, the probe's timing rewards
     without the card outcome) of each seed's run, binned by env steps (the rounds that ended in a bin, weighted by
     their number), and its IQM over the seeds with a stratified bootstrap interval, with the wall seconds at the
     bin's end (their median over the seeds). Bins where a seed saw no round end are left out."""
     curves = {}
-    for probe in probes:
-        for name in learners:
-            logs = _progress_logs(out, name, probe, seeds)
-            if logs is None:
-                continue
-            edges = np.linspace(0, max(log[-1]["steps"] for log in logs), bins + 1)
-            per_seed = np.array([_binned_returns(log, edges) for log in logs])
-            seconds = [np.interp(edges[1:], [entry["steps"] for entry in log], [entry["seconds"] for entry in log])
-                       for log in logs]
-            points = []
-            for k in range(bins):
-                if not np.isnan(per_seed[:, k]).any():
-                    points.append({"steps": int(edges[k + 1]), "seconds": float(np.median([s[k] for s in seconds])),
-                                   "return": iqm_interval(per_seed[:, k])})
-            curves.setdefault(probe, {})[name] = points
+    for probe, name, logs, edges, per_seed in _binned_runs(out, learners, probes, seeds, bins):
+        seconds = [np.interp(edges[1:], [entry["steps"] for entry in log], [entry["seconds"] for entry in log])
+                   for log in logs]
+        points = []
+        for k in range(bins):
+            if not np.isnan(per_seed[:, k]).any():
+                points.append({"steps": int(edges[k + 1]), "seconds": float(np.median([s[k] for s in seconds])),
+                               "return": iqm_interval(per_seed[:, k])})
+        curves.setdefault(probe, {})[name] = points
     return curves
 
 
@@ -278,16 +283,10 @@ def last_stretch(out: Path, learners, probes, seeds) -> dict:
     has not flattened: its budget is too small to say what the learner reaches. A seed that saw no round end in
     either eighth is left out."""
     stretches = {}
-    for probe in probes:
-        for name in learners:
-            logs = _progress_logs(out, name, probe, seeds)
-            if logs is None:
-                continue
-            edges = np.linspace(0, max(log[-1]["steps"] for log in logs), LAST_STRETCH + 1)
-            per_seed = np.array([_binned_returns(log, edges)[-2:] for log in logs])
-            per_seed = per_seed[~np.isnan(per_seed).any(axis=1)]
-            stretches.setdefault(probe, {})[name] = {"rise": iqm_interval(per_seed[:, 1] - per_seed[:, 0]),
-                                                     "last": iqm_interval(per_seed[:, 1])}
+    for probe, name, _, _, per_seed in _binned_runs(out, learners, probes, seeds, LAST_STRETCH):
+        last_two = per_seed[:, -2:][~np.isnan(per_seed[:, -2:]).any(axis=1)]
+        stretches.setdefault(probe, {})[name] = {"rise": iqm_interval(last_two[:, 1] - last_two[:, 0]),
+                                                 "last": iqm_interval(last_two[:, 1])}
     return stretches
 
 

@@ -311,3 +311,15 @@ def test_a_curve_still_rising_over_its_last_eighth_is_named_and_a_flat_one_is_no
     text = render_last_stretch(stretches, ["memory"], {"memory": {"yardstick": "press_once", "regret": 3.4,
                                                                   "oracle_cost": 6.0}})
     assert "| fast_lstm | 2 (exact) (still rising); -21.50 |" in text and "| fast_mlp | 0 (exact); 3.50 |" in text
+
+
+@pytest.mark.parametrize("algo", ["ppo", "recurrent_ppo", "dqn", "a2c"])
+def test_the_sb3_learners_discount_as_the_fast_learners_not_as_shipped(algo, tmp_path):
+    from war_env.experiments.learners import suite_config
+    from war_env.training.fast_ppo import FastPPOConfig
+
+    shipped = json.loads(training_config_file(algo).read_text())["hyperparameters"]
+    written = json.loads(suite_config(algo, tmp_path).read_text())
+    assert shipped["gamma"] == 0.9 and written["hyperparameters"]["gamma"] == FastPPOConfig().gamma == 0.99
+    assert written["hyperparameters"].get("gae_lambda") == (0.95 if "gae_lambda" in shipped else None)
+    assert written["train_env"] == {"reward_win": 0.0, "reward_loss": 0.0} and written["observation"] == "all"

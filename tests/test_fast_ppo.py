@@ -7,6 +7,8 @@ suite exactly as the torch policy chose, and a forged or oversized file is refus
 
 from __future__ import annotations
 
+import copy
+
 import io
 import json
 import zipfile
@@ -265,6 +267,22 @@ def test_the_policy_s_tensors_are_the_files_shapes():
     for network in (FastNetwork(24, (64, 64), "tanh", 0), FastNetwork(16, (8,), "relu", 5)):
         state = build_policy(network).state_dict()
         assert {name: tuple(tensor.shape) for name, tensor in state.items()} == network.shapes()
+
+
+def test_the_policy_s_tanh_is_torch_s_in_value_and_gradient():
+    """The trainer computes tanh in place as ``2 sigmoid(2x) - 1``: the same outputs and weight gradients as the same
+    network with ``torch.nn.Tanh`` (and the numpy forward of ``fast_ppo:PATH`` computes ``np.tanh``)."""
+    torch.manual_seed(0)
+    ours = build_policy(FastNetwork(7, (16, 16), "tanh", 0)).actor
+    reference = torch.nn.Sequential(*[copy.deepcopy(module) if isinstance(module, torch.nn.Linear) else torch.nn.Tanh()
+                                      for module in ours])
+    x = torch.randn(300, 7) * 3.0
+    outputs = [network(x) for network in (ours, reference)]
+    for output in outputs:
+        output.pow(2).sum().backward()
+    torch.testing.assert_close(outputs[0], outputs[1])
+    for mine, theirs in zip(ours.parameters(), reference.parameters(), strict=True):
+        torch.testing.assert_close(mine.grad, theirs.grad)
 
 
 def test_a_sequence_replayed_in_one_pass_gives_the_rollouts_step_by_step_lstm_outputs():

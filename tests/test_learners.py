@@ -308,9 +308,11 @@ def test_a_curve_still_rising_over_its_last_eighth_is_named_and_a_flat_one_is_no
     assert stretches["memory"]["fast_lstm"]["last"]["value"] == 15.5  # the last eighth: updates 15 and 16
     assert stretches["memory"]["fast_mlp"]["rise"]["value"] == 0.0
     assert "ppo" not in stretches["memory"]  # SB3's runs log no curve
-    text = render_last_stretch(stretches, ["memory"], {"memory": {"yardstick": "press_once", "regret": 3.4,
-                                                                  "oracle_cost": 6.0}})
-    assert "| fast_lstm | 2 (exact) (still rising); -21.50 |" in text and "| fast_mlp | 0 (exact); 3.50 |" in text
+    line = {"yardstick": "press_once", "regret": 3.4, "oracle_cost": 6.0}
+    text = render_last_stretch(stretches, ["memory"], {"memory": line})
+    assert "| fast_lstm | 2 (exact) (at the oracle); -21.50 |" in text and "| fast_mlp | 0 (exact); 3.50 |" in text
+    text = render_last_stretch(stretches, ["memory"], {"memory": {**line, "oracle_cost": -18.0}})
+    assert "| fast_lstm | 2 (exact) (still rising); 2.50 |" in text  # 2.5 below the oracle: room for more
 
 
 @pytest.mark.parametrize("algo", ["ppo", "recurrent_ppo", "dqn", "a2c"])

@@ -309,14 +309,15 @@ def render_last_stretch(stretches: dict, probes, capability: dict[str, dict]) ->
                 continue
             rise, below = stretch["rise"], -capability[probe]["oracle_cost"] - stretch["last"]["value"]
             rising = rise["low"] is not None and rise["low"] > 0
-            cells.append(f"{fmt(rise, 3)}{' (still rising)' if rising else ''}; {below:.2f}")
+            label = (" (still rising)" if below > rise["value"] else " (at the oracle)") if rising else ""
+            cells.append(f"{fmt(rise, 3)}{label}; {below:.2f}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines + ["", "Per fast learner and probe: its training return per round (the sampled policy, timing "
                                 "rewards alone) over the last eighth of the budget minus over the eighth before, IQM "
                                 "over seeds with a stratified bootstrap interval, and how far that last eighth's "
                                 "return lies below the oracle's exact one. A curve whose interval lies above 0 still "
-                                "rises: its budget is too small to say what the learner reaches; the distance says "
-                                "how much the rise could still change."]) + "\n"
+                                "rises (its budget is too small to say what the learner reaches) unless it is closer to "
+                                "the oracle than its last rise (at the oracle)."]) + "\n"
 
 
 COST_TICKS = [base * 10.0 ** power for power in range(-1, 3) for base in (1, 2, 5)]

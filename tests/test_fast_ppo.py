@@ -8,7 +8,6 @@ suite exactly as the torch policy chose, and a forged or oversized file is refus
 from __future__ import annotations
 
 import copy
-
 import io
 import json
 import zipfile

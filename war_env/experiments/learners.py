@@ -5,13 +5,14 @@ Each learner is trained on every probe's env id, once per seed, at its budget: t
 learners (PPO, RecurrentPPO, PPO with 4 stacked frames, DQN, A2C) by ``war-train``'s ``train``. The **final** model
 of each run is scored by the suite (``war_env.league.suite``, one suite per probe with that probe's models: the
 bounded score, 0 = the probe's best simple baseline or worse, 1 = the oracle, on the same deals; its regret, the raw
-figure, is kept beside it). The SB3 training config is the one shipped for the algorithm, with two changes: the
+figure, is kept beside it). The SB3 training config is the one shipped for the algorithm, with three changes: the
 training envs keep the probe's reward weights (the shipped configs weigh an idle tick at -0.1 in training, which
-would change the optimum the probe measures; only the card outcome's weight is zeroed, which cannot change it), and
+would change the optimum the probe measures; only the card outcome's weight is zeroed, which cannot change it),
 the policy sees the probe's whole observation (``"all"``; DQN's and A2C's shipped configs see the timing fields
-only), and the discount is the fast learners' (gamma 0.99, and PPO's and A2C's gae_lambda 0.95, for the shipped
-0.9 and 0.9: a takeover 30 ticks ahead weighs 74% of itself, not 4%). No evaluation callback runs: final models only. The fast learners train with ``FastPPOConfig``'s defaults
-(the same reward weights: ``OUTCOME_FREE_REWARDS`` on a probe; gamma 0.99).
+only), and the discount is the fast learners' (gamma 0.99, and gae_lambda 0.95 where the algorithm has one, for the
+shipped 0.9 and 0.9: a takeover 30 ticks ahead weighs 74% of itself, not 4%). No evaluation callback runs: final
+models only. The fast learners train with ``FastPPOConfig``'s defaults (the same reward weights:
+``OUTCOME_FREE_REWARDS`` on a probe; gamma 0.99).
 
 The table gives per learner its mean score per probe over the seeds and, over all probes and seeds, the IQM with a
 stratified bootstrap interval (``stats.iqm_interval``) and the probability of improvement over every other learner
@@ -312,12 +313,12 @@ def render_last_stretch(stretches: dict, probes, capability: dict[str, dict]) ->
             label = (" (still rising)" if below > rise["value"] else " (at the oracle)") if rising else ""
             cells.append(f"{fmt(rise, 3)}{label}; {below:.2f}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(lines + ["", "Per fast learner and probe: its training return per round (the sampled policy, timing "
-                                "rewards alone) over the last eighth of the budget minus over the eighth before, IQM "
-                                "over seeds with a stratified bootstrap interval, and how far that last eighth's "
-                                "return lies below the oracle's exact one. A curve whose interval lies above 0 still "
-                                "rises (its budget is too small to say what the learner reaches) unless it is closer to "
-                                "the oracle than its last rise (at the oracle)."]) + "\n"
+    lines += ["", "Per fast learner and probe: its training return per round (the sampled policy, timing rewards "
+              "alone) over the last eighth of the budget minus over the eighth before, IQM over seeds with a "
+              "stratified bootstrap interval, and how far that last eighth's return lies below the oracle's exact one. "
+              "A curve whose interval lies above 0 still rises (its budget is too small to say what the learner "
+              "reaches) unless it is closer to the oracle than its last rise (at the oracle)."]
+    return "\n".join(lines) + "\n"
 
 
 COST_TICKS = [base * 10.0 ** power for power in range(-1, 3) for base in (1, 2, 5)]

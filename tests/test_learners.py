@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import gymnasium as gym
 import numpy as np
@@ -230,6 +231,26 @@ def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curve
     played = [spec for spec in suite["suite"]["agents"] if spec.startswith("fast_ppo:")]
     assert len(played) == 4 and all(spec.endswith(",actions=sampled") for spec in played)
     assert set(sampled) == set(table) and (out / "learners-sampled.md").is_file()
+    drawn = (out / "learners.md").read_text()
+    for gone in [out / "runs", out / "suites"]:
+        shutil.rmtree(gone)
+    for gone in [out / "learners.md", out / "learners.png", out / "curves.png"]:
+        gone.unlink()
+    assert main(["--out", str(out), "--rerender"]) == table  # from learners.json alone
+    assert (out / "learners.md").read_text() == drawn
+    assert all((out / name).read_bytes().startswith(b"\x89PNG") for name in ("learners.png", "curves.png"))
+
+
+def test_rerendering_a_folder_without_a_table_names_the_file(tmp_path, capsys):
+    from war_env.experiments.learners import main
+
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path), "--rerender"])
+    assert f"--rerender draws from {tmp_path / 'learners.json'}" in capsys.readouterr().err
+    (tmp_path / "learners.json").write_text('{"learners": {}}')
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path), "--rerender"])
+    assert "lacks ['budgets', 'capability_lines', 'curves', 'last_stretch', 'seeds']" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("budget", ["fast_mlp", "fast_mlp=0", "nobody=100", "fast_mlp=1e6"])
@@ -313,6 +334,15 @@ def test_a_curve_still_rising_over_its_last_eighth_is_named_and_a_flat_one_is_no
     assert "| fast_lstm | 2 (exact) (at the oracle); -21.50 |" in text and "| fast_mlp | 0 (exact); 3.50 |" in text
     text = render_last_stretch(stretches, ["memory"], {"memory": {**line, "oracle_cost": -18.0}})
     assert "| fast_lstm | 2 (exact) (still rising); 2.50 |" in text  # 2.5 below the oracle: room for more
+    assert stretches["memory"]["fast_mlp"]["resumed_late"] == []
+    card = tmp_path / "runs" / "memory" / "fast_lstm-s1" / "model_card.json"
+    card.write_text(json.dumps({"resumed_from_timesteps": 1300}))  # in the last three eighths (after 1000)
+    stretches = last_stretch(tmp_path, ["fast_lstm"], ["memory"], [0, 1])
+    assert stretches["memory"]["fast_lstm"]["resumed_late"] == [1]
+    text = render_last_stretch(stretches, ["memory"], {"memory": line})
+    assert "| fast_lstm | 2 (exact) (resumed late: seeds 1); -21.50 |" in text
+    card.write_text(json.dumps({"resumed_from_timesteps": 1000}))  # where the sixth eighth starts: not late
+    assert last_stretch(tmp_path, ["fast_lstm"], ["memory"], [0, 1])["memory"]["fast_lstm"]["resumed_late"] == []
 
 
 @pytest.mark.parametrize("algo", ["ppo", "recurrent_ppo", "dqn", "a2c"])

@@ -288,13 +288,23 @@ def last_stretch(out: Path, learners, probes, seeds) -> dict:
     (``rise``: each seed's return over the last eighth minus over the eighth before) and that return (``last``),
     each an IQM over the seeds with a stratified bootstrap interval. A curve that still rises, its interval above 0,
     has not flattened: its budget is too small to say what the learner reaches. A seed that saw no round end in
-    either eighth is left out."""
+    either eighth is left out. ``resumed_late``: the seeds whose run was resumed in the last three eighths, where the
+    rise says little: a resume starts every env's round at once, so the first rounds to end after it are the short
+    ones, for about a round's length in ticks times the envs' number of steps (a probe's round of thousands of ticks
+    makes that millions), and the curve jumps there."""
     stretches = {}
-    for probe, name, _, _, per_seed in _binned_runs(out, learners, probes, seeds, LAST_STRETCH):
+    for probe, name, _, edges, per_seed in _binned_runs(out, learners, probes, seeds, LAST_STRETCH):
         last_two = per_seed[:, -2:][~np.isnan(per_seed[:, -2:]).any(axis=1)]
+        resumed = [seed for seed in seeds if (_resumed_from(out / "runs" / probe / f"{name}-s{seed}") or 0) > edges[-4]]
         stretches.setdefault(probe, {})[name] = {"rise": iqm_interval(last_two[:, 1] - last_two[:, 0]),
-                                                 "last": iqm_interval(last_two[:, 1])}
+                                                 "last": iqm_interval(last_two[:, 1]), "resumed_late": resumed}
     return stretches
+
+
+def _resumed_from(run_dir: Path) -> int | None:
+    """The steps a finished fast run was last resumed from (its model card's ``resumed_from_timesteps``)."""
+    card = run_dir / "model_card.json"
+    return json.loads(card.read_text()).get("resumed_from_timesteps") if card.is_file() else None
 
 
 def render_last_stretch(stretches: dict, probes, capability: dict[str, dict]) -> str:
@@ -311,13 +321,17 @@ def render_last_stretch(stretches: dict, probes, capability: dict[str, dict]) ->
             rise, below = stretch["rise"], -capability[probe]["oracle_cost"] - stretch["last"]["value"]
             rising = rise["low"] is not None and rise["low"] > 0
             label = (" (still rising)" if below > rise["value"] else " (at the oracle)") if rising else ""
+            if stretch.get("resumed_late"):
+                label = f" (resumed late: seeds {', '.join(map(str, stretch['resumed_late']))})"
             cells.append(f"{fmt(rise, 3)}{label}; {below:.2f}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines += ["", "Per fast learner and probe: its training return per round (the sampled policy, timing rewards "
               "alone) over the last eighth of the budget minus over the eighth before, IQM over seeds with a "
               "stratified bootstrap interval, and how far that last eighth's return lies below the oracle's exact one. "
               "A curve whose interval lies above 0 still rises (its budget is too small to say what the learner "
-              "reaches) unless it is closer to the oracle than its last rise (at the oracle)."]
+              "reaches) unless it is closer to the oracle than its last rise (at the oracle). A run resumed in the last three "
+              "eighths (resumed late) is not compared: after a resume every env starts a round at once and the short "
+              "rounds end first, which moves the curve for about a round's length."]
     return "\n".join(lines) + "\n"
 
 
@@ -439,7 +453,12 @@ def main(argv: list[str] | None = None) -> dict:
                              "greedily either way")
     parser.add_argument("--train-only", action="store_true",
                         help="train the runs missing and stop (runs of other probes may train in another process)")
+    parser.add_argument("--rerender", action="store_true",
+                        help="train and play nothing: draw the markdown and charts again from the folder's "
+                             "learners.json (learners-sampled.json with --actions sampled)")
     args = parser.parse_args(argv)
+    if args.rerender:
+        return _rerender(parser, Path(args.out), "learners-sampled" if args.actions == "sampled" else "learners")
     if args.timesteps < 1 or len(set(args.seeds)) < 2 or min(args.seeds) < 0 or args.jobs < 1:
         parser.error(f"--timesteps and --jobs must be >= 1 and --seeds two or more distinct seeds >= 0, got "
                      f"{args.timesteps}, {args.jobs}, {args.seeds}")
@@ -465,24 +484,45 @@ def main(argv: list[str] | None = None) -> dict:
         table = learners_table(scores, models, args.learners, args.probes, args.seeds, sampled, capability)
     except ValueError as error:  # the runs and the suites stay on disk
         parser.error(str(error))
-    curves = training_curves(out, args.learners, args.probes, args.seeds)
-    stretches = last_stretch(out, args.learners, args.probes, args.seeds)
+    report = {"budgets": budgets, "seeds": args.seeds, "rounds": args.rounds, "actions": args.actions,
+              "capability_lines": capability, "learners": table,
+              "curves": training_curves(out, args.learners, args.probes, args.seeds),
+              "last_stretch": last_stretch(out, args.learners, args.probes, args.seeds)}
     stem = "learners-sampled" if sampled else "learners"
-    write_atomic(out / f"{stem}.json", json.dumps({"budgets": budgets, "seeds": args.seeds, "rounds": args.rounds,
-                                                    "actions": args.actions, "capability_lines": capability,
-                                                    "learners": table, "curves": curves,
-                                                    "last_stretch": stretches},
-                                                   indent=2) + "\n")
-    chart = learners_chart(table, args.probes, out / f"{stem}.png")
-    text = render_table(table, args.probes, args.seeds, budgets, capability) + f"\n![the learners' scores]({chart})\n"
+    write_atomic(out / f"{stem}.json", json.dumps(report, indent=2) + "\n")
+    print(write_report(report, out, stem))
+    return table
+
+
+def _rerender(parser: argparse.ArgumentParser, out: Path, stem: str) -> dict:
+    path = out / f"{stem}.json"
+    try:
+        report = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        parser.error(f"--rerender draws from {path}, which cannot be read as JSON: {error}")
+    missing = {"learners", "capability_lines", "seeds", "budgets", "curves", "last_stretch"} - set(report)
+    if missing:
+        parser.error(f"--rerender: {path} lacks {sorted(missing)} (written by an older version: run the table again)")
+    print(write_report(report, out, stem))
+    return report["learners"]
+
+
+def write_report(report: dict, out: Path, stem: str = "learners") -> str:
+    """``{stem}.md`` with ``{stem}.png`` and ``curves.png`` in ``out``, drawn from ``report`` (``{stem}.json``'s
+    content) alone: ``--rerender`` draws them again after the runs are gone. Returns the markdown."""
+    table, capability, stretches, curves = (report["learners"], report["capability_lines"], report["last_stretch"],
+                                            report["curves"])
+    probes = list(capability)
+    chart = learners_chart(table, probes, out / f"{stem}.png")
+    text = (render_table(table, probes, report["seeds"], report["budgets"], capability)
+            + f"\n![the learners' scores]({chart})\n")
     if stretches:
-        text += "\n" + render_last_stretch(stretches, args.probes, capability)
+        text += "\n" + render_last_stretch(stretches, probes, capability)
     if curves:
         chart = curves_chart(curves, out / "curves.png", timing_references(capability))
         text += f"\n![the fast learners' training curves]({chart})\n"
     write_atomic(out / f"{stem}.md", text)
-    print(text)
-    return table
+    return text
 
 
 if __name__ == "__main__":

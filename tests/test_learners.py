@@ -300,6 +300,16 @@ def test_a_run_shows_the_capability_only_when_its_whole_regret_interval_is_below
     assert "| fast_lstm | 1 of 2 |" in text
 
 
+def test_below_the_baseline_the_regret_still_orders_the_learners_that_the_score_ties_at_0():
+    from war_env.experiments.learners import render_regret_improvement
+
+    table = {"fast_mlp": {"regrets": {"memory": [97.8, 98.4]}, "scores": {"memory": [0.0, 0.0]}},  # never presses
+             "fast_stack4": {"regrets": {"memory": [3.378, 3.378]}, "scores": {"memory": [0.0, 0.0]}}}  # press_once
+    text = render_regret_improvement(table, ["memory"])
+    assert "| memory: P(row's regret < column's) | fast_mlp | fast_stack4 |" in text
+    assert "| fast_stack4 | 1.00 [1.00, 1.00] |  |" in text and "| fast_mlp |  | 0.00 [0.00, 0.00] |" in text
+
+
 def test_an_undefined_score_is_named_not_averaged(tmp_path):
     from war_env.experiments.learners import _spec, learners_table
 

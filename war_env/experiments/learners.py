@@ -16,12 +16,15 @@ models only. The fast learners train with ``FastPPOConfig``'s defaults (the same
 
 The table gives per learner its mean score per probe over the seeds and, over all probes and seeds, the IQM with a
 stratified bootstrap interval (``stats.iqm_interval``) and the probability of improvement over every other learner
-(``stats.probability_of_improvement``): rliable's definitions (Agarwal et al. 2021), computed with scipy; and per
-probe how many runs show the capability, their regret below the best policy that lacks it (``capability_lines``). The fast
+(``stats.probability_of_improvement``): rliable's definitions (Agarwal et al. 2021), computed with scipy; per probe
+the probability of improvement on the regret too (the score ties everything at or below the best simple baseline);
+and per probe how many runs show the capability, their regret below the best policy that lacks it
+(``capability_lines``). The fast
 learners' runs log their training return after every update; ``curves.png`` draws its IQM over seeds per probe,
 against env steps and wall seconds (SB3's runs log no such curve here), and ``last_stretch`` says whether a curve
 still rose over the last eighth of its budget (then the budget is too small to say what the learner reaches).
-A folder that holds some of the runs is continued by the same command (a finished run is not trained again).
+A folder that holds some of the runs is continued by the same command (a finished run is not trained again);
+``--rerender`` draws the markdown and the charts again from ``learners.json`` alone.
 """
 
 from __future__ import annotations
@@ -226,6 +229,26 @@ def render_table(table: dict, probes, seeds, budgets: dict[str, int], capability
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines += ["", "Probability of improvement over all probes (per probe, the chance that a run of the row's learner "
                   "scores above a run of the column's, ties one half; averaged over the probes), stratified bootstrap."]
+    return "\n".join(lines) + "\n"
+
+
+def render_regret_improvement(table: dict, probes) -> str:
+    """Per probe, the probability of improvement on the regret (a run of the row's learner loses less than a run of
+    the column's): the bounded score clips everything at or below the best simple baseline to 0, where learners can
+    still differ by a hundred per round (a policy that never presses and one that plays ``press_once``)."""
+    names = list(table)
+    lines = []
+    for probe in probes:
+        lines += [f"| {probe}: P(row's regret < column's) | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        for name in names:
+            mine = [-np.array(table[name]["regrets"][probe])]
+            cells = ["" if other == name else
+                     fmt(probability_of_improvement(mine, [-np.array(table[other]["regrets"][probe])]), 2)
+                     for other in names]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append("")
+    lines.append("Per probe, on the regret (the raw figure, unclipped): the chance that a run of the row's learner "
+                 "loses less per round than a run of the column's, ties one half, stratified bootstrap.")
     return "\n".join(lines) + "\n"
 
 
@@ -516,6 +539,8 @@ def write_report(report: dict, out: Path, stem: str = "learners") -> str:
     chart = learners_chart(table, probes, out / f"{stem}.png")
     text = (render_table(table, probes, report["seeds"], report["budgets"], capability)
             + f"\n![the learners' scores]({chart})\n")
+    if len(table) > 1:
+        text += "\n" + render_regret_improvement(table, probes)
     if stretches:
         text += "\n" + render_last_stretch(stretches, probes, capability)
     if curves:

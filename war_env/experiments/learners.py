@@ -19,10 +19,10 @@ stratified bootstrap interval (``stats.iqm_interval``) and the probability of im
 (``stats.probability_of_improvement``): rliable's definitions (Agarwal et al. 2021), computed with scipy; per probe
 the probability of improvement on the regret too (the score ties everything at or below the best simple baseline);
 and per probe how many runs show the capability, their regret below the best policy that lacks it
-(``capability_lines``). The fast
-learners' runs log their training return after every update; ``curves.png`` draws its IQM over seeds per probe,
-against env steps and wall seconds (SB3's runs log no such curve here), and ``last_stretch`` says whether a curve
-still rose over the last eighth of its budget (then the budget is too small to say what the learner reaches).
+(``capability_lines``). The fast learners' runs log their training return after every update; ``curves.png`` draws
+its IQM over seeds per probe, against env steps and wall seconds (SB3's runs log no such curve here), and
+``last_stretch`` says whether a curve still rose over the last eighth of its budget (then the budget is too small to
+say what the learner reaches).
 A folder that holds some of the runs is continued by the same command (a finished run is not trained again);
 ``--rerender`` draws the markdown and the charts again from ``learners.json`` alone.
 """
@@ -352,9 +352,9 @@ def render_last_stretch(stretches: dict, probes, capability: dict[str, dict]) ->
               "alone) over the last eighth of the budget minus over the eighth before, IQM over seeds with a "
               "stratified bootstrap interval, and how far that last eighth's return lies below the oracle's exact one. "
               "A curve whose interval lies above 0 still rises (its budget is too small to say what the learner "
-              "reaches) unless it is closer to the oracle than its last rise (at the oracle). A run resumed in the last three "
-              "eighths (resumed late) is not compared: after a resume every env starts a round at once and the short "
-              "rounds end first, which moves the curve for about a round's length."]
+              "reaches) unless it is closer to the oracle than its last rise (at the oracle). A run resumed in the "
+              "last three eighths (resumed late) is not compared: after a resume every env starts a round at once and "
+              "the short rounds end first, which moves the curve for about a round's length."]
     return "\n".join(lines) + "\n"
 
 

@@ -223,30 +223,33 @@ def render_table(table: dict, probes, seeds, budgets: dict[str, int], capability
     lines += ["", "A run shows a probe's capability when its regret's 95% paired interval lies below the exact regret of "
               "the best policy that lacks it (the score's 0 is only the best simple baseline).", ""]
     if len(names) > 1:
-        lines += ["| P(row > column) | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-        for name in names:
-            cells = ["" if other == name else fmt(table[name]["improvement"][other], 2) for other in names]
-            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines += _pairwise_table("P(row > column)", names, lambda name, other: table[name]["improvement"][other])
         lines += ["", "Probability of improvement over all probes (per probe, the chance that a run of the row's learner "
                   "scores above a run of the column's, ties one half; averaged over the probes), stratified bootstrap."]
     return "\n".join(lines) + "\n"
+
+
+def _pairwise_table(corner: str, names, improvement) -> list[str]:
+    """The markdown lines of a table of every learner against every other: ``improvement(row, column)``'s interval in
+    each cell, the diagonal blank."""
+    lines = [f"| {corner} | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for name in names:
+        cells = ["" if other == name else fmt(improvement(name, other), 2) for other in names]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def render_regret_improvement(table: dict, probes) -> str:
     """Per probe, the probability of improvement on the regret (a run of the row's learner loses less than a run of
     the column's): the bounded score clips everything at or below the best simple baseline to 0, where learners can
     still differ by a hundred per round (a policy that never presses and one that plays ``press_once``)."""
-    names = list(table)
     lines = []
     for probe in probes:
-        lines += [f"| {probe}: P(row's regret < column's) | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-        for name in names:
-            mine = [-np.array(table[name]["regrets"][probe])]
-            cells = ["" if other == name else
-                     fmt(probability_of_improvement(mine, [-np.array(table[other]["regrets"][probe])]), 2)
-                     for other in names]
-            lines.append(f"| {name} | " + " | ".join(cells) + " |")
-        lines.append("")
+        def improvement(name: str, other: str) -> dict:
+            return probability_of_improvement([-np.array(table[name]["regrets"][probe])],
+                                              [-np.array(table[other]["regrets"][probe])])
+
+        lines += _pairwise_table(f"{probe}: P(row's regret < column's)", list(table), improvement) + [""]
     lines.append("Per probe, on the regret (the raw figure, unclipped): the chance that a run of the row's learner "
                  "loses less per round than a run of the column's, ties one half, stratified bootstrap.")
     return "\n".join(lines) + "\n"
@@ -480,8 +483,10 @@ def main(argv: list[str] | None = None) -> dict:
                         help="train and play nothing: draw the markdown and charts again from the folder's "
                              "learners.json (learners-sampled.json with --actions sampled)")
     args = parser.parse_args(argv)
+    out, sampled = Path(args.out), args.actions == "sampled"
+    stem = "learners-sampled" if sampled else "learners"
     if args.rerender:
-        return _rerender(parser, Path(args.out), "learners-sampled" if args.actions == "sampled" else "learners")
+        return _rerender(parser, out, stem)
     if args.timesteps < 1 or len(set(args.seeds)) < 2 or min(args.seeds) < 0 or args.jobs < 1:
         parser.error(f"--timesteps and --jobs must be >= 1 and --seeds two or more distinct seeds >= 0, got "
                      f"{args.timesteps}, {args.jobs}, {args.seeds}")
@@ -489,7 +494,6 @@ def main(argv: list[str] | None = None) -> dict:
         budgets = parse_budgets(args.budget, args.timesteps, args.learners)
     except ValueError as error:
         parser.error(str(error))
-    out, sampled = Path(args.out), args.actions == "sampled"
     models = train_all(out, args.learners, args.probes, args.seeds, budgets, args.jobs)
     if args.train_only:
         return {}
@@ -511,7 +515,6 @@ def main(argv: list[str] | None = None) -> dict:
               "capability_lines": capability, "learners": table,
               "curves": training_curves(out, args.learners, args.probes, args.seeds),
               "last_stretch": last_stretch(out, args.learners, args.probes, args.seeds)}
-    stem = "learners-sampled" if sampled else "learners"
     write_atomic(out / f"{stem}.json", json.dumps(report, indent=2) + "\n")
     print(write_report(report, out, stem))
     return table

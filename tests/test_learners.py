@@ -209,15 +209,19 @@ def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curve
 
     out = tmp_path / "fast"
     table = main(["--out", str(out), "--timesteps", "64", "--budget", "fast_lstm=131072", "--seeds", "0", "1",
-                  "--learners", "fast_mlp", "fast_lstm", "--probes", "anticipation", "--rounds", "2", "--jobs", "2"])
+                  "--learners", "fast_mlp", "fast_lstm", "--probes", "anticipation", "--rounds", "2", "--jobs", "2",
+                  "--fast-set", "learning_rate=0.0005"])
     cards = {name: [json.loads((out / "runs" / "anticipation" / f"{name}-s{seed}" / "model_card.json").read_text())
                     for seed in (0, 1)] for name in ("fast_mlp", "fast_lstm")}
     assert [card["timesteps"] for card in cards["fast_mlp"]] == [65536, 65536]  # 64 steps: one whole rollout
     assert [card["timesteps"] for card in cards["fast_lstm"]] == [131072, 131072]
     assert all(card["config"]["lstm_hidden_size"] == 64 for card in cards["fast_lstm"])
+    assert all(card["config"]["learning_rate"] == 0.0005 for card in cards["fast_mlp"] + cards["fast_lstm"])
     assert all(card["env_id"] == "WarAnticipation-v1" for card in cards["fast_mlp"] + cards["fast_lstm"])
     saved = json.loads((out / "learners.json").read_text())
     assert saved["budgets"] == {"fast_mlp": 64, "fast_lstm": 131072}
+    assert saved["fast_settings"] == {"learning_rate": 0.0005}
+    assert "defaults changed by {'learning_rate': 0.0005}" in (out / "learners.md").read_text()
     assert set(table) == {"fast_mlp", "fast_lstm"} and len(table["fast_lstm"]["scores"]["anticipation"]) == 2
     for points in saved["curves"]["anticipation"].values():
         assert [point["steps"] for point in points] == sorted(point["steps"] for point in points)
@@ -251,6 +255,30 @@ def test_rerendering_a_folder_without_a_table_names_the_file(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--out", str(tmp_path), "--rerender"])
     assert "lacks ['budgets', 'capability_lines', 'curves', 'last_stretch', 'seeds']" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("frame_stack=2", "--fast-set cannot change ['frame_stack']"),
+    ("lr=0.001", "unknown fast_ppo setting(s) ['lr']"),
+    ("learning_rate", "expected key=value")])
+def test_a_fast_setting_that_would_change_a_learner_or_is_unknown_is_named(setting, message, tmp_path, capsys):
+    from war_env.experiments.learners import main
+
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path), "--fast-set", setting, "--learners", "fast_mlp"])
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "fast_settings.json").exists()
+
+
+def test_a_table_folder_keeps_the_fast_settings_it_was_started_with(tmp_path):
+    from war_env.experiments.learners import check_fast_settings
+
+    assert check_fast_settings(tmp_path, ["learning_rate=0.00025"]) == {"learning_rate": 0.00025}
+    assert check_fast_settings(tmp_path, []) == {"learning_rate": 0.00025}  # continued with its own
+    assert check_fast_settings(tmp_path, ["learning_rate=0.00025"]) == {"learning_rate": 0.00025}
+    with pytest.raises(ValueError, match="was started with --fast-set {'learning_rate': 0.00025}"):
+        check_fast_settings(tmp_path, ["learning_rate=0.001"])
+    assert check_fast_settings(tmp_path / "fresh", []) == {}
 
 
 @pytest.mark.parametrize("budget", ["fast_mlp", "fast_mlp=0", "nobody=100", "fast_mlp=1e6"])

@@ -12,7 +12,8 @@ the policy sees the probe's whole observation (``"all"``; DQN's and A2C's shippe
 only), and the discount is the fast learners' (gamma 0.99, and gae_lambda 0.95 where the algorithm has one, for the
 shipped 0.9 and 0.9: a takeover 30 ticks ahead weighs 74% of itself, not 4%). No evaluation callback runs: final
 models only. The fast learners train with ``FastPPOConfig``'s defaults (the same reward weights:
-``OUTCOME_FREE_REWARDS`` on a probe; gamma 0.99).
+``OUTCOME_FREE_REWARDS`` on a probe; gamma 0.99), changed for all three by ``--fast-set KEY=VALUE`` (a smaller
+``learning_rate``, say); a folder keeps the settings it was started with (``fast_settings.json``).
 
 The table gives per learner its mean score per probe over the seeds and, over all probes and seeds, the IQM with a
 stratified bootstrap interval (``stats.iqm_interval``) and the probability of improvement over every other learner
@@ -39,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from war_env.core.probes import PROBES
+from war_env.core.specs import parse_assignments
 from war_env.data import training_config_file
 from war_env.evaluation.probes import exact_gaps, ladder
 from war_env.league.report import fmt
@@ -66,6 +68,8 @@ LEARNERS = {"fast_mlp": Learner("fast_ppo"), "fast_stack4": Learner("fast_ppo", 
             "fast_lstm": Learner("fast_ppo", lstm=64), "ppo": Learner("ppo"), "recurrent_ppo": Learner("recurrent_ppo"),
             "ppo_stack4": Learner("ppo", frames=4), "dqn": Learner("dqn"), "a2c": Learner("a2c")}
 """Learner name -> how it is trained."""
+LEARNER_SETTINGS = ("frame_stack", "lstm_hidden_size", "checkpoint_every")
+"""The fast settings that make the learners what they are: ``--fast-set`` cannot change them."""
 CHECKPOINTS = 8
 """Checkpoints of a fast learner's run (its model every eighth of the budget, in ``RUN/checkpoints/``): a cut-off run
 goes on from its latest, and they can be played as ``fast_ppo:PATH``."""
@@ -88,10 +92,10 @@ def suite_config(algo: str, folder: Path) -> Path:
 
 
 def train_all(out: Path, learners, probes, seeds, budgets: dict[str, int], jobs: int = 1,
-              log=print) -> dict[tuple[str, str, int], Path]:
+              log=print, fast_settings: dict | None = None) -> dict[tuple[str, str, int], Path]:
     """Every (learner, probe, seed)'s final model, trained unless its run folder already holds it; ``jobs`` runs at
     once, each in its own process. The runs are ordered seed by seed, so a cut-off table has every learner's first
-    seeds."""
+    seeds. ``fast_settings``: ``FastPPOConfig`` overrides for every fast learner (see ``check_fast_settings``)."""
     configs = {learner.algo: suite_config(learner.algo, out / "configs")
                for learner in {LEARNERS[name] for name in learners} if not learner.fast}
     models, todo = {}, []
@@ -101,7 +105,8 @@ def train_all(out: Path, learners, probes, seeds, budgets: dict[str, int], jobs:
                 run_dir = out / "runs" / probe / f"{name}-s{seed}"
                 models[(name, probe, seed)] = run_dir / "final.zip"
                 if not (run_dir / "model_card.json").is_file():
-                    todo.append((name, probe, seed, budgets[name], run_dir, configs.get(LEARNERS[name].algo)))
+                    todo.append((name, probe, seed, budgets[name], run_dir, configs.get(LEARNERS[name].algo),
+                                 fast_settings or {}))
     if jobs == 1:
         for task in todo:
             log(_train_one(*task))
@@ -112,7 +117,8 @@ def train_all(out: Path, learners, probes, seeds, budgets: dict[str, int], jobs:
     return models
 
 
-def _train_one(name: str, probe: str, seed: int, timesteps: int, run_dir: Path, config_path: Path | None) -> str:
+def _train_one(name: str, probe: str, seed: int, timesteps: int, run_dir: Path, config_path: Path | None,
+               fast_settings: dict) -> str:
     learner, env_id = LEARNERS[name], PROBES[probe].env_id
     if learner.fast:
         from war_env.training.fast_ppo import run_fast_ppo
@@ -120,7 +126,7 @@ def _train_one(name: str, probe: str, seed: int, timesteps: int, run_dir: Path, 
         if (run_dir / "config.json").is_file():  # cut off: on from its latest checkpoint
             card = run_fast_ppo(run_dir, timesteps, bench_rounds=0, resume=True).model_card
         else:
-            overrides = {"frame_stack": learner.frames, "lstm_hidden_size": learner.lstm,
+            overrides = {**fast_settings, "frame_stack": learner.frames, "lstm_hidden_size": learner.lstm,
                          "checkpoint_every": max(1, timesteps // CHECKPOINTS)}
             card = run_fast_ppo(run_dir, timesteps, overrides=overrides, env_id=env_id, seed=seed,
                                 bench_rounds=0).model_card
@@ -449,6 +455,26 @@ def suite_folder(out: Path, probe: str, seeds, learners, sampled: bool = False) 
     return out / "suites" / (name + ("-sampled" if sampled else ""))
 
 
+def check_fast_settings(out: Path, items: list[str]) -> dict:
+    """``--fast-set KEY=VALUE`` items as ``FastPPOConfig`` overrides, checked before anything trains. The folder
+    keeps the settings it was started with in ``fast_settings.json``: continuing it with others would mix two
+    trainers in one table, so that is refused (an empty list continues it with its own)."""
+    given = parse_assignments(items, "--fast-set")
+    fixed = sorted(set(given) & set(LEARNER_SETTINGS))
+    if fixed:
+        raise ValueError(f"--fast-set cannot change {fixed}: they make the learners what they are")
+    FastPPOConfig.with_overrides(given)  # unknown keys and bad values are refused here, before any run starts
+    path = out / "fast_settings.json"
+    if path.is_file():
+        kept = json.loads(path.read_text())
+        if items and given != kept:
+            raise ValueError(f"{out} was started with --fast-set {kept}, not {given}: use another --out")
+        return kept
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps(given, indent=2) + "\n")
+    return given
+
+
 def parse_budgets(given: list[str], default: int, learners) -> dict[str, int]:
     """``--budget NAME=STEPS`` for some learners; the others train ``default`` steps."""
     budgets = dict.fromkeys(learners, default)
@@ -473,6 +499,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--rounds", type=int, default=100, help="suite rounds per model (100)")
     parser.add_argument("--workers", type=int, default=1, help="suite worker processes (1)")
     parser.add_argument("--jobs", type=int, default=1, help="training runs at once, each in its own process (1)")
+    parser.add_argument("--fast-set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a FastPPOConfig setting for every fast learner, as war-train's --set (repeat it for "
+                             "several; e.g. learning_rate=0.00025)")
     parser.add_argument("--actions", choices=("greedy", "sampled"), default="greedy",
                         help="how the fast learners' models play in the suite: their greedy actions (greedy), or drawn "
                              "from their policy as in training (sampled; learners-sampled.*); the SB3 models play "
@@ -492,9 +521,10 @@ def main(argv: list[str] | None = None) -> dict:
                      f"{args.timesteps}, {args.jobs}, {args.seeds}")
     try:
         budgets = parse_budgets(args.budget, args.timesteps, args.learners)
+        fast_settings = check_fast_settings(out, args.fast_set)
     except ValueError as error:
         parser.error(str(error))
-    models = train_all(out, args.learners, args.probes, args.seeds, budgets, args.jobs)
+    models = train_all(out, args.learners, args.probes, args.seeds, budgets, args.jobs, fast_settings=fast_settings)
     if args.train_only:
         return {}
     scores = {}
@@ -512,6 +542,7 @@ def main(argv: list[str] | None = None) -> dict:
     except ValueError as error:  # the runs and the suites stay on disk
         parser.error(str(error))
     report = {"budgets": budgets, "seeds": args.seeds, "rounds": args.rounds, "actions": args.actions,
+              "fast_settings": fast_settings,
               "capability_lines": capability, "learners": table,
               "curves": training_curves(out, args.learners, args.probes, args.seeds),
               "last_stretch": last_stretch(out, args.learners, args.probes, args.seeds)}
@@ -540,8 +571,10 @@ def write_report(report: dict, out: Path, stem: str = "learners") -> str:
                                             report["curves"])
     probes = list(capability)
     chart = learners_chart(table, probes, out / f"{stem}.png")
-    text = (render_table(table, probes, report["seeds"], report["budgets"], capability)
-            + f"\n![the learners' scores]({chart})\n")
+    settings = report.get("fast_settings")  # absent from the tables drawn before --fast-set
+    text = (f"The fast learners train with FastPPOConfig's defaults changed by {settings}.\n\n" if settings else "")
+    text += (render_table(table, probes, report["seeds"], report["budgets"], capability)
+             + f"\n![the learners' scores]({chart})\n")
     if len(table) > 1:
         text += "\n" + render_regret_improvement(table, probes)
     if stretches:

@@ -68,11 +68,15 @@ LEARNERS = {"fast_mlp": Learner("fast_ppo"), "fast_stack4": Learner("fast_ppo", 
             "fast_lstm": Learner("fast_ppo", lstm=64), "ppo": Learner("ppo"), "recurrent_ppo": Learner("recurrent_ppo"),
             "ppo_stack4": Learner("ppo", frames=4), "dqn": Learner("dqn"), "a2c": Learner("a2c")}
 """Learner name -> how it is trained."""
-LEARNER_SETTINGS = ("frame_stack", "lstm_hidden_size", "checkpoint_every")
-"""The fast settings that make the learners what they are: ``--fast-set`` cannot change them."""
 CHECKPOINTS = 8
 """Checkpoints of a fast learner's run (its model every eighth of the budget, in ``RUN/checkpoints/``): a cut-off run
 goes on from its latest, and they can be played as ``fast_ppo:PATH``."""
+
+
+def learner_settings(learner: Learner, timesteps: int) -> dict:
+    """The ``FastPPOConfig`` settings that make a fast learner what it is: ``--fast-set`` cannot change them."""
+    return {"frame_stack": learner.frames, "lstm_hidden_size": learner.lstm,
+            "checkpoint_every": max(1, timesteps // CHECKPOINTS)}
 
 
 def suite_config(algo: str, folder: Path) -> Path:
@@ -126,8 +130,7 @@ def _train_one(name: str, probe: str, seed: int, timesteps: int, run_dir: Path, 
         if (run_dir / "config.json").is_file():  # cut off: on from its latest checkpoint
             card = run_fast_ppo(run_dir, timesteps, bench_rounds=0, resume=True).model_card
         else:
-            overrides = {**fast_settings, "frame_stack": learner.frames, "lstm_hidden_size": learner.lstm,
-                         "checkpoint_every": max(1, timesteps // CHECKPOINTS)}
+            overrides = {**fast_settings, **learner_settings(learner, timesteps)}
             card = run_fast_ppo(run_dir, timesteps, overrides=overrides, env_id=env_id, seed=seed,
                                 bench_rounds=0).model_card
     else:
@@ -460,7 +463,7 @@ def check_fast_settings(out: Path, items: list[str]) -> dict:
     keeps the settings it was started with in ``fast_settings.json``: continuing it with others would mix two
     trainers in one table, so that is refused (an empty list continues it with its own)."""
     given = parse_assignments(items, "--fast-set")
-    fixed = sorted(set(given) & set(LEARNER_SETTINGS))
+    fixed = sorted(set(given) & set(learner_settings(LEARNERS["fast_mlp"], 1)))
     if fixed:
         raise ValueError(f"--fast-set cannot change {fixed}: they make the learners what they are")
     FastPPOConfig.with_overrides(given)  # unknown keys and bad values are refused here, before any run starts

@@ -281,6 +281,21 @@ def test_a_table_folder_keeps_the_fast_settings_it_was_started_with(tmp_path):
     assert check_fast_settings(tmp_path / "fresh", []) == {}
 
 
+def test_a_table_folder_older_than_its_fast_settings_is_held_to_the_settings_its_runs_trained_with(tmp_path):
+    from war_env.experiments.learners import check_fast_settings
+    from war_env.training.fast_ppo import _new_settings
+
+    run_dir = tmp_path / "runs" / "memory" / "fast_stack4-s0"  # cut off before fast_settings.json existed
+    run_dir.mkdir(parents=True)
+    _new_settings(run_dir, 4096, {"frame_stack": 4, "checkpoint_every": 512}, "WarMemory-v0", None, None, 0, 1)
+    with pytest.raises(ValueError, match=r"fast_stack4-s0 was trained with {'learning_rate': 0.001}, not with "
+                                         r"--fast-set {'learning_rate': 0.00025}"):
+        check_fast_settings(tmp_path, ["learning_rate=0.00025"])
+    assert not (tmp_path / "fast_settings.json").exists()
+    assert check_fast_settings(tmp_path, []) == {}  # the defaults its runs trained with
+    assert check_fast_settings(tmp_path, []) == {}
+
+
 @pytest.mark.parametrize("budget", ["fast_mlp", "fast_mlp=0", "nobody=100", "fast_mlp=1e6"])
 def test_a_bad_budget_is_named(budget, tmp_path, capsys):
     from war_env.experiments.learners import main

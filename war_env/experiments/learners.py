@@ -461,7 +461,8 @@ def suite_folder(out: Path, probe: str, seeds, learners, sampled: bool = False) 
 def check_fast_settings(out: Path, items: list[str]) -> dict:
     """``--fast-set KEY=VALUE`` items as ``FastPPOConfig`` overrides, checked before anything trains. The folder
     keeps the settings it was started with in ``fast_settings.json``: continuing it with others would mix two
-    trainers in one table, so that is refused (an empty list continues it with its own)."""
+    trainers in one table, so that is refused (an empty list continues it with its own). A folder older than that
+    file is held to the settings its fast runs were trained with (their ``config.json``)."""
     given = parse_assignments(items, "--fast-set")
     fixed = sorted(set(given) & set(learner_settings(LEARNERS["fast_mlp"], 1)))
     if fixed:
@@ -473,9 +474,23 @@ def check_fast_settings(out: Path, items: list[str]) -> dict:
         if items and given != kept:
             raise ValueError(f"{out} was started with --fast-set {kept}, not {given}: use another --out")
         return kept
+    _check_runs_trained_with(out, given)  # a folder older than fast_settings.json: its runs say how they trained
     out.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(given, indent=2) + "\n")
     return given
+
+
+def _check_runs_trained_with(out: Path, settings: dict) -> None:
+    """Refuse ``settings`` when a fast run already in ``out`` was trained with others (its ``config.json``), the
+    settings that make the learners aside."""
+    fixed = set(learner_settings(LEARNERS["fast_mlp"], 1))
+    wanted = FastPPOConfig.with_overrides(settings).as_json()
+    for config_path in sorted(out.glob("runs/*/fast_*/config.json")):
+        trained = json.loads(config_path.read_text())["config"]
+        differing = {key: trained.get(key) for key in sorted(set(wanted) - fixed) if trained.get(key) != wanted[key]}
+        if differing:
+            raise ValueError(f"{config_path.parent} was trained with {differing}, not with --fast-set {settings}: "
+                             f"use another --out")
 
 
 def parse_budgets(given: list[str], default: int, learners) -> dict[str, int]:

@@ -79,6 +79,10 @@ def learner_settings(learner: Learner, timesteps: int) -> dict:
             "checkpoint_every": max(1, timesteps // CHECKPOINTS)}
 
 
+LEARNER_SETTING_KEYS = frozenset(learner_settings(LEARNERS["fast_mlp"], 1))
+"""The keys of ``learner_settings``: ``--fast-set`` refuses them, and a run's other settings are the table's."""
+
+
 def suite_config(algo: str, folder: Path) -> Path:
     """The shipped config of ``algo`` for the probes (see the module), written into ``folder``."""
     raw = json.loads(training_config_file(algo).read_text())
@@ -464,7 +468,7 @@ def check_fast_settings(out: Path, items: list[str]) -> dict:
     trainers in one table, so that is refused (an empty list continues it with its own). A folder older than that
     file is held to the settings its fast runs were trained with (their ``config.json``)."""
     given = parse_assignments(items, "--fast-set")
-    fixed = sorted(set(given) & set(learner_settings(LEARNERS["fast_mlp"], 1)))
+    fixed = sorted(set(given) & LEARNER_SETTING_KEYS)
     if fixed:
         raise ValueError(f"--fast-set cannot change {fixed}: they make the learners what they are")
     FastPPOConfig.with_overrides(given)  # unknown keys and bad values are refused here, before any run starts
@@ -483,11 +487,11 @@ def check_fast_settings(out: Path, items: list[str]) -> dict:
 def _check_runs_trained_with(out: Path, settings: dict) -> None:
     """Refuse ``settings`` when a fast run already in ``out`` was trained with others (its ``config.json``), the
     settings that make the learners aside."""
-    fixed = set(learner_settings(LEARNERS["fast_mlp"], 1))
     wanted = FastPPOConfig.with_overrides(settings).as_json()
     for config_path in sorted(out.glob("runs/*/fast_*/config.json")):
         trained = json.loads(config_path.read_text())["config"]
-        differing = {key: trained.get(key) for key in sorted(set(wanted) - fixed) if trained.get(key) != wanted[key]}
+        differing = {key: trained.get(key) for key in sorted(set(wanted) - LEARNER_SETTING_KEYS)
+                     if trained.get(key) != wanted[key]}
         if differing:
             raise ValueError(f"{config_path.parent} was trained with {differing}, not with --fast-set {settings}: "
                              f"use another --out")

@@ -471,27 +471,26 @@ def check_fast_settings(out: Path, items: list[str]) -> dict:
     fixed = sorted(set(given) & LEARNER_SETTING_KEYS)
     if fixed:
         raise ValueError(f"--fast-set cannot change {fixed}: they make the learners what they are")
-    FastPPOConfig.with_overrides(given)  # unknown keys and bad values are refused here, before any run starts
+    config = FastPPOConfig.with_overrides(given)  # unknown keys and bad values are refused here, before any run starts
     path = out / "fast_settings.json"
     if path.is_file():
         kept = json.loads(path.read_text())
         if items and given != kept:
             raise ValueError(f"{out} was started with --fast-set {kept}, not {given}: use another --out")
         return kept
-    _check_runs_trained_with(out, given)  # a folder older than fast_settings.json: its runs say how they trained
+    _check_runs_trained_with(out, given, config)  # a folder older than fast_settings.json: its runs say how
     out.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(given, indent=2) + "\n")
     return given
 
 
-def _check_runs_trained_with(out: Path, settings: dict) -> None:
-    """Refuse ``settings`` when a fast run already in ``out`` was trained with others (its ``config.json``), the
-    settings that make the learners aside."""
-    wanted = FastPPOConfig.with_overrides(settings).as_json()
+def _check_runs_trained_with(out: Path, settings: dict, config: FastPPOConfig) -> None:
+    """Refuse ``settings`` (made into ``config``) when a fast run already in ``out`` was trained with others (its
+    ``config.json``), the settings that make the learners aside."""
+    wanted = {key: value for key, value in sorted(config.as_json().items()) if key not in LEARNER_SETTING_KEYS}
     for config_path in sorted(out.glob("runs/*/fast_*/config.json")):
         trained = json.loads(config_path.read_text())["config"]
-        differing = {key: trained.get(key) for key in sorted(set(wanted) - LEARNER_SETTING_KEYS)
-                     if trained.get(key) != wanted[key]}
+        differing = {key: trained.get(key) for key, value in wanted.items() if trained.get(key) != value}
         if differing:
             raise ValueError(f"{config_path.parent} was trained with {differing}, not with --fast-set {settings}: "
                              f"use another --out")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -245,6 +246,120 @@ def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curve
     assert all((out / name).read_bytes().startswith(b"\x89PNG") for name in ("learners.png", "curves.png"))
 
 
+@pytest.mark.slow
+def test_a_table_continued_from_another_trains_its_fast_runs_on_from_their_last_checkpoint(tmp_path):
+    from war_env.experiments.learners import main
+
+    first, longer, same = tmp_path / "first", tmp_path / "longer", tmp_path / "same"
+    common = ["--seeds", "0", "1", "--learners", "fast_mlp", "--probes", "memory", "--rounds", "2"]
+    table = main(["--out", str(first), "--timesteps", "64", "--fast-set", "learning_rate=0.0005", *common])
+    source_files = {path: path.read_bytes() for path in first.rglob("*") if path.is_file()}
+    main(["--out", str(longer), "--timesteps", "131072", "--continue-from", str(first), *common])
+    assert {path: path.read_bytes() for path in first.rglob("*") if path.is_file()} == source_files  # untouched
+    assert json.loads((longer / "fast_settings.json").read_text()) == {"learning_rate": 0.0005}  # its source's
+    for seed in (0, 1):
+        run = longer / "runs" / "memory" / f"fast_mlp-s{seed}"
+        card = json.loads((run / "model_card.json").read_text())
+        assert (card["timesteps"], card["resumed_from_timesteps"]) == (131072, 65536)
+        assert [json.loads(line)["steps"] for line in (run / "progress.jsonl").read_text().splitlines()] == [
+            65536, 131072]
+    origin = {"folder": str(first.resolve()), "steps": 65536, "goes_on_from": 65536}
+    assert json.loads((longer / "learners.json").read_text())["continued_from"] == {
+        "memory/fast_mlp-s0": origin, "memory/fast_mlp-s1": origin}
+    assert (f"Continued from `{first.resolve()}` at 65,536 steps: memory/fast_mlp-s0, memory/fast_mlp-s1."
+            in (longer / "learners.md").read_text())
+    assert main(["--out", str(same), "--timesteps", "64", "--continue-from", str(first), *common]) == table
+    for seed in (0, 1):  # at the same budget a run is copied whole, not trained again
+        model = Path("runs") / "memory" / f"fast_mlp-s{seed}" / "final.zip"
+        assert (same / model).read_bytes() == (first / model).read_bytes()
+
+
+def _finished_run(table: Path, run: str, card: dict) -> Path:
+    run_dir = table / "runs" / run
+    run_dir.mkdir(parents=True)
+    (run_dir / "model_card.json").write_text(json.dumps(card))
+    return run_dir
+
+
+FAST_CARD = {"timesteps": 131072, "config": {"num_envs": 1024, "rollout_steps": 64}}
+
+
+@pytest.mark.parametrize("runs, argv, message", [
+    ({}, ["--timesteps", "64"], "holds no table's runs"),
+    ({"memory/fast_mlp-s0": {**FAST_CARD, "timesteps": 65536}, "memory/fast_mlp-s1": FAST_CARD},
+     ["--timesteps", "65536"], "trained 131,072 steps, past the budget 65,536 of fast_mlp"),
+    ({"memory/ppo-s0": {"timesteps": 100352, "timesteps_requested": 100000}}, ["--timesteps", "200000"],
+     "trained 100000 steps, not the budget 200000, and an SB3 run cannot go on"),
+    ({"memory/fast_mlp-s1": None}, ["--timesteps", "200000"], "did not finish; finish it with its own table's command"),
+])
+def test_a_table_that_cannot_go_on_from_another_is_refused_before_anything_is_copied(runs, argv, message, tmp_path,
+                                                                                      capsys):
+    from war_env.experiments.learners import main
+
+    source, out = tmp_path / "source", tmp_path / "out"
+    for run, card in runs.items():
+        run_dir = _finished_run(source, run, card or {})
+        if card is None:
+            (run_dir / "model_card.json").unlink()  # cut off
+    with pytest.raises(SystemExit):
+        main(["--out", str(out), "--continue-from", str(source), "--seeds", "0", "1", "--learners", "fast_mlp", "ppo",
+              "--probes", "memory", *argv])
+    assert message in capsys.readouterr().err
+    assert not (out / "runs").exists()
+
+
+def test_each_run_is_continued_from_the_first_folder_that_holds_it(tmp_path, capsys):
+    from war_env.experiments.learners import main
+
+    first, second, out = tmp_path / "first", tmp_path / "second", tmp_path / "out"
+    sb3_card = {"timesteps": 128, "timesteps_requested": 100}
+    for table, runs in [(first, ["memory/ppo-s0"]), (second, ["memory/ppo-s0", "memory/ppo-s1"])]:
+        for run in runs:
+            (_finished_run(table, run, sb3_card) / "final.zip").write_text(f"{table.name}'s {run}")
+    assert main(["--out", str(out), "--continue-from", str(first), str(second), "--timesteps", "100", "--seeds", "0",
+                 "1", "--learners", "ppo", "--probes", "memory", "--train-only"]) == {}  # at their budget: no training
+    assert [(out / "runs" / "memory" / f"ppo-s{seed}" / "final.zip").read_text() for seed in (0, 1)] == [
+        "first's memory/ppo-s0", "second's memory/ppo-s1"]
+    assert {run: origin["folder"] for run, origin in json.loads((out / "continued_from.json").read_text()).items()} == {
+        "memory/ppo-s0": str(first.resolve()), "memory/ppo-s1": str(second.resolve())}
+    assert "memory/ppo-s1: 128 steps copied from" in capsys.readouterr().out
+
+
+def test_a_learner_may_have_its_own_budget_on_one_probe():
+    from war_env.experiments.learners import _budget_cell, budget_of, parse_budgets
+
+    budgets = parse_budgets(["fast_stack4=200", "fast_stack4@memory=800"], 100, ["fast_mlp", "fast_stack4"])
+    assert [budget_of(budgets, "fast_stack4", probe) for probe in ("anticipation", "memory")] == [200, 800]
+    assert budget_of(budgets, "fast_mlp", "memory") == 100
+    assert _budget_cell(budgets, "fast_stack4", ["anticipation", "memory"]) == "200 (memory 800)"
+    assert _budget_cell(budgets, "fast_stack4", ["anticipation"]) == "200"
+
+
+def test_a_table_continues_neither_itself_nor_runs_trained_with_other_fast_settings(tmp_path, capsys):
+    from war_env.experiments.learners import main
+    from war_env.training.fast_ppo import _new_settings
+
+    source = tmp_path / "source"
+    run_dir = _finished_run(source, "memory/fast_mlp-s0", FAST_CARD)
+    _new_settings(run_dir, 131072, {}, "WarMemory-v0", None, None, 0, 1)  # the default learning rate, 1e-3
+    argv = ["--continue-from", str(source), "--seeds", "0", "1", "--learners", "fast_mlp", "--probes", "memory"]
+    with pytest.raises(SystemExit):
+        main(["--out", str(source), *argv])
+    assert f"--continue-from {source} is the table's own --out" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "out"), "--fast-set", "learning_rate=0.00025", *argv])
+    assert ("fast_mlp-s0 was trained with {'learning_rate': 0.001}, not with --fast-set {'learning_rate': 0.00025}: "
+            "continue only from a table trained with the same --fast-set") in capsys.readouterr().err
+    other = tmp_path / "other"
+    _finished_run(other, "memory/fast_mlp-s1", FAST_CARD)
+    (other / "fast_settings.json").write_text('{"learning_rate": 0.00025}')
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "out"), *argv[2:], "--continue-from", str(source), str(other)])
+    assert ("--continue-from folders started with other --fast-set settings, [None, {'learning_rate': 0.00025}]"
+            in capsys.readouterr().err)
+    assert not (tmp_path / "out" / "runs").exists()
+
+
 def test_rerendering_a_folder_without_a_table_names_the_file(tmp_path, capsys):
     from war_env.experiments.learners import main
 
@@ -296,7 +411,7 @@ def test_a_table_folder_older_than_its_fast_settings_is_held_to_the_settings_its
     assert json.loads((tmp_path / "fast_settings.json").read_text()) == {}
 
 
-@pytest.mark.parametrize("budget", ["fast_mlp", "fast_mlp=0", "nobody=100", "fast_mlp=1e6"])
+@pytest.mark.parametrize("budget", ["fast_mlp", "fast_mlp=0", "nobody=100", "fast_mlp=1e6", "fast_mlp@nowhere=5"])
 def test_a_bad_budget_is_named(budget, tmp_path, capsys):
     from war_env.experiments.learners import main
 

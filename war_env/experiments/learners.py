@@ -1,6 +1,7 @@
 """The learners' table on the probe suite: ``python -m war_env.experiments.learners`` (docs/probes.md, "The learners").
 
-Each learner is trained on every probe's env id, once per seed, at its budget: the fast learners (``fast_mlp``,
+Each learner is trained on every probe's env id, once per seed, at its budget (per learner, or per learner and
+probe: ``--budget``): the fast learners (``fast_mlp``,
 ``fast_stack4``, ``fast_lstm``: ``war-train --algo fast_ppo`` on the batched engine) by ``run_fast_ppo``, the SB3
 learners (PPO, RecurrentPPO, PPO with 4 stacked frames, DQN, A2C) by ``war-train``'s ``train``. The **final** model
 of each run is scored by the suite (``war_env.league.suite``, one suite per probe with that probe's models: the
@@ -25,7 +26,9 @@ its IQM over seeds per probe, against env steps and wall seconds (SB3's runs log
 ``last_stretch`` says whether a curve still rose over the last eighth of its budget (then the budget is too small to
 say what the learner reaches).
 A folder that holds some of the runs is continued by the same command (a finished run is not trained again);
-``--rerender`` draws the markdown and the charts again from ``learners.json`` alone.
+``--continue-from FOLDER...`` starts a table from other tables' runs (a larger budget takes its fast runs on from
+their last checkpoint, ``continue_runs``); ``--rerender`` draws the markdown and the charts again from
+``learners.json`` alone.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import shutil
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +51,12 @@ from war_env.league.report import fmt
 from war_env.league.stats import iqm_interval, probability_of_improvement
 from war_env.league.suite import run_suite
 from war_env.support.atomic import write_atomic
-from war_env.training.fast_ppo import FastPPOConfig
+from war_env.support.run_folder import LOCK_NAME
+from war_env.training.fast_ppo import FastPPOConfig, checkpoint_files
+
+
+CONTINUED_FILE = "continued_from.json"
+"""A table folder's record of the runs ``--continue-from`` copied in."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +122,7 @@ def train_all(out: Path, learners, probes, seeds, budgets: dict[str, int], jobs:
                 run_dir = out / "runs" / probe / f"{name}-s{seed}"
                 models[(name, probe, seed)] = run_dir / "final.zip"
                 if not (run_dir / "model_card.json").is_file():
-                    todo.append((name, probe, seed, budgets[name], run_dir, configs.get(LEARNERS[name].algo),
+                    todo.append((name, probe, seed, budget_of(budgets, name, probe), run_dir, configs.get(LEARNERS[name].algo),
                                  fast_settings or {}))
     if jobs == 1:
         for task in todo:
@@ -223,7 +232,8 @@ def render_table(table: dict, probes, seeds, budgets: dict[str, int], capability
              "|---|---|" + "---|" * (len(probes) + 1)]
     for name, row in table.items():
         cells = [f"{row['mean'][probe]:.2f}" for probe in probes]
-        lines.append(f"| {name} | {budgets[name]:,} | " + " | ".join(cells) + f" | {fmt(row['iqm'], 2)} |")
+        lines.append(f"| {name} | {_budget_cell(budgets, name, probes)} | " + " | ".join(cells)
+                     + f" | {fmt(row['iqm'], 2)} |")
     lines += ["", f"Mean score of the final models per probe over seeds {', '.join(map(str, seeds))}; 0 = the probe's "
               "best simple baseline or worse, 1 = the oracle (bounded; the regrets are in learners.json).", "",
               "| runs showing the capability | " + " | ".join(probes) + " |", "|---|" + "---|" * len(probes),
@@ -240,6 +250,21 @@ def render_table(table: dict, probes, seeds, budgets: dict[str, int], capability
         lines += ["", "Probability of improvement over all probes (per probe, the chance that a run of the row's learner "
                   "scores above a run of the column's, ties one half; averaged over the probes), stratified bootstrap."]
     return "\n".join(lines) + "\n"
+
+
+def _budget_cell(budgets: dict[str, int], name: str, probes) -> str:
+    """A learner's budget, and where a probe has its own (``--budget LEARNER@PROBE=STEPS``), that probe's."""
+    own = [f"{probe} {budgets[f'{name}@{probe}']:,}" for probe in probes if f"{name}@{probe}" in budgets]
+    return f"{budgets[name]:,}" + (f" ({', '.join(own)})" if own else "")
+
+
+def render_continued(continued: dict[str, dict]) -> str:
+    """One line per (folder, steps) the table's runs were taken from with ``--continue-from``."""
+    groups: dict[tuple[str, int], list[str]] = {}
+    for run, origin in continued.items():
+        groups.setdefault((origin["folder"], origin["steps"]), []).append(run)
+    return "".join(f"Continued from `{folder}` at {steps:,} steps: {', '.join(runs)}.\n\n"
+                   for (folder, steps), runs in sorted(groups.items()))
 
 
 def _pairwise_table(corner: str, names, improvement) -> list[str]:
@@ -462,12 +487,13 @@ def suite_folder(out: Path, probe: str, seeds, learners, sampled: bool = False) 
     return out / "suites" / (name + ("-sampled" if sampled else ""))
 
 
-def check_fast_settings(out: Path, items: list[str]) -> dict:
+def check_fast_settings(out: Path, items: list[str], inherited: dict | None = None) -> dict:
     """``--fast-set KEY=VALUE`` items as ``FastPPOConfig`` overrides, checked before anything trains. The folder
     keeps the settings it was started with in ``fast_settings.json``: continuing it with others would mix two
     trainers in one table, so that is refused (an empty list continues it with its own). A folder older than that
-    file is held to the settings its fast runs were trained with (their ``config.json``)."""
-    given = parse_assignments(items, "--fast-set")
+    file is held to the settings its fast runs were trained with (their ``config.json``). ``inherited``: the
+    settings of the table ``--continue-from`` goes on from, taken when no item is given."""
+    given = parse_assignments(items, "--fast-set") if items or inherited is None else dict(inherited)
     fixed = sorted(set(given) & LEARNER_SETTING_KEYS)
     if fixed:
         raise ValueError(f"--fast-set cannot change {fixed}: they make the learners what they are")
@@ -475,7 +501,7 @@ def check_fast_settings(out: Path, items: list[str]) -> dict:
     path = out / "fast_settings.json"
     if path.is_file():
         kept = json.loads(path.read_text())
-        if items and given != kept:
+        if (items or inherited is not None) and given != kept:
             raise ValueError(f"{out} was started with --fast-set {kept}, not {given}: use another --out")
         return kept
     _check_runs_trained_with(out, given, config)  # a folder older than fast_settings.json: its runs say how
@@ -484,7 +510,8 @@ def check_fast_settings(out: Path, items: list[str]) -> dict:
     return given
 
 
-def _check_runs_trained_with(out: Path, settings: dict, config: FastPPOConfig) -> None:
+def _check_runs_trained_with(out: Path, settings: dict, config: FastPPOConfig, advice: str = "use another --out"
+                             ) -> None:
     """Refuse ``settings`` (made into ``config``) when a fast run already in ``out`` was trained with others (its
     ``config.json``), the settings that make the learners aside."""
     wanted = {key: value for key, value in sorted(config.as_json().items()) if key not in LEARNER_SETTING_KEYS}
@@ -493,18 +520,104 @@ def _check_runs_trained_with(out: Path, settings: dict, config: FastPPOConfig) -
         differing = {key: trained.get(key) for key, value in wanted.items() if trained.get(key) != value}
         if differing:
             raise ValueError(f"{config_path.parent} was trained with {differing}, not with --fast-set {settings}: "
-                             f"use another --out")
+                             f"{advice}")
+
+
+def source_settings(sources: list[Path], out: Path) -> dict | None:
+    """The ``--fast-set`` settings of the table folders ``--continue-from`` goes on from (``None`` when they are older
+    than ``fast_settings.json``), once they are checked to be other tables' folders started with the same ones."""
+    kept = []
+    for source in sources:
+        if not (source / "runs").is_dir():
+            raise ValueError(f"--continue-from {source} holds no table's runs (no {source / 'runs'})")
+        if source.resolve() == out.resolve():
+            raise ValueError(f"--continue-from {source} is the table's own --out")
+        path = source / "fast_settings.json"
+        kept.append(json.loads(path.read_text()) if path.is_file() else None)
+    if any(settings != kept[0] for settings in kept):
+        raise ValueError(f"--continue-from folders started with other --fast-set settings, {kept}: a table holds one")
+    return kept[0]
+
+
+def continue_runs(sources: list[Path], out: Path, learners, probes, seeds, budgets: dict[str, int],
+                  fast_settings: dict, log=print) -> None:
+    """``--continue-from SOURCE...``: every run the table folders ``sources`` hold that ``out``'s table lacks is copied
+    into ``out`` (from the first folder, in the order given, that holds it), so the table goes on from it instead of
+    training it again. A run at its budget is copied whole (its final model is scored again by ``out``'s suites); a
+    fast run short of its budget is copied without its final model and model card, and the table trains it on from
+    its latest checkpoint (its new card says from where, ``resumed_from_timesteps``, and ``last_stretch`` leaves it
+    out when that lies in the last three eighths). Refused before anything is copied: a run that did not finish, one
+    trained past its budget, an SB3 run at another budget (SB3's runs cannot go on), and fast runs trained with other
+    settings than ``fast_settings``. The copies are kept in ``out/continued_from.json`` (``continued_runs``)."""
+    for source in sources:
+        _check_runs_trained_with(source, fast_settings, FastPPOConfig.with_overrides(fast_settings),
+                                 "continue only from a table trained with the same --fast-set")
+    copies = []
+    for seed in seeds:
+        for probe in probes:
+            for name in learners:
+                run, target = f"{probe}/{name}-s{seed}", out / "runs" / probe / f"{name}-s{seed}"
+                source = next((source for source in sources if (source / "runs" / run).is_dir()), None)
+                if source is not None and not target.exists():
+                    budget = budget_of(budgets, name, probe)
+                    steps = _steps_to_copy(source / "runs" / run, name, budget)
+                    copies.append((source, run, target, steps, steps < budget))
+    record = continued_runs(out)
+    for source, run, target, steps, going_on in copies:
+        partial = target.with_name(target.name + ".partial")  # a cut-off copy is never mistaken for a run
+        shutil.rmtree(partial, ignore_errors=True)
+        left_out = ("final.zip", "model_card.json", LOCK_NAME) if going_on else (LOCK_NAME,)
+        shutil.copytree(source / "runs" / run, partial, ignore=shutil.ignore_patterns(*left_out))
+        partial.rename(target)
+        # the steps after the last checkpoint are trained again: the final model carries no optimizer state
+        goes_on_from = max(checkpoint_files(target), default=(0, None))[0] if going_on else None
+        record[run] = {"folder": str(source.resolve()), "steps": steps, "goes_on_from": goes_on_from}
+        write_atomic(out / CONTINUED_FILE, json.dumps(record, indent=2) + "\n")
+        log(f"{run}: {steps:,} steps copied from {source}"
+            + (f", to be trained on from its checkpoint at {goes_on_from:,} steps" if going_on else ""))
+
+
+def continued_runs(out: Path) -> dict[str, dict]:
+    """The runs a table folder took from other tables: ``{"PROBE/LEARNER-sSEED": {"folder", "steps"}}``."""
+    path = out / CONTINUED_FILE
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _steps_to_copy(run_dir: Path, name: str, budget: int) -> int:
+    """The steps a run of another table trained, checked against the budget it is to have here."""
+    card_path = run_dir / "model_card.json"
+    if not card_path.is_file():
+        raise ValueError(f"--continue-from: {run_dir} did not finish; finish it with its own table's command first")
+    card = json.loads(card_path.read_text())
+    steps = card["timesteps"]
+    if not LEARNERS[name].fast:
+        if card.get("timesteps_requested") != budget:
+            raise ValueError(f"--continue-from: {run_dir} trained {card.get('timesteps_requested')} steps, not the "
+                             f"budget {budget}, and an SB3 run cannot go on: give {name} its budget, {steps}")
+        return steps
+    per_update = card["config"]["num_envs"] * card["config"]["rollout_steps"]
+    if steps - per_update >= budget:  # a run of this budget would have stopped an update or more earlier
+        raise ValueError(f"--continue-from: {run_dir} trained {steps:,} steps, past the budget {budget:,} of {name}")
+    return steps
 
 
 def parse_budgets(given: list[str], default: int, learners) -> dict[str, int]:
-    """``--budget NAME=STEPS`` for some learners; the others train ``default`` steps."""
+    """``--budget LEARNER=STEPS`` for some learners and ``--budget LEARNER@PROBE=STEPS`` for a learner on one probe (a
+    curve that still rises where the learner's others have flattened); the others train ``default`` steps."""
     budgets = dict.fromkeys(learners, default)
     for item in given:
-        name, _, steps = item.partition("=")
-        if name not in LEARNERS or not steps.isdigit() or int(steps) < 1:
-            raise ValueError(f"--budget takes LEARNER=STEPS (a learner of {list(LEARNERS)}, STEPS >= 1), got {item!r}")
-        budgets[name] = int(steps)
+        key, _, steps = item.partition("=")
+        name, at, probe = key.partition("@")
+        if name not in LEARNERS or (at and probe not in PROBES) or not steps.isdigit() or int(steps) < 1:
+            raise ValueError(f"--budget takes LEARNER=STEPS or LEARNER@PROBE=STEPS (a learner of {list(LEARNERS)}, a "
+                             f"probe of {list(PROBES)}, STEPS >= 1), got {item!r}")
+        budgets[key] = int(steps)
     return budgets
+
+
+def budget_of(budgets: dict[str, int], name: str, probe: str) -> int:
+    """The steps ``name``'s runs on ``probe`` train (``parse_budgets``)."""
+    return budgets.get(f"{name}@{probe}", budgets[name])
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -512,8 +625,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", required=True,
                         help="the folder (runs/, configs/, suites/, learners.json, learners.md, learners.png, curves.png)")
     parser.add_argument("--timesteps", type=int, default=20_000, help="training steps per run (20000)")
-    parser.add_argument("--budget", action="append", default=[], metavar="LEARNER=STEPS",
-                        help="another budget for one learner (repeat it for several)")
+    parser.add_argument("--budget", action="append", default=[], metavar="LEARNER[@PROBE]=STEPS",
+                        help="another budget for one learner, or for one learner on one probe (repeat it for several)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="training seeds (0 1)")
     parser.add_argument("--learners", nargs="+", choices=list(LEARNERS), default=list(LEARNERS))
     parser.add_argument("--probes", nargs="+", choices=list(PROBES), default=list(PROBES))
@@ -527,6 +640,10 @@ def main(argv: list[str] | None = None) -> dict:
                         help="how the fast learners' models play in the suite: their greedy actions (greedy), or drawn "
                              "from their policy as in training (sampled; learners-sampled.*); the SB3 models play "
                              "greedily either way")
+    parser.add_argument("--continue-from", type=Path, nargs="+", default=[], metavar="FOLDER",
+                        help="other tables' folders whose runs this table goes on from (a run from the first folder "
+                             "that holds it): a run at its budget is copied, a fast run short of it copied and trained "
+                             "on from its last checkpoint")
     parser.add_argument("--train-only", action="store_true",
                         help="train the runs missing and stop (runs of other probes may train in another process)")
     parser.add_argument("--rerender", action="store_true",
@@ -542,7 +659,10 @@ def main(argv: list[str] | None = None) -> dict:
                      f"{args.timesteps}, {args.jobs}, {args.seeds}")
     try:
         budgets = parse_budgets(args.budget, args.timesteps, args.learners)
-        fast_settings = check_fast_settings(out, args.fast_set)
+        sources = args.continue_from
+        fast_settings = check_fast_settings(out, args.fast_set, source_settings(sources, out) if sources else None)
+        if sources:
+            continue_runs(sources, out, args.learners, args.probes, args.seeds, budgets, fast_settings)
     except ValueError as error:
         parser.error(str(error))
     models = train_all(out, args.learners, args.probes, args.seeds, budgets, args.jobs, fast_settings=fast_settings)
@@ -563,7 +683,7 @@ def main(argv: list[str] | None = None) -> dict:
     except ValueError as error:  # the runs and the suites stay on disk
         parser.error(str(error))
     report = {"budgets": budgets, "seeds": args.seeds, "rounds": args.rounds, "actions": args.actions,
-              "fast_settings": fast_settings,
+              "fast_settings": fast_settings, "continued_from": continued_runs(out),
               "capability_lines": capability, "learners": table,
               "curves": training_curves(out, args.learners, args.probes, args.seeds),
               "last_stretch": last_stretch(out, args.learners, args.probes, args.seeds)}
@@ -594,6 +714,7 @@ def write_report(report: dict, out: Path, stem: str = "learners") -> str:
     chart = learners_chart(table, probes, out / f"{stem}.png")
     settings = report.get("fast_settings")  # absent from the tables drawn before --fast-set
     text = (f"The fast learners train with FastPPOConfig's defaults changed by {settings}.\n\n" if settings else "")
+    text += render_continued(report.get("continued_from", {}))  # absent from the tables drawn before --continue-from
     text += (render_table(table, probes, report["seeds"], report["budgets"], capability)
              + f"\n![the learners' scores]({chart})\n")
     if len(table) > 1:

@@ -350,13 +350,13 @@ def test_a_table_continues_neither_itself_nor_runs_trained_with_other_fast_setti
         main(["--out", str(tmp_path / "out"), "--fast-set", "learning_rate=0.00025", *argv])
     assert ("fast_mlp-s0 was trained with {'learning_rate': 0.001}, not with --fast-set {'learning_rate': 0.00025}: "
             "continue only from a table trained with the same --fast-set") in capsys.readouterr().err
-    other = tmp_path / "other"
-    _finished_run(other, "memory/fast_mlp-s1", FAST_CARD)
-    (other / "fast_settings.json").write_text('{"learning_rate": 0.00025}')
+    for table, rate in [(source, 0.001), (tmp_path / "other", 0.00025)]:
+        _finished_run(table, "memory/fast_mlp-s1", FAST_CARD)
+        (table / "fast_settings.json").write_text(json.dumps({"learning_rate": rate}))
     with pytest.raises(SystemExit):
-        main(["--out", str(tmp_path / "out"), *argv[2:], "--continue-from", str(source), str(other)])
-    assert ("--continue-from folders started with other --fast-set settings, [None, {'learning_rate': 0.00025}]"
-            in capsys.readouterr().err)
+        main(["--out", str(tmp_path / "out"), *argv[2:], "--continue-from", str(source), str(tmp_path / "other")])
+    assert ("--continue-from folders started with other --fast-set settings, [{'learning_rate': 0.001}, "
+            "{'learning_rate': 0.00025}]: a table holds one" in capsys.readouterr().err)
     assert not (tmp_path / "out" / "runs").exists()
 
 

@@ -524,8 +524,9 @@ def _check_runs_trained_with(out: Path, settings: dict, config: FastPPOConfig, a
 
 
 def source_settings(sources: list[Path], out: Path) -> dict | None:
-    """The ``--fast-set`` settings of the table folders ``--continue-from`` goes on from (``None`` when they are older
-    than ``fast_settings.json``), once they are checked to be other tables' folders started with the same ones."""
+    """The ``--fast-set`` settings of the table folders ``--continue-from`` goes on from (``None`` when all are older
+    than ``fast_settings.json``; their runs are checked by ``continue_runs``), once they are checked to be other
+    tables' folders started with the same ones."""
     kept = []
     for source in sources:
         if not (source / "runs").is_dir():
@@ -533,10 +534,11 @@ def source_settings(sources: list[Path], out: Path) -> dict | None:
         if source.resolve() == out.resolve():
             raise ValueError(f"--continue-from {source} is the table's own --out")
         path = source / "fast_settings.json"
-        kept.append(json.loads(path.read_text()) if path.is_file() else None)
+        if path.is_file():
+            kept.append(json.loads(path.read_text()))
     if any(settings != kept[0] for settings in kept):
         raise ValueError(f"--continue-from folders started with other --fast-set settings, {kept}: a table holds one")
-    return kept[0]
+    return kept[0] if kept else None
 
 
 def continue_runs(sources: list[Path], out: Path, learners, probes, seeds, budgets: dict[str, int],

@@ -266,7 +266,7 @@ def test_a_table_continued_from_another_trains_its_fast_runs_on_from_their_last_
     origin = {"folder": str(first.resolve()), "steps": 65536, "goes_on_from": 65536}
     assert json.loads((longer / "learners.json").read_text())["continued_from"] == {
         "memory/fast_mlp-s0": origin, "memory/fast_mlp-s1": origin}
-    assert (f"Continued from `{first.resolve()}` at 65,536 steps: memory/fast_mlp-s0, memory/fast_mlp-s1."
+    assert (f"Continued from `{first.resolve()}` at 65,536 steps: memory/fast_mlp (seeds 0, 1)."
             in (longer / "learners.md").read_text())
     assert main(["--out", str(same), "--timesteps", "64", "--continue-from", str(first), *common]) == table
     for seed in (0, 1):  # at the same budget a run is copied whole, not trained again

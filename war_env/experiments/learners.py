@@ -1,11 +1,10 @@
 """The learners' table on the probe suite: ``python -m war_env.experiments.learners`` (docs/probes.md, "The learners").
 
-Each learner is trained on every probe's env id, once per seed, at its budget (per learner, or per learner and
-probe: ``--budget``): the fast learners (``fast_mlp``,
-``fast_stack4``, ``fast_lstm``: ``war-train --algo fast_ppo`` on the batched engine) by ``run_fast_ppo``, the SB3
-learners (PPO, RecurrentPPO, PPO with 4 stacked frames, DQN, A2C) by ``war-train``'s ``train``. The **final** model
-of each run is scored by the suite (``war_env.league.suite``, one suite per probe with that probe's models: the
-bounded score, 0 = the probe's best simple baseline or worse, 1 = the oracle, on the same deals; its regret, the raw
+Each learner is trained on every probe's env id, once per seed, at its budget (``--budget``: per learner, or per
+learner and probe): the fast learners (``fast_mlp``, ``fast_stack4``, ``fast_lstm``: ``war-train --algo fast_ppo`` on
+the batched engine) by ``run_fast_ppo``, the SB3 learners (PPO, RecurrentPPO, PPO with 4 stacked frames, DQN, A2C)
+by ``war-train``'s ``train``. The **final** model of each run is scored by the suite (``war_env.league.suite``, one
+suite per probe with that probe's models: the bounded score, 0 = the probe's best simple baseline or worse, 1 = the oracle, on the same deals; its regret, the raw
 figure, is kept beside it). The SB3 training config is the one shipped for the algorithm, with three changes: the
 training envs keep the probe's reward weights (the shipped configs weigh an idle tick at -0.1 in training, which
 would change the optimum the probe measures; only the card outcome's weight is zeroed, which cannot change it),
@@ -122,8 +121,8 @@ def train_all(out: Path, learners, probes, seeds, budgets: dict[str, int], jobs:
                 run_dir = out / "runs" / probe / f"{name}-s{seed}"
                 models[(name, probe, seed)] = run_dir / "final.zip"
                 if not (run_dir / "model_card.json").is_file():
-                    todo.append((name, probe, seed, budget_of(budgets, name, probe), run_dir, configs.get(LEARNERS[name].algo),
-                                 fast_settings or {}))
+                    todo.append((name, probe, seed, budget_of(budgets, name, probe), run_dir,
+                                 configs.get(LEARNERS[name].algo), fast_settings or {}))
     if jobs == 1:
         for task in todo:
             log(_train_one(*task))
@@ -259,12 +258,15 @@ def _budget_cell(budgets: dict[str, int], name: str, probes) -> str:
 
 
 def render_continued(continued: dict[str, dict]) -> str:
-    """One line per (folder, steps) the table's runs were taken from with ``--continue-from``."""
-    groups: dict[tuple[str, int], list[str]] = {}
+    """What the table's runs took from other tables (``--continue-from``): per folder and steps trained there, each
+    learner on each probe with its seeds."""
+    groups: dict[tuple[str, int], dict[str, list[str]]] = {}
     for run, origin in continued.items():
-        groups.setdefault((origin["folder"], origin["steps"]), []).append(run)
-    return "".join(f"Continued from `{folder}` at {steps:,} steps: {', '.join(runs)}.\n\n"
-                   for (folder, steps), runs in sorted(groups.items()))
+        learner_on_probe, seed = run.rsplit("-s", 1)
+        groups.setdefault((origin["folder"], origin["steps"]), {}).setdefault(learner_on_probe, []).append(seed)
+    return "".join(f"Continued from `{folder}` at {steps:,} steps: "
+                   + "; ".join(f"{runs} (seeds {', '.join(seeds)})" for runs, seeds in learners.items()) + ".\n\n"
+                   for (folder, steps), learners in sorted(groups.items()))
 
 
 def _pairwise_table(corner: str, names, improvement) -> list[str]:

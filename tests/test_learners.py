@@ -232,7 +232,8 @@ def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curve
     sampled = main(["--out", str(out), "--timesteps", "64", "--budget", "fast_lstm=131072", "--seeds", "0", "1",
                     "--learners", "fast_mlp", "fast_lstm", "--probes", "anticipation", "--rounds", "2", "--jobs", "2",
                     "--actions", "sampled"])  # the same runs (nothing trained again), played as trained
-    suite = json.loads((out / "suites" / "anticipation-seeds-0-1-fast_mlp-fast_lstm-sampled" / "suite.json").read_text())
+    suite_dir = out / "suites" / "anticipation-seeds-0-1-fast_mlp-fast_lstm-sampled"
+    suite = json.loads((suite_dir / "suite.json").read_text())
     played = [spec for spec in suite["suite"]["agents"] if spec.startswith("fast_ppo:")]
     assert len(played) == 4 and all(spec.endswith(",actions=sampled") for spec in played)
     assert set(sampled) == set(table) and (out / "learners-sampled.md").is_file()

@@ -1,19 +1,20 @@
 """The learners' table on the probe suite: ``python -m war_env.experiments.learners`` (docs/probes.md, "The learners").
 
 Each learner is trained on every probe's env id, once per seed, at its budget (``--budget``: per learner, or per
-learner and probe): the fast learners (``fast_mlp``, ``fast_stack4``, ``fast_lstm``: ``war-train --algo fast_ppo`` on
-the batched engine) by ``run_fast_ppo``, the SB3 learners (PPO, RecurrentPPO, PPO with 4 stacked frames, DQN, A2C)
-by ``war-train``'s ``train``. The **final** model of each run is scored by the suite (``war_env.league.suite``, one
-suite per probe with that probe's models: the bounded score, 0 = the probe's best simple baseline or worse, 1 = the oracle, on the same deals; its regret, the raw
-figure, is kept beside it). The SB3 training config is the one shipped for the algorithm, with three changes: the
-training envs keep the probe's reward weights (the shipped configs weigh an idle tick at -0.1 in training, which
-would change the optimum the probe measures; only the card outcome's weight is zeroed, which cannot change it),
-the policy sees the probe's whole observation (``"all"``; DQN's and A2C's shipped configs see the timing fields
-only), and the discount is the fast learners' (gamma 0.99, and gae_lambda 0.95 where the algorithm has one, for the
-shipped 0.9 and 0.9: a takeover 30 ticks ahead weighs 74% of itself, not 4%). No evaluation callback runs: final
-models only. The fast learners train with ``FastPPOConfig``'s defaults (the same reward weights:
-``OUTCOME_FREE_REWARDS`` on a probe; gamma 0.99), changed for all three by ``--fast-set KEY=VALUE`` (a smaller
-``learning_rate``, say); a folder keeps the settings it was started with (``fast_settings.json``).
+learner and probe): the fast learners (``fast_mlp``, ``fast_stack4``, ``fast_lstm``: ``war-train --algo fast_ppo``
+on the batched engine) by ``run_fast_ppo``, the SB3 learners (PPO, RecurrentPPO, PPO with 4 stacked frames, DQN,
+A2C) by ``war-train``'s ``train``. The **final** model of each run is scored by the suite (``war_env.league.suite``,
+one suite per probe with that probe's models: the bounded score, 0 = the probe's best simple baseline or worse, 1 =
+the oracle, on the same deals; its regret, the raw figure, is kept beside it). The SB3 training config is the one
+shipped for the algorithm, with three changes: the training envs keep the probe's reward weights (the shipped
+configs weigh an idle tick at -0.1 in training, which would change the optimum the probe measures; only the card
+outcome's weight is zeroed, which cannot change it), the policy sees the probe's whole observation (``"all"``; DQN's
+and A2C's shipped configs see the timing fields only), and the discount is the fast learners' (gamma 0.99, and
+gae_lambda 0.95 where the algorithm has one, for the shipped 0.9 and 0.9: a takeover 30 ticks ahead weighs 74% of
+itself, not 4%). No evaluation callback runs: final models only. The fast learners train with ``FastPPOConfig``'s
+defaults (the same reward weights: ``OUTCOME_FREE_REWARDS`` on a probe; gamma 0.99), changed for all three by
+``--fast-set KEY=VALUE`` (a smaller ``learning_rate``, say); a folder keeps the settings it was started with
+(``fast_settings.json``).
 
 The table gives per learner its mean score per probe over the seeds and, over all probes and seeds, the IQM with a
 stratified bootstrap interval (``stats.iqm_interval``) and the probability of improvement over every other learner
@@ -242,12 +243,13 @@ def render_table(table: dict, probes, seeds, budgets: dict[str, int], capability
     for name, row in table.items():
         shown = [f"{sum(row['capability'][probe])} of {len(seeds)}" for probe in probes]
         lines.append(f"| {name} | " + " | ".join(shown) + " |")
-    lines += ["", "A run shows a probe's capability when its regret's 95% paired interval lies below the exact regret of "
-              "the best policy that lacks it (the score's 0 is only the best simple baseline).", ""]
+    lines += ["", "A run shows a probe's capability when its regret's 95% paired interval lies below the exact regret "
+              "of the best policy that lacks it (the score's 0 is only the best simple baseline).", ""]
     if len(names) > 1:
         lines += _pairwise_table("P(row > column)", names, lambda name, other: table[name]["improvement"][other])
-        lines += ["", "Probability of improvement over all probes (per probe, the chance that a run of the row's learner "
-                  "scores above a run of the column's, ties one half; averaged over the probes), stratified bootstrap."]
+        lines += ["", "Probability of improvement over all probes (per probe, the chance that a run of the row's "
+                  "learner scores above a run of the column's, ties one half; averaged over the probes), stratified "
+                  "bootstrap."]
     return "\n".join(lines) + "\n"
 
 
@@ -627,7 +629,8 @@ def budget_of(budgets: dict[str, int], name: str, probe: str) -> int:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description="Train the learners on every probe and score their final models.")
     parser.add_argument("--out", required=True,
-                        help="the folder (runs/, configs/, suites/, learners.json, learners.md, learners.png, curves.png)")
+                        help="the folder (runs/, configs/, suites/, learners.json, learners.md, learners.png, "
+                             "curves.png)")
     parser.add_argument("--timesteps", type=int, default=20_000, help="training steps per run (20000)")
     parser.add_argument("--budget", action="append", default=[], metavar="LEARNER[@PROBE]=STEPS",
                         help="another budget for one learner, or for one learner on one probe (repeat it for several)")

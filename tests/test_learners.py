@@ -361,6 +361,81 @@ def test_a_table_continues_neither_itself_nor_runs_trained_with_other_fast_setti
     assert not (tmp_path / "out" / "runs").exists()
 
 
+LINES = {"memory": {"yardstick": "press_once", "regret": 3.39, "oracle_cost": 2.45},
+         "reading": {"yardstick": "score_blind", "regret": 1.04, "oracle_cost": 1.2}}
+
+
+def _table_file(folder: Path, scores: dict[str, dict[str, list[float]]], budget: int, rounds: int = 200) -> Path:
+    """A table's learners.json as --merge reads it: per learner and probe the scores of seeds 0 and 1."""
+    from war_env.experiments.learners import with_aggregates
+
+    probes = list(next(iter(scores.values())))
+    table = {name: {"scores": per_probe, "regrets": {probe: [1 - score for score in values]
+                                                     for probe, values in per_probe.items()},
+                    "capability": {probe: [score > 0.5 for score in values] for probe, values in per_probe.items()}}
+             for name, per_probe in scores.items()}
+    report = {"seeds": [0, 1], "rounds": rounds, "actions": "greedy", "fast_settings": {"learning_rate": 0.00025},
+              "budgets": dict.fromkeys(scores, budget), "capability_lines": {probe: LINES[probe] for probe in probes},
+              "learners": with_aggregates(table, probes), "curves": {}, "last_stretch": {}}
+    folder.mkdir(parents=True)
+    (folder / "learners.json").write_text(json.dumps(report))
+    return folder
+
+
+def test_a_merged_table_takes_each_learner_on_each_probe_from_the_first_folder_that_has_it(tmp_path):
+    from war_env.experiments.learners import main, with_aggregates
+
+    longer = _table_file(tmp_path / "longer", {"fast_mlp": {"memory": [0.5, 0.7]}}, budget=800)
+    shorter = _table_file(tmp_path / "shorter", {"fast_mlp": {"memory": [0.0, 0.0], "reading": [0.2, 0.3]},
+                                                 "ppo": {"memory": [0.1, 0.1], "reading": [0.0, 0.4]}}, budget=100)
+    out = tmp_path / "merged"
+    table = main(["--out", str(out), "--merge", str(longer), str(shorter)])
+
+    assert table["fast_mlp"]["scores"] == {"memory": [0.5, 0.7], "reading": [0.2, 0.3]}
+    assert table["fast_mlp"]["mean"]["memory"] == pytest.approx(0.6)
+    raw = {name: {key: table[name][key] for key in ("scores", "regrets", "capability")} for name in table}
+    assert table == with_aggregates(raw, ["memory", "reading"])  # the IQM and the improvements of the merged scores
+    report = json.loads((out / "learners.json").read_text())
+    assert report["budgets"] == {"fast_mlp": 800, "fast_mlp@reading": 100, "ppo": 100}
+    assert report["merged_from"] == {"fast_mlp@memory": str(longer), "fast_mlp@reading": str(shorter),
+                                     "ppo@memory": str(shorter), "ppo@reading": str(shorter)}
+    text = (out / "learners.md").read_text()
+    assert f"From `{longer}`: fast_mlp (memory).\n\nFrom `{shorter}`: fast_mlp (reading); ppo (memory, reading)." in text
+    assert "| fast_mlp | 800 (reading 100) | 0.60 | 0.25 |" in text
+
+
+def test_merging_one_table_gives_that_table(tmp_path):
+    from war_env.experiments.learners import merge_reports
+
+    folder = _table_file(tmp_path / "table", {"fast_mlp": {"memory": [0.5, 0.7]}, "ppo": {"memory": [0.0, 0.2]}}, 100)
+    report = json.loads((folder / "learners.json").read_text())
+    assert merge_reports([(str(folder), report)])["learners"] == report["learners"]
+
+
+@pytest.mark.parametrize("shorter_rounds, out_name, message", [
+    (100, "merged", "--merge: {shorter} has rounds 100, {longer} 200: their scores cannot share a table"),
+    (200, "longer", "--out must not be one of the folders merged")])
+def test_tables_that_cannot_share_a_table_are_not_merged(shorter_rounds, out_name, message, tmp_path, capsys):
+    from war_env.experiments.learners import main
+
+    longer = _table_file(tmp_path / "longer", {"fast_mlp": {"memory": [0.5, 0.7]}}, budget=800)
+    shorter = _table_file(tmp_path / "shorter", {"fast_mlp": {"memory": [0.0, 0.0]}}, 100, rounds=shorter_rounds)
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / out_name), "--merge", str(longer), str(shorter)])
+    assert message.format(longer=longer, shorter=shorter) in capsys.readouterr().err
+    assert not (tmp_path / "merged").exists()
+
+
+def test_a_merge_missing_a_learner_on_a_probe_names_both(tmp_path, capsys):
+    from war_env.experiments.learners import main
+
+    longer = _table_file(tmp_path / "longer", {"fast_mlp": {"memory": [0.5, 0.7]}, "ppo": {"memory": [0.0, 0.1]}}, 800)
+    shorter = _table_file(tmp_path / "shorter", {"fast_mlp": {"reading": [0.0, 0.0]}}, 100)
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "merged"), "--merge", str(longer), str(shorter)])
+    assert "--merge: none of the folders has ppo on the reading probe" in capsys.readouterr().err
+
+
 def test_rerendering_a_folder_without_a_table_names_the_file(tmp_path, capsys):
     from war_env.experiments.learners import main
 

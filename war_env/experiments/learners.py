@@ -28,7 +28,8 @@ say what the learner reaches).
 A folder that holds some of the runs is continued by the same command (a finished run is not trained again);
 ``--continue-from FOLDER...`` starts a table from other tables' runs (a larger budget takes its fast runs on from
 their last checkpoint, ``continue_runs``); ``--rerender`` draws the markdown and the charts again from
-``learners.json`` alone.
+``learners.json`` alone, and ``--merge FOLDER...`` draws one table from several tables' ``learners.json``
+(``merge_reports``: the runs of a longer budget in place of a shorter one's, when the shorter one's folders are gone).
 """
 
 from __future__ import annotations
@@ -203,18 +204,24 @@ def learners_table(scores: dict[str, dict], models: dict[tuple[str, str, int], P
                              f"the trained runs can be copied there")
         return value
 
-    table = {}
-    for name in learners:
-        per_probe = runs(name)
-        table[name] = {"scores": {probe: values.tolist() for probe, values in zip(probes, per_probe)},
-                       "regrets": {probe: values.tolist() for probe, values in zip(probes, runs(name, "regret"))},
-                       "capability": {probe: (highs < capability[probe]["regret"]).tolist()
-                                      for probe, highs in zip(probes, runs(name, "regret", "high"))},
-                       "mean": {probe: float(values.mean()) for probe, values in zip(probes, per_probe)},
-                       "iqm": iqm_interval(*per_probe),
-                       "improvement": {other: probability_of_improvement(per_probe, runs(other))
-                                       for other in learners if other != name}}
-    return table
+    table = {name: {"scores": {probe: values.tolist() for probe, values in zip(probes, runs(name))},
+                    "regrets": {probe: values.tolist() for probe, values in zip(probes, runs(name, "regret"))},
+                    "capability": {probe: (highs < capability[probe]["regret"]).tolist()
+                                   for probe, highs in zip(probes, runs(name, "regret", "high"))}}
+             for name in learners}
+    return with_aggregates(table, probes)
+
+
+def with_aggregates(table: dict, probes) -> dict:
+    """``table`` (per learner its scores, regrets and capability per probe) with what is computed from the scores: the
+    mean per probe, the IQM over all probes and seeds, the probability of improvement over each other learner."""
+    scores = {name: [np.array(entry["scores"][probe]) for probe in probes] for name, entry in table.items()}
+    return {name: {**entry,
+                   "mean": {probe: float(values.mean()) for probe, values in zip(probes, scores[name])},
+                   "iqm": iqm_interval(*scores[name]),
+                   "improvement": {other: probability_of_improvement(scores[name], scores[other])
+                                   for other in table if other != name}}
+            for name, entry in table.items()}
 
 
 def _spec(name: str, path: Path, sampled: bool = False) -> str:
@@ -257,6 +264,70 @@ def _budget_cell(budgets: dict[str, int], name: str, probes) -> str:
     """A learner's budget, and where a probe has its own (``--budget LEARNER@PROBE=STEPS``), that probe's."""
     own = [f"{probe} {budgets[f'{name}@{probe}']:,}" for probe in probes if f"{name}@{probe}" in budgets]
     return f"{budgets[name]:,}" + (f" ({', '.join(own)})" if own else "")
+
+
+MERGE_SHARED_KEYS = ("seeds", "rounds", "actions", "fast_settings")
+"""What tables must share for their scores to stand in one table (every suite deals its rounds from seed 0)."""
+
+
+def merge_reports(sources: list[tuple[str, dict]]) -> dict:
+    """One table from other tables' reports (``(folder, learners.json's content)``, ``--merge``): each learner's
+    figures on each probe, its training curve and its last stretch come from the first report that has that learner
+    on that probe; the mean, the IQM and the probability of improvement are computed again over the merged scores.
+    The suites deal every table the same rounds (seed 0), so the scores of different tables are paired; tables with
+    other seeds, rounds, actions, fast settings or capability lines are refused, as is a learner no table has on a
+    probe another table has."""
+    first_folder, first = sources[0]
+    for folder, report in sources[1:]:
+        for key in MERGE_SHARED_KEYS:
+            if report.get(key) != first.get(key):
+                raise ValueError(f"--merge: {folder} has {key} {report.get(key)!r}, {first_folder} "
+                                 f"{first.get(key)!r}: their scores cannot share a table")
+        for probe in set(report["capability_lines"]) & set(first["capability_lines"]):
+            if report["capability_lines"][probe] != first["capability_lines"][probe]:
+                raise ValueError(f"--merge: {folder} and {first_folder} draw other capability lines on {probe}")
+    learners = [name for name in LEARNERS if any(name in report["learners"] for _, report in sources)]
+    probes = [probe for probe in PROBES if any(probe in report["capability_lines"] for _, report in sources)]
+    merged = {**{key: first.get(key) for key in MERGE_SHARED_KEYS}, "budgets": {}, "merged_from": {},
+              "continued_from": {}, "capability_lines": {}, "learners": {},
+              "curves": {probe: {} for probe in probes}, "last_stretch": {probe: {} for probe in probes}}
+    for name in learners:
+        entry, steps = {"scores": {}, "regrets": {}, "capability": {}}, {}
+        for probe in probes:
+            folder, report = next(((folder, report) for folder, report in sources
+                                   if probe in report["learners"].get(name, {}).get("scores", {})), (None, None))
+            if report is None:
+                raise ValueError(f"--merge: none of the folders has {name} on the {probe} probe")
+            for key in entry:
+                entry[key][probe] = report["learners"][name][key][probe]
+            steps[probe] = budget_of(report["budgets"], name, probe)
+            merged["merged_from"][f"{name}@{probe}"] = folder
+            merged["capability_lines"].setdefault(probe, report["capability_lines"][probe])
+            for key in ("curves", "last_stretch"):
+                if name in report[key].get(probe, {}):
+                    merged[key][probe][name] = report[key][probe][name]
+            merged["continued_from"].update({run: origin for run, origin in report.get("continued_from", {}).items()
+                                             if run.startswith(f"{probe}/{name}-s")})
+        merged["learners"][name] = entry
+        usual = max(steps.values(), key=list(steps.values()).count)
+        merged["budgets"][name] = usual
+        merged["budgets"].update({f"{name}@{probe}": budget for probe, budget in steps.items() if budget != usual})
+    folders = [folder for folder, _ in sources]
+    merged["merged_from"] = dict(sorted(merged["merged_from"].items(), key=lambda item: folders.index(item[1])))
+    merged["learners"] = with_aggregates(merged["learners"], probes)
+    for key in ("curves", "last_stretch"):  # the SB3 learners log no curve
+        merged[key] = {probe: per_learner for probe, per_learner in merged[key].items() if per_learner}
+    return merged
+
+
+def render_merged(merged_from: dict[str, str]) -> str:
+    """Where a merged table's figures come from (``--merge``): per folder, each learner with its probes."""
+    groups: dict[str, dict[str, list[str]]] = {}
+    for learner_at_probe, folder in merged_from.items():
+        name, _, probe = learner_at_probe.partition("@")
+        groups.setdefault(folder, {}).setdefault(name, []).append(probe)
+    return "".join(f"From `{folder}`: " + "; ".join(f"{name} ({', '.join(probes)})" for name, probes in names.items())
+                   + ".\n\n" for folder, names in groups.items())
 
 
 def render_continued(continued: dict[str, dict]) -> str:
@@ -653,6 +724,9 @@ def main(argv: list[str] | None = None) -> dict:
                              "on from its last checkpoint")
     parser.add_argument("--train-only", action="store_true",
                         help="train the runs missing and stop (runs of other probes may train in another process)")
+    parser.add_argument("--merge", type=Path, nargs="+", default=[], metavar="FOLDER",
+                        help="train and play nothing: one table in --out from other tables' learners.json, each "
+                             "learner's figures on each probe from the first folder that has them")
     parser.add_argument("--rerender", action="store_true",
                         help="train and play nothing: draw the markdown and charts again from the folder's "
                              "learners.json (learners-sampled.json with --actions sampled)")
@@ -661,6 +735,8 @@ def main(argv: list[str] | None = None) -> dict:
     stem = "learners-sampled" if sampled else "learners"
     if args.rerender:
         return _rerender(parser, out, stem)
+    if args.merge:
+        return _merge(parser, args.merge, out, stem)
     if args.timesteps < 1 or len(set(args.seeds)) < 2 or min(args.seeds) < 0 or args.jobs < 1:
         parser.error(f"--timesteps and --jobs must be >= 1 and --seeds two or more distinct seeds >= 0, got "
                      f"{args.timesteps}, {args.jobs}, {args.seeds}")
@@ -700,16 +776,35 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def _rerender(parser: argparse.ArgumentParser, out: Path, stem: str) -> dict:
-    path = out / f"{stem}.json"
+    report = _read_report(parser, out / f"{stem}.json", "--rerender")
+    print(write_report(report, out, stem))
+    return report["learners"]
+
+
+def _merge(parser: argparse.ArgumentParser, folders: list[Path], out: Path, stem: str) -> dict:
+    if out.resolve() in {folder.resolve() for folder in folders}:
+        parser.error(f"--merge writes {out / f'{stem}.json'}: --out must not be one of the folders merged")
+    sources = [(str(folder), _read_report(parser, folder / f"{stem}.json", "--merge")) for folder in folders]
+    try:
+        report = merge_reports(sources)
+    except ValueError as error:
+        parser.error(str(error))
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomic(out / f"{stem}.json", json.dumps(report, indent=2) + "\n")
+    print(write_report(report, out, stem))
+    return report["learners"]
+
+
+def _read_report(parser: argparse.ArgumentParser, path: Path, option: str) -> dict:
+    """A table's ``learners.json``, or a one-line error naming the file and what it lacks."""
     try:
         report = json.loads(path.read_text())
     except (OSError, ValueError) as error:
-        parser.error(f"--rerender draws from {path}, which cannot be read as JSON: {error}")
+        parser.error(f"{option} draws from {path}, which cannot be read as JSON: {error}")
     missing = {"learners", "capability_lines", "seeds", "budgets", "curves", "last_stretch"} - set(report)
     if missing:
-        parser.error(f"--rerender: {path} lacks {sorted(missing)} (written by an older version: run the table again)")
-    print(write_report(report, out, stem))
-    return report["learners"]
+        parser.error(f"{option}: {path} lacks {sorted(missing)} (written by an older version: run the table again)")
+    return report
 
 
 def write_report(report: dict, out: Path, stem: str = "learners") -> str:
@@ -721,6 +816,7 @@ def write_report(report: dict, out: Path, stem: str = "learners") -> str:
     chart = learners_chart(table, probes, out / f"{stem}.png")
     settings = report.get("fast_settings")  # absent from the tables drawn before --fast-set
     text = (f"The fast learners train with FastPPOConfig's defaults changed by {settings}.\n\n" if settings else "")
+    text += render_merged(report.get("merged_from", {}))
     text += render_continued(report.get("continued_from", {}))  # absent from the tables drawn before --continue-from
     text += (render_table(table, probes, report["seeds"], report["budgets"], capability)
              + f"\n![the learners' scores]({chart})\n")

@@ -400,7 +400,8 @@ def test_a_merged_table_takes_each_learner_on_each_probe_from_the_first_folder_t
     assert report["merged_from"] == {"fast_mlp@memory": str(longer), "fast_mlp@reading": str(shorter),
                                      "ppo@memory": str(shorter), "ppo@reading": str(shorter)}
     text = (out / "learners.md").read_text()
-    assert f"From `{longer}`: fast_mlp (memory).\n\nFrom `{shorter}`: fast_mlp (reading); ppo (memory, reading)." in text
+    assert (f"From `{longer}`: fast_mlp (memory).\n\n"
+            f"From `{shorter}`: fast_mlp (reading); ppo (memory, reading).") in text
     assert "| fast_mlp | 800 (reading 100) | 0.60 | 0.25 |" in text
 
 

@@ -410,3 +410,14 @@ def test_a_resumed_folder_never_starts_the_program_of_an_exec_opponent_it_names(
     with pytest.raises(ValueError, match="a run folder never starts a program by itself"):
         run_fast_ppo(run_dir, None, bench_rounds=0, resume=True)
     assert not marker.exists()
+
+
+def test_runs_of_neighbouring_seeds_deal_from_no_common_sub_env_seed():
+    # Gymnasium's seed + i would give seed 1's sub-env 0 the seed of seed 0's sub-env 1: 1,023 of 1,024 shared
+    from war_env.training.fast_ppo import sub_env_seeds
+
+    runs = {seed: sub_env_seeds(seed, 0, 1024) for seed in range(5)}
+    assert all(len(set(seeds)) == 1024 for seeds in runs.values())
+    assert not set(runs[0]) & set(runs[1]) and not set(runs[0]) & set(runs[4])
+    assert not set(sub_env_seeds(0, 21 << 20, 1024)) & set(runs[0])  # a resumed run deals new rounds
+    assert sub_env_seeds(3, 0, 1024) == runs[3]  # and a seed is a seed

@@ -276,9 +276,9 @@ def train_fast_ppo(config: FastPPOConfig, timesteps: int, *, env_id: str | None 
     """Train for at least ``timesteps`` env steps (whole rollouts) on ``env_id``'s batched env (default War-v0)
     against ``opponent`` (default: a probe's own, else ``human``); ``env_args`` are rule keywords of the game.
     ``log(entry)`` is called after every update; ``checkpoint(result so far, the optimizer's state)`` after each update
-    that passes a multiple of ``config.checkpoint_every`` steps. From ``start`` the weights and the optimizer go on where it stood, on new
-    rounds (the env seeded ``seed`` + the steps done, as SB3's resumed runs): not bit-identical to a run that was not
-    cut."""
+    that passes a multiple of ``config.checkpoint_every`` steps. From ``start`` the weights and the optimizer go on
+    where it stood, on new rounds (the sub-envs seeded from ``seed`` and the steps done, ``sub_env_seeds``): not
+    bit-identical to a run that was not cut."""
     torch = single_threaded_torch()
     game = game_id(env_id, game_config(env_id, dict(env_args or {})))
     rules = game_config(game, {**config.rewards_for(game), **dict(env_args or {})})
@@ -292,7 +292,7 @@ def train_fast_ppo(config: FastPPOConfig, timesteps: int, *, env_id: str | None 
     if start is not None:
         policy.load_state_dict(start.policy)
         optimizer.load_state_dict(start.optimizer)
-    rollout = Rollout(config, network, env, seed + done_steps, torch)
+    rollout = Rollout(config, network, env, sub_env_seeds(seed, done_steps, config.num_envs), torch)
     history, started = [], time.perf_counter() - before
     while done_steps < timesteps:
         batch = rollout.collect(policy)
@@ -310,14 +310,21 @@ def train_fast_ppo(config: FastPPOConfig, timesteps: int, *, env_id: str | None 
     return FastPPOResult(policy, network, shown, game, done_steps, time.perf_counter() - started, history)
 
 
+def sub_env_seeds(seed: int, done_steps: int, num_envs: int) -> list[int]:
+    """One seed per sub-env, from numpy's ``SeedSequence`` of the run's seed and the steps done (a resumed run deals
+    new rounds). Not Gymnasium's ``seed + i``: with 1,024 sub-envs, runs of seeds 0 and 1 would share 1,023 sub-envs'
+    deals, and a table's five seeds would see nearly the same rounds in the same order."""
+    return np.random.SeedSequence([seed, done_steps]).generate_state(num_envs).tolist()
+
+
 class Rollout:
     """The batched env and the policy's inputs across rollouts: the stacked frames, the LSTM's state, which rounds
     start on the next step and which step only deals a new round (its action ignored)."""
 
-    def __init__(self, config: FastPPOConfig, network: FastNetwork, env, seed: int, torch):
+    def __init__(self, config: FastPPOConfig, network: FastNetwork, env, seeds: list[int], torch):
         self.config, self.network, self.env, self.torch = config, network, env, torch
         n = config.num_envs
-        observations, _ = env.reset(seed=seed)
+        observations, _ = env.reset(seed=seeds)
         self.width = observations.shape[1]
         self.frames = torch.zeros((n, network.inputs))
         self.frames[:, -self.width:] = torch.from_numpy(observations)
@@ -592,4 +599,4 @@ def _latest_checkpoint(run_dir: Path, config: FastPPOConfig) -> tuple[Checkpoint
 
 
 __all__ = ["FAST_ACTIVATIONS", "Checkpoint", "FastPPOConfig", "FastPPOResult", "advantages_and_returns", "build_policy",
-           "checkpoint_files", "run_fast_ppo", "train_fast_ppo"]
+           "checkpoint_files", "run_fast_ppo", "sub_env_seeds", "train_fast_ppo"]

@@ -16,7 +16,8 @@ for run in sorted((folder / "runs" / probe).glob(f"{learner}-s*")):
     rows = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
     rows = [row for row in rows if row["mean_return"] is not None]
     steps, returns, rounds = (np.array([row[key] for row in rows]) for key in ("steps", "mean_return", "rounds"))
-    edges = np.linspace(0, json.loads((run / "config.json").read_text())["timesteps"], 9)
+    budget = json.loads((run / "model_card.json").read_text())["timesteps"]  # config.json keeps a resumed run's first
+    edges = np.linspace(0, budget, 9)
     eighths = [np.average(returns[inside], weights=rounds[inside])
                for inside in ((steps > low) & (steps <= high) for low, high in zip(edges[:-1], edges[1:]))]
     print(f"{run.name}: " + " ".join(f"{value:8.3f}" for value in eighths)

@@ -70,12 +70,29 @@ AGENT_NAMES = tuple(SCRIPTED) + ("bot:SPEC",) + tuple(f"{algo}:PATH" for algo in
 BASELINES = ("prompt", "eager", "random:p=0.2", "last_moment", "never", "human")
 """The benchmark's default agents: every scripted baseline."""
 
-__all__ = ["Agent", "BASELINES", "MODEL_ALGOS", "SCRIPTED", "BotAgent", "ExecAgent", "check_commands_restated",
-           "is_exec_spec", "make_agent", "make_opponent", "model_spec", "uses_opponent"]
+__all__ = [
+    "Agent",
+    "BASELINES",
+    "MODEL_ALGOS",
+    "SCRIPTED",
+    "BotAgent",
+    "ExecAgent",
+    "check_commands_restated",
+    "is_exec_spec",
+    "make_agent",
+    "make_opponent",
+    "model_spec",
+    "uses_opponent",
+]
 
 
-def make_agent(spec: str | Agent, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None,
-               trust_model_file: bool = False) -> Agent:
+def make_agent(
+    spec: str | Agent,
+    *,
+    config: WarConfig | None = None,
+    opponent: str | Bot | Agent | None = None,
+    trust_model_file: bool = False,
+) -> Agent:
     """Build an agent from a spec string (see the module docstring); an ``Agent`` is returned as is.
 
     ``config`` is the ``WarConfig`` of the env the agent will play in; the agents that count
@@ -114,8 +131,9 @@ def uses_opponent(spec: str | Agent) -> bool:
     return getattr(SCRIPTED.get(name), "uses_opponent", False)
 
 
-def make_opponent(spec: str | Bot | Agent, *, config: WarConfig | None = None,
-                  trust_model_file: bool = False) -> Bot | Agent:
+def make_opponent(
+    spec: str | Bot | Agent, *, config: WarConfig | None = None, trust_model_file: bool = False
+) -> Bot | Agent:
     """Who plays seat 1: a bot spec (``instant``, ``human``, ``fixed:ticks=5``, ...) or ``Bot`` gives the
     env's opponent bot; any other spec is an agent playing seat 1 (``prompt``, ``ppo:PATH``). The name
     ``human`` is the bot (the agent of the same model is ``bot:human``)."""
@@ -128,8 +146,10 @@ def make_opponent(spec: str | Bot | Agent, *, config: WarConfig | None = None,
         return make_bot(spec)
     if name not in SCRIPTED and name not in ("bot", "exec") and name not in MODEL_ALGOS:
         agents = [agent for agent in AGENT_NAMES if agent not in BOTS]
-        raise ValueError(f"unknown opponent {name!r} in spec {spec!r}; known bots: {', '.join(sorted(BOTS))}; "
-                         f"agents (playing seat 1): {', '.join(agents)}{did_you_mean(name, [*BOTS, *agents])}")
+        raise ValueError(
+            f"unknown opponent {name!r} in spec {spec!r}; known bots: {', '.join(sorted(BOTS))}; "
+            f"agents (playing seat 1): {', '.join(agents)}{did_you_mean(name, [*BOTS, *agents])}"
+        )
     return make_agent(spec, config=config, trust_model_file=trust_model_file)
 
 
@@ -162,9 +182,11 @@ def model_spec(spec: str) -> ModelSpec:
     known = {"path", "threads", "actions"} if algo == "fast_ppo" else {"path", "threads"}
     unknown = sorted(set(options) - known)
     if unknown:
-        raise ValueError(f"agent spec {spec!r} has no option {unknown[0]!r}; a {algo} model agent takes "
-                         f"{', '.join(sorted(known))} (trusting a model file is the command line's --trust-model-file, "
-                         "never a spec's)")
+        raise ValueError(
+            f"agent spec {spec!r} has no option {unknown[0]!r}; a {algo} model agent takes "
+            f"{', '.join(sorted(known))} (trusting a model file is the command line's --trust-model-file, "
+            "never a spec's)"
+        )
     actions = options.get("actions", "greedy")
     if actions not in ("greedy", "sampled"):
         raise ValueError(f"agent spec {spec!r}: actions must be greedy or sampled, got {actions!r}")
@@ -174,8 +196,10 @@ def model_spec(spec: str) -> ModelSpec:
 def _threads(text: str, spec: str) -> int:
     cores = machine_cores()
     if not (text.isascii() and text.isdigit() and 1 <= int(text) <= cores):
-        raise ValueError(f"agent spec {spec!r}: threads must be a whole number from 1 to {cores} (this machine's "
-                         f"cores), got {text!r}")
+        raise ValueError(
+            f"agent spec {spec!r}: threads must be a whole number from 1 to {cores} (this machine's "
+            f"cores), got {text!r}"
+        )
     return int(text)
 
 

@@ -52,8 +52,9 @@ def check_algorithm(algo: str) -> str:
     if name == "maskableppo":
         name = "maskable_ppo"
     if name not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algo!r}; known: {', '.join(sorted(ALGORITHMS))}"
-                         f"{did_you_mean(name, ALGORITHMS)}")
+        raise ValueError(
+            f"unknown algorithm {algo!r}; known: {', '.join(sorted(ALGORITHMS))}{did_you_mean(name, ALGORITHMS)}"
+        )
     return name
 
 
@@ -91,11 +92,15 @@ def check_policy_kwargs(algo: str, policy_kwargs: dict, inputs: int = OBSERVATIO
     else:
         raise ValueError(f"net_arch must be a list of layer sizes or {{'pi': [...], 'vf': [...]}}, got {net_arch!r}")
     hidden = checked.get("lstm_hidden_size")
-    if hidden is not None and (isinstance(hidden, bool) or not isinstance(hidden, int) or not 1 <= hidden <= MAX_LSTM_HIDDEN):
+    if hidden is not None and (
+        isinstance(hidden, bool) or not isinstance(hidden, int) or not 1 <= hidden <= MAX_LSTM_HIDDEN
+    ):
         raise ValueError(f"lstm_hidden_size must be an integer in [1, {MAX_LSTM_HIDDEN}], got {hidden!r}")
     size = network_parameters(algo, checked, inputs)
     if size > MAX_PARAMETERS:
-        raise ValueError(f"policy_kwargs {policy_kwargs!r} make a network of {size:,} parameters; at most {MAX_PARAMETERS:,}")
+        raise ValueError(
+            f"policy_kwargs {policy_kwargs!r} make a network of {size:,} parameters; at most {MAX_PARAMETERS:,}"
+        )
     return checked
 
 

@@ -33,8 +33,10 @@ class Counting(Oracle):
     def __init__(self, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None):
         super().__init__(config=config, opponent=opponent)
         if sum(p > 0 for p in self.config.latency_probabilities) > 1:
-            raise ValueError(f"the counting agent needs a fixed latency to count its presses in flight, got "
-                             f"{self.config.latency!r} (a press that lands as a false start is not observed)")
+            raise ValueError(
+                f"the counting agent needs a fixed latency to count its presses in flight, got "
+                f"{self.config.latency!r} (a press that lands as a false start is not observed)"
+            )
         self._sent: list[int] = []
         self._theirs: int | None = None
 
@@ -55,6 +57,6 @@ class Counting(Oracle):
         else:  # the opponent's turn opens the tick after the seat's own turn closes (and at tick 1 if it starts)
             self._theirs = 0 if self._theirs is None else self._theirs + 1
             phase, elapsed = THEIRS, self._theirs
-        recent = self._sent[::-1][:self.config.max_delay]  # ages 0, 1, ...: a press of age < d is still in flight
+        recent = self._sent[::-1][: self.config.max_delay]  # ages 0, 1, ...: a press of age < d is still in flight
         in_flight = sum(press << age for age, press in enumerate(recent))
         return State(phase, elapsed, bool(observation[_OPPONENT_TAKEN_OVER] > 0.5), in_flight)

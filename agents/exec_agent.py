@@ -77,8 +77,14 @@ class ExecAgent(Agent):
 
     name = "exec"
 
-    def __init__(self, command: str, *, config: WarConfig | None = None, deadline: float = DECISION_SECONDS,
-                 hello_deadline: float = HELLO_SECONDS):
+    def __init__(
+        self,
+        command: str,
+        *,
+        config: WarConfig | None = None,
+        deadline: float = DECISION_SECONDS,
+        hello_deadline: float = HELLO_SECONDS,
+    ):
         self.command = command
         self.config = config if config is not None else WarConfig()
         self.deadline, self.hello_deadline = deadline, hello_deadline
@@ -130,8 +136,9 @@ class ExecAgent(Agent):
             raise ClientError(f"agent {self.spec()!r}: cannot start {self.argv[0]!r}: no such executable program")
         keeper = [sys.executable, "-I", str(KEEPER), str(os.getpid()), str(STDERR_BYTES), "--", *self.argv]
         try:
-            self.process = subprocess.Popen(keeper, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            start_new_session=True)
+            self.process = subprocess.Popen(
+                keeper, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True
+            )
         except OSError as error:
             raise ClientError(f"agent {self.spec()!r}: cannot start {self.argv[0]!r}: {error.strerror}") from None
         self._buffer = bytearray()
@@ -147,9 +154,13 @@ class ExecAgent(Agent):
     def _hello(self) -> dict:
         fields = latency_fields(self.config) if self.config.has_latency else OBSERVATION_FIELDS
         rules = {name: getattr(self.config, name) for name in sorted(WarConfig.field_names())}
-        return {"type": "hello", "protocol": PROTOCOL,
-                "observation": {"fields": list(fields), "shape": [len(fields)], "low": 0.0, "high": 1.0},
-                "action": {"n": 2, "meanings": ["wait", "draw"]}, "rules": rules}
+        return {
+            "type": "hello",
+            "protocol": PROTOCOL,
+            "observation": {"fields": list(fields), "shape": [len(fields)], "low": 0.0, "high": 1.0},
+            "action": {"n": 2, "meanings": ["wait", "draw"]},
+            "rules": rules,
+        }
 
     def _restart_if_stopped(self) -> None:
         if self.process is None:
@@ -192,10 +203,11 @@ class ExecAgent(Agent):
         fd = self.process.stdin.fileno()
         while data:
             if not select.select([], [fd], [], max(0.0, deadline - time.monotonic()))[1]:
-                raise self._fault(f"stopped reading its input (a {message['type']} line waited "
-                                  f"{self.deadline:g} s to be written)")
+                raise self._fault(
+                    f"stopped reading its input (a {message['type']} line waited {self.deadline:g} s to be written)"
+                )
             try:
-                data = data[os.write(fd, data):]
+                data = data[os.write(fd, data) :]
             except BrokenPipeError:
                 raise self._fault(f"closed its input ({self._how_it_ended()})") from None
 
@@ -225,7 +237,7 @@ class ExecAgent(Agent):
             if not self._fill():
                 raise self._fault(f"ended its output ({self._how_it_ended()})", bytes(self._buffer[:80]) or None)
         line = bytes(self._buffer[:end])
-        del self._buffer[:end + 1]
+        del self._buffer[: end + 1]
         if len(line) > LINE_BYTES:
             raise self._fault(f"sent a line longer than {LINE_BYTES} bytes", line[:80])
         return line
@@ -256,7 +268,9 @@ def is_exec_spec(spec) -> bool:
     return isinstance(spec, str) and spec.strip().partition(":")[0].strip().lower() == "exec"
 
 
-def check_commands_restated(stored: Iterable[str], given: Iterable[str], source: str, option: str, command: str) -> None:
+def check_commands_restated(
+    stored: Iterable[str], given: Iterable[str], source: str, option: str, command: str
+) -> None:
     """The one rule for every reader of a run folder: a spec read from a file (``stored``, from ``source``) starts
     a program only when this command line names it too (``given``, the specs of ``option``). A folder may come from
     someone else, and an ``exec:`` spec runs its command; so on a resume ``option`` may only restate the folder's
@@ -265,13 +279,18 @@ def check_commands_restated(stored: Iterable[str], given: Iterable[str], source:
     given = set(given)
     other = sorted(given - set(programs))
     if other:
-        raise ValueError(f"{source} is continued as written there; {option} on a resume only restates its exec: "
-                         f"specs, and {other} is not one of them")
+        raise ValueError(
+            f"{source} is continued as written there; {option} on a resume only restates its exec: "
+            f"specs, and {other} is not one of them"
+        )
     missing = [spec for spec in programs if spec not in given]
     if missing:
-        raise ValueError(f"{source} has exec: specs that run commands: {missing}; a run folder never starts a program "
-                         f"by itself: restate them to run them ({command} {option} "
-                         + " ".join(shlex.quote(spec) for spec in programs) + ")")
+        raise ValueError(
+            f"{source} has exec: specs that run commands: {missing}; a run folder never starts a program "
+            f"by itself: restate them to run them ({command} {option} "
+            + " ".join(shlex.quote(spec) for spec in programs)
+            + ")"
+        )
 
 
 def _short(sent) -> str:

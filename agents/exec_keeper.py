@@ -71,14 +71,17 @@ def _pass_on_capped(stream, limit: int) -> None:
     a full pipe would miss its deadlines for a reason not its own)."""
     passed = dropped = 0
     while chunk := stream.read1(65536):
-        keep = chunk[:max(0, limit - passed)]
+        keep = chunk[: max(0, limit - passed)]
         if keep:
             os.write(2, keep)
             passed += len(keep)
         if len(keep) < len(chunk):
             if not dropped:
-                os.write(2, f"\nwar-env: the rest of this program's stderr is dropped (it is capped at {limit} "
-                            f"bytes per start)\n".encode())
+                os.write(
+                    2,
+                    f"\nwar-env: the rest of this program's stderr is dropped (it is capped at {limit} "
+                    f"bytes per start)\n".encode(),
+                )
             dropped += len(chunk) - len(keep)
 
 

@@ -73,28 +73,38 @@ class FastNetwork:
     """Units of the LSTM before both MLPs (shared by them); 0: no LSTM."""
 
     def __post_init__(self):
-        whole = (lambda n, low: isinstance(n, int) and not isinstance(n, bool) and n >= low)
+        whole = lambda n, low: isinstance(n, int) and not isinstance(n, bool) and n >= low
         if not whole(self.inputs, 1):
             raise ValueError(f"network inputs must be a whole number >= 1, got {self.inputs!r}")
-        if not isinstance(self.hidden, tuple) or not 1 <= len(self.hidden) <= MAX_LAYERS \
-                or not all(whole(size, 1) for size in self.hidden):
+        if (
+            not isinstance(self.hidden, tuple)
+            or not 1 <= len(self.hidden) <= MAX_LAYERS
+            or not all(whole(size, 1) for size in self.hidden)
+        ):
             raise ValueError(f"hidden must be 1 to {MAX_LAYERS} layer sizes >= 1, got {self.hidden!r}")
         if self.activation not in FAST_ACTIVATIONS:
             raise ValueError(f"activation must be one of {FAST_ACTIVATIONS}, got {self.activation!r}")
         if not whole(self.lstm_hidden_size, 0) or self.lstm_hidden_size > MAX_LSTM_HIDDEN:
-            raise ValueError(f"lstm_hidden_size must be a whole number in [0, {MAX_LSTM_HIDDEN}], got "
-                             f"{self.lstm_hidden_size!r}")
+            raise ValueError(
+                f"lstm_hidden_size must be a whole number in [0, {MAX_LSTM_HIDDEN}], got {self.lstm_hidden_size!r}"
+            )
         if self.parameters() > MAX_PARAMETERS:
             raise ValueError(f"this network has {self.parameters():,} parameters; at most {MAX_PARAMETERS:,}")
 
     @classmethod
     def from_json(cls, record) -> FastNetwork:
         if not isinstance(record, dict) or set(record) != {"inputs", "hidden", "activation", "lstm_hidden_size"}:
-            raise ValueError(f"network must be an object with inputs, hidden, activation and lstm_hidden_size, "
-                             f"got {str(record)[:200]}")
+            raise ValueError(
+                f"network must be an object with inputs, hidden, activation and lstm_hidden_size, "
+                f"got {str(record)[:200]}"
+            )
         hidden = record["hidden"]
-        return cls(record["inputs"], tuple(hidden) if isinstance(hidden, list) else hidden, record["activation"],
-                   record["lstm_hidden_size"])
+        return cls(
+            record["inputs"],
+            tuple(hidden) if isinstance(hidden, list) else hidden,
+            record["activation"],
+            record["lstm_hidden_size"],
+        )
 
     def as_json(self) -> dict:
         return {**asdict(self), "hidden": list(self.hidden)}
@@ -110,8 +120,14 @@ class FastNetwork:
         body = self.inputs
         if self.recurrent:
             units = self.lstm_hidden_size
-            shapes.update({"lstm.weight_ih_l0": (4 * units, self.inputs), "lstm.weight_hh_l0": (4 * units, units),
-                           "lstm.bias_ih_l0": (4 * units,), "lstm.bias_hh_l0": (4 * units,)})
+            shapes.update(
+                {
+                    "lstm.weight_ih_l0": (4 * units, self.inputs),
+                    "lstm.weight_hh_l0": (4 * units, units),
+                    "lstm.bias_ih_l0": (4 * units,),
+                    "lstm.bias_hh_l0": (4 * units,),
+                }
+            )
             body = units
         for head, outputs in (("actor", ACTIONS), ("critic", 1)):
             sizes = [body, *self.hidden, outputs]
@@ -125,16 +141,30 @@ class FastNetwork:
 
 
 # --- saving -------------------------------------------------------------------------------------------
-def save_fast_model(path: str | os.PathLike, state_dict: dict, network: FastNetwork, fields, frame_stack: int,
-                    env_id: str | None, **metadata) -> Path:
+def save_fast_model(
+    path: str | os.PathLike,
+    state_dict: dict,
+    network: FastNetwork,
+    fields,
+    frame_stack: int,
+    env_id: str | None,
+    **metadata,
+) -> Path:
     """Write a model file atomically: ``state_dict`` (exactly ``network.shapes()``) and the JSON header;
     ``metadata`` adds JSON fields (the trainer's ``config``, ``seed``, ``opponent``, ``num_timesteps``)."""
     import torch
 
     check_state_dict(state_dict, network, f"the network to save to {str(path)!r}")
     fields = check_observation_fields(list(fields))
-    record = {"format": FORMAT, "algorithm": ALGORITHM, "network": network.as_json(), "observation_fields": list(fields),
-              "frame_stack": check_frame_stack(frame_stack), "env_id": env_id, **metadata}
+    record = {
+        "format": FORMAT,
+        "algorithm": ALGORITHM,
+        "network": network.as_json(),
+        "observation_fields": list(fields),
+        "frame_stack": check_frame_stack(frame_stack),
+        "env_id": env_id,
+        **metadata,
+    }
     if network.inputs != len(fields) * record["frame_stack"]:
         raise ValueError(f"network inputs {network.inputs} are not {len(fields)} fields x {frame_stack} frames")
     weights = io.BytesIO()
@@ -178,8 +208,10 @@ def read_fast_model(path: str | os.PathLike) -> FastModel:
     metadata = read_metadata(path)
     if metadata is None or metadata.get("format") != FORMAT or metadata.get("algorithm") != ALGORITHM:
         held = "no war_env_model.json" if metadata is None else f"a {metadata.get('algorithm')!r} model"
-        raise ValueError(f"{where} is not a fast_ppo model file (it holds {held}); "
-                         f"an SB3 model is played as ALGO:PATH, e.g. ppo:{path}")
+        raise ValueError(
+            f"{where} is not a fast_ppo model file (it holds {held}); "
+            f"an SB3 model is played as ALGO:PATH, e.g. ppo:{path}"
+        )
     try:
         network = FastNetwork.from_json(metadata.get("network"))
         fields = check_observation_fields(metadata.get("observation_fields"))
@@ -188,13 +220,17 @@ def read_fast_model(path: str | os.PathLike) -> FastModel:
     except ValueError as error:
         raise ValueError(f"{where}: {METADATA_NAME}: {error}") from None
     if network.inputs != len(fields) * frame_stack:
-        raise ValueError(f"{where}: {METADATA_NAME}: network inputs {network.inputs} are not {len(fields)} fields "
-                         f"x {frame_stack} frames")
+        raise ValueError(
+            f"{where}: {METADATA_NAME}: network inputs {network.inputs} are not {len(fields)} fields "
+            f"x {frame_stack} frames"
+        )
     needed = 4 * network.parameters()  # float32: sizes known before anything is read
     held = entry_sizes(path).get("policy.pth")
     if held is None or held > needed + OVERHEAD_BYTES:
-        raise ValueError(f"{where}: policy.pth {'is missing' if held is None else f'is {held:,} bytes'}; the network "
-                         f"its header describes fits in {needed + OVERHEAD_BYTES:,}")
+        raise ValueError(
+            f"{where}: policy.pth {'is missing' if held is None else f'is {held:,} bytes'}; the network "
+            f"its header describes fits in {needed + OVERHEAD_BYTES:,}"
+        )
     with zipfile.ZipFile(path) as archive, entry_file(archive, path, "policy.pth") as stream:
         state = load_pth(stream, needed, f"{where}: policy.pth", float32=True)
     if not isinstance(state, dict):
@@ -237,7 +273,9 @@ class FastPPOAgent(Agent):
         self.reset()
 
     def spec(self) -> str:
-        options = ([f"threads={self.threads}"] if self.threads != 1 else []) + (["actions=sampled"] if self.sampled else [])
+        options = ([f"threads={self.threads}"] if self.threads != 1 else []) + (
+            ["actions=sampled"] if self.sampled else []
+        )
         return f"{ALGORITHM}:{self.path}" if not options else f"{ALGORITHM}:path={self.path}," + ",".join(options)
 
     @property
@@ -253,7 +291,7 @@ class FastPPOAgent(Agent):
         use_threads(self.threads)
         seen = self._seen(np.asarray(observation, dtype=np.float32).reshape(1, -1))[0]
         if self.frame_stack > 1:  # the oldest frame shifted out, the newest last
-            self._frames = np.concatenate((self._frames[seen.size:], seen))
+            self._frames = np.concatenate((self._frames[seen.size :], seen))
             seen = self._frames
         if self._lstm is not None:
             self._state = lstm_step(self._lstm, seen, self._state)
@@ -281,11 +319,15 @@ def _numpy_mlp(weights: dict, head: str, layers: int, activation: str) -> list:
     for layer in range(layers):
         if layer:
             stack.append((activation,))
-        stack.append(("linear", weights[f"{head}.{2 * layer}.weight"].T.copy(), weights[f"{head}.{2 * layer}.bias"].copy()))
+        stack.append(
+            ("linear", weights[f"{head}.{2 * layer}.weight"].T.copy(), weights[f"{head}.{2 * layer}.bias"].copy())
+        )
     return stack
 
 
 def _numpy_lstm(weights: dict) -> tuple:
-    return (weights["lstm.weight_ih_l0"].T.copy(), weights["lstm.weight_hh_l0"].T.copy(),
-            weights["lstm.bias_ih_l0"] + weights["lstm.bias_hh_l0"])
-
+    return (
+        weights["lstm.weight_ih_l0"].T.copy(),
+        weights["lstm.weight_hh_l0"].T.copy(),
+        weights["lstm.bias_ih_l0"] + weights["lstm.bias_hh_l0"],
+    )

@@ -36,9 +36,11 @@ def check_observation_fields(fields) -> tuple[str, ...]:
         raise ValueError(f'observation must be "all", "timing" or a non-empty list of field names, got {fields!r}')
     unknown = [name for name in fields if name not in FIELD_INDEX and name not in WHOLE_ONLY]
     if unknown:
-        raise ValueError(f"unknown observation field(s) {unknown}; known: {list(OBSERVATION_FIELDS)}, "
-                         f"WarLatency-v0's opponent_can_draw, opponent_timer_left, in_flight_0 .. in_flight_{MAX_LATENCY - 1} "
-                         f"and WarInference-v0's {', '.join(WHOLE_ONLY)}")
+        raise ValueError(
+            f"unknown observation field(s) {unknown}; known: {list(OBSERVATION_FIELDS)}, "
+            f"WarLatency-v0's opponent_can_draw, opponent_timer_left, in_flight_0 .. in_flight_{MAX_LATENCY - 1} "
+            f"and WarInference-v0's {', '.join(WHOLE_ONLY)}"
+        )
     if len(set(fields)) != len(fields):
         raise ValueError(f"observation fields must not repeat, got {list(fields)}")
     return tuple(fields)
@@ -68,8 +70,10 @@ def observation_columns(fields: tuple[str, ...], shown: tuple[str, ...]) -> np.n
         raise ValueError(f"observation fields {missing} are not in the game's observation {list(shown)}")
     columns = columns_of(fields)
     if columns is None:
-        raise ValueError(f"a policy that sees {', '.join(WHOLE_ONLY)} sees its game's whole observation, "
-                         f"{list(shown)}; got {list(fields)}")
+        raise ValueError(
+            f"a policy that sees {', '.join(WHOLE_ONLY)} sees its game's whole observation, "
+            f"{list(shown)}; got {list(fields)}"
+        )
     return columns
 
 

@@ -24,8 +24,17 @@ from war_env.core.deal import draw_deal
 from war_env.core.cards import deal_from_permutation
 from war_env.core.engine import Game
 from war_env.core.observation import INDEX
-from war_env.core.optimum import (OURS, THEIRS, PoolPolicy, State, TimingPolicy, TimingProblem, nothing_carries_over,
-                                  solve, solve_pool)
+from war_env.core.optimum import (
+    OURS,
+    THEIRS,
+    PoolPolicy,
+    State,
+    TimingPolicy,
+    TimingProblem,
+    nothing_carries_over,
+    solve,
+    solve_pool,
+)
 from war_env.core.rules import WarConfig
 
 _OWN_POINTS, _OPPONENT_POINTS = INDEX["own_points"], INDEX["opponent_points"]
@@ -36,19 +45,25 @@ SHARE_DEALS = 2000
 def costs_of(config: WarConfig) -> tuple[float, float, float]:
     """The reward weights as the solver's costs (false start, idle tick, takeover); rewards that pay for bad
     timing are refused."""
-    weights = {"reward_false_start": config.reward_false_start, "reward_idle_tick": config.reward_idle_tick,
-               "reward_takeover": config.reward_takeover}
+    weights = {
+        "reward_false_start": config.reward_false_start,
+        "reward_idle_tick": config.reward_idle_tick,
+        "reward_takeover": config.reward_takeover,
+    }
     paid = {name: value for name, value in weights.items() if value > 0}
     if paid:
-        raise ValueError(f"the timing solver optimises costs: it needs reward_false_start, reward_idle_tick and "
-                         f"reward_takeover <= 0, got {paid}")
+        raise ValueError(
+            f"the timing solver optimises costs: it needs reward_false_start, reward_idle_tick and "
+            f"reward_takeover <= 0, got {paid}"
+        )
     return -config.reward_false_start, -config.reward_idle_tick, -config.reward_takeover
 
 
 def problem_with(config: WarConfig, reactions) -> TimingProblem:
     """The seat's timing problem in ``config`` against an opponent reacting by ``reactions``."""
-    return TimingProblem(config.turn_ticks, config.latency_probabilities, tuple(float(p) for p in reactions),
-                         *costs_of(config))
+    return TimingProblem(
+        config.turn_ticks, config.latency_probabilities, tuple(float(p) for p in reactions), *costs_of(config)
+    )
 
 
 def dealt_game(config: WarConfig, seed: int) -> Game:
@@ -112,8 +127,13 @@ class Inferring:
 
     def press(self, state: State, observation) -> bool:
         last = self._last
-        if (self.member is None and last is not None and last.phase == THEIRS and state.phase == OURS
-                and not state.opponent_taken_over):
+        if (
+            self.member is None
+            and last is not None
+            and last.phase == THEIRS
+            and state.phase == OURS
+            and not state.opponent_taken_over
+        ):
             self.member = self.policy.member_reacting_at(last.elapsed)
         self._last = state
         return self.policy.press(state, self.member)
@@ -148,8 +168,10 @@ def optimal_timing(config: WarConfig, bot: Bot, solved=solve) -> Stationary | In
     if isinstance(bot, Leader):
         problems = [problem_with(config, window.reaction_probabilities(config)) for window in bot.windows()]
         if not all(nothing_carries_over(problem) for problem in problems):
-            raise ValueError(f"the optimum against {bot.spec()} is exact only when every reaction window starts at "
-                             f"least max_delay - 1 = {config.max_delay - 1} ticks into the bot's turn (a press in "
-                             f"flight as its turn opens is then a sure false start in every context)")
+            raise ValueError(
+                f"the optimum against {bot.spec()} is exact only when every reaction window starts at "
+                f"least max_delay - 1 = {config.max_delay - 1} ticks into the bot's turn (a press in "
+                f"flight as its turn opens is then a sure false start in every context)"
+            )
         return ReadingTheTable(bot, tuple(solved(problem) for problem in problems))
     return Stationary(solved(problem_with(config, bot.reaction_probabilities(config))))

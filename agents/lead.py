@@ -66,13 +66,16 @@ class Lead(BuiltForOpponent):
 
     name = "lead"
 
-    def __init__(self, ticks: int | None = None, *, config: WarConfig | None = None,
-                 opponent: str | Bot | Agent | None = None):
+    def __init__(
+        self, ticks: int | None = None, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None
+    ):
         super().__init__(config=config, opponent=opponent)
-        if ticks is not None and (isinstance(ticks, bool) or not isinstance(ticks, int)
-                                  or not 0 <= ticks < self.config.turn_ticks):
-            raise ValueError(f"lead ticks must be a whole number of ticks from 0 to {self.config.turn_ticks - 1}, "
-                             f"got {ticks!r}")
+        if ticks is not None and (
+            isinstance(ticks, bool) or not isinstance(ticks, int) or not 0 <= ticks < self.config.turn_ticks
+        ):
+            raise ValueError(
+                f"lead ticks must be a whole number of ticks from 0 to {self.config.turn_ticks - 1}, got {ticks!r}"
+            )
         self.fixed = ticks
         self.problem = problem_with(self.config, marginal_reactions(self.config, self.opponent))
         self.ticks = best_lead(self.problem) if ticks is None else ticks

@@ -72,8 +72,16 @@ OVERHEAD_BYTES = 2 << 20
 and the headers and alignment of its records."""
 
 
-def save_model(model, path: str | os.PathLike, algo: str, policy_kwargs: dict, observation="all", frame_stack: int = 1,
-               env_id: str | None = None, **metadata) -> Path:
+def save_model(
+    model,
+    path: str | os.PathLike,
+    algo: str,
+    policy_kwargs: dict,
+    observation="all",
+    frame_stack: int = 1,
+    env_id: str | None = None,
+    **metadata,
+) -> Path:
     """Save ``model`` to ``path`` atomically (a temporary file in the same folder, then a rename), as
     SB3's own zip plus the plain-JSON ``war_env_model.json`` that ``load_sb3_agent`` reads.
 
@@ -115,13 +123,15 @@ def entry_sizes(path: str | os.PathLike) -> dict[str, int]:
         with zipfile.ZipFile(path) as archive:
             sizes = {info.filename: info.file_size for info in archive.infolist()}
     except (zipfile.BadZipFile, EOFError):
-        raise ValueError(f"model file {str(path)!r} is not a zip file, or a truncated one (an SB3 model is "
-                         "a .zip)") from None
+        raise ValueError(
+            f"model file {str(path)!r} is not a zip file, or a truncated one (an SB3 model is a .zip)"
+        ) from None
     for name, size in sizes.items():
         cap = MAX_METADATA_BYTES if name == METADATA_NAME else MAX_ENTRY_BYTES
         if size > cap:
-            raise ValueError(f"model file {str(path)!r}: its entry {name!r} inflates to {size:,} bytes; "
-                             f"at most {cap:,} are read")
+            raise ValueError(
+                f"model file {str(path)!r}: its entry {name!r} inflates to {size:,} bytes; at most {cap:,} are read"
+            )
     return sizes
 
 
@@ -143,11 +153,14 @@ def read_metadata(path: str | os.PathLike) -> dict | None:
     except ValueError as error:  # JSONDecodeError, and an integer of more digits than Python converts
         raise ValueError(f"model file {str(path)!r} has an unreadable {METADATA_NAME}: {error}") from None
     except RecursionError:
-        raise ValueError(f"model file {str(path)!r} has an unreadable {METADATA_NAME}: it nests deeper than "
-                         "Python parses") from None
+        raise ValueError(
+            f"model file {str(path)!r} has an unreadable {METADATA_NAME}: it nests deeper than Python parses"
+        ) from None
     if not isinstance(record, dict) or record.get("format") not in (METADATA_FORMAT, FAST_METADATA_FORMAT):
-        raise ValueError(f"model file {str(path)!r}: {METADATA_NAME} is not in format {METADATA_FORMAT!r} "
-                         f"(nor {FAST_METADATA_FORMAT!r})")
+        raise ValueError(
+            f"model file {str(path)!r}: {METADATA_NAME} is not in format {METADATA_FORMAT!r} "
+            f"(nor {FAST_METADATA_FORMAT!r})"
+        )
     return record
 
 
@@ -190,11 +203,14 @@ def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = Fals
         model = _load_trusted(algo, path, env)
         check_weights(path, {"policy": model.policy.state_dict()})
         return model
-    source = f"its {METADATA_NAME}" if metadata else f"SB3's default MlpPolicy for {algo} (the file has no {METADATA_NAME})"
+    source = (
+        f"its {METADATA_NAME}" if metadata else f"SB3's default MlpPolicy for {algo} (the file has no {METADATA_NAME})"
+    )
     inputs = len(observation_fields(metadata)) * frame_stack_of(metadata)
     try:
-        policy_kwargs = check_policy_kwargs(algo, metadata["policy_kwargs"] if metadata else DEFAULT_POLICY_KWARGS[algo],
-                                            inputs)
+        policy_kwargs = check_policy_kwargs(
+            algo, metadata["policy_kwargs"] if metadata else DEFAULT_POLICY_KWARGS[algo], inputs
+        )
     except (KeyError, TypeError, ValueError) as error:
         raise ValueError(f"model file {str(path)!r}: {METADATA_NAME} has no valid policy_kwargs: {error}") from None
     # The network is built before its weights are read: its size must fit the tensors the file holds
@@ -202,8 +218,9 @@ def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = Fals
     needed = 4 * network_parameters(algo, policy_kwargs, inputs)
     held = entry_sizes(path).get("policy.pth", 0)
     if needed > held:
-        raise _does_not_fit(path, algo, source, f"that network needs {needed:,} bytes of weights, the file's "
-                                                f"policy.pth holds {held:,}")
+        raise _does_not_fit(
+            path, algo, source, f"that network needs {needed:,} bytes of weights, the file's policy.pth holds {held:,}"
+        )
     if env is None:
         env = SpacesOnly(inputs)
     hyperparameters = {"buffer_size": 1, "learning_starts": 0} if algo == "dqn" else {}
@@ -239,8 +256,9 @@ def _read_parameters(path: Path, model, needed: int) -> dict:
             budget = needed if name == "policy" else 2 * needed + (64 << 10)
             entry, where = f"{name}.pth", f"model file {str(path)!r}: {name}.pth"
             if sizes[entry] > budget + OVERHEAD_BYTES:
-                raise EntriesDiffer(f"{entry} is {sizes[entry]:,} bytes; this network's fits in "
-                                    f"{budget + OVERHEAD_BYTES:,}")
+                raise EntriesDiffer(
+                    f"{entry} is {sizes[entry]:,} bytes; this network's fits in {budget + OVERHEAD_BYTES:,}"
+                )
             with entry_file(archive, path, entry) as stream:
                 parameters[name] = load_pth(stream, budget, where, float32=name == "policy")
     return parameters
@@ -277,8 +295,10 @@ def _check_every_pth(path: Path) -> None:
     safe load, all of them together within ``MAX_ENTRY_BYTES``."""
     sizes = {name: size for name, size in entry_sizes(path).items() if name.endswith(".pth")}
     if sum(sizes.values()) > MAX_ENTRY_BYTES:
-        raise ValueError(f"model file {str(path)!r}: its .pth entries add up to {sum(sizes.values()):,} bytes; "
-                         f"at most {MAX_ENTRY_BYTES:,} are read")
+        raise ValueError(
+            f"model file {str(path)!r}: its .pth entries add up to {sum(sizes.values()):,} bytes; "
+            f"at most {MAX_ENTRY_BYTES:,} are read"
+        )
     with zipfile.ZipFile(path) as archive:
         for name in sizes:
             with entry_file(archive, path, name) as stream:

@@ -14,7 +14,7 @@ def lstm_step(lstm: tuple, x: np.ndarray, state: tuple | None) -> tuple[np.ndarr
     hidden = w_hh.shape[0]
     h, c = state if state is not None else (np.zeros(hidden, np.float32), np.zeros(hidden, np.float32))
     gates = x @ w_ih + h @ w_hh + bias
-    i, f, g, o = (gates[k * hidden:(k + 1) * hidden] for k in range(4))
+    i, f, g, o = (gates[k * hidden : (k + 1) * hidden] for k in range(4))
     c = sigmoid(f) * c + sigmoid(i) * np.tanh(g)
     return sigmoid(o) * np.tanh(c), c
 

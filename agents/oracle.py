@@ -63,9 +63,11 @@ class _SlowSolveReporter:
             return
         self.shown = True
         problem = self.problem
-        sys.stderr.write(f"\roracle: solving the timing of a {problem.turn_ticks}-tick turn with latency up to "
-                         f"{problem.max_delay}: {stage}, iteration {iteration}, {seconds:.0f} s "
-                         f"(estimated {problem.seconds:.0f} s in all)   ")
+        sys.stderr.write(
+            f"\roracle: solving the timing of a {problem.turn_ticks}-tick turn with latency up to "
+            f"{problem.max_delay}: {stage}, iteration {iteration}, {seconds:.0f} s "
+            f"(estimated {problem.seconds:.0f} s in all)   "
+        )
         sys.stderr.flush()
 
     def close(self) -> None:
@@ -117,8 +119,11 @@ class Oracle(BuiltForOpponent):
 
     def presses_exactly_when_its_turn_is_open(self) -> bool:
         """Whether the solved policy is ``prompt``'s (nothing is ever in flight without latency)."""
-        return (not self.config.has_latency and isinstance(self.timing, Stationary)
-                and self.timing.policy.presses_exactly_when_its_turn_is_open())
+        return (
+            not self.config.has_latency
+            and isinstance(self.timing, Stationary)
+            and self.timing.policy.presses_exactly_when_its_turn_is_open()
+        )
 
     def reaction_model(self, config):
         if config != self.config or not self.presses_exactly_when_its_turn_is_open():
@@ -148,8 +153,10 @@ def timing_state(observation, config: WarConfig, reader: str) -> State | None:
     ``reader`` names the agent in errors."""
     size = len(latency_fields(config))
     if len(observation) not in (size, len(inference_fields(config))):
-        raise ValueError(f"the {reader} agent reads the latency observation of WarLatency-v0 ({size} values for "
-                         f"latency {config.latency!r}), got {len(observation)} values")
+        raise ValueError(
+            f"the {reader} agent reads the latency observation of WarLatency-v0 ({size} values for "
+            f"latency {config.latency!r}), got {len(observation)} values"
+        )
     if observation[_CAN_DRAW] > 0.5:
         phase, left = OURS, observation[_TIMER_LEFT]
     elif observation[_OPPONENT_CAN_DRAW] > 0.5:
@@ -164,16 +171,20 @@ def timing_state(observation, config: WarConfig, reader: str) -> State | None:
 def opponent_bot(opponent, agent: str) -> Bot:
     """The bot an agent that optimises against its reaction times is built for; anything else is refused."""
     if opponent is None:
-        raise ValueError(f"the {agent} agent is built for an opponent bot: make_agent({agent!r}, config=..., "
-                         f"opponent='human')")
+        raise ValueError(
+            f"the {agent} agent is built for an opponent bot: make_agent({agent!r}, config=..., opponent='human')"
+        )
     if isinstance(opponent, Bot):
         return opponent
     if isinstance(opponent, str):
         try:
             return make_bot(opponent)
         except ValueError as error:
-            raise ValueError(f"the {agent} agent needs a bot opponent (it plays against the bot's reaction "
-                             f"times): {error}") from None
+            raise ValueError(
+                f"the {agent} agent needs a bot opponent (it plays against the bot's reaction times): {error}"
+            ) from None
     spec = opponent.spec() if callable(getattr(opponent, "spec", None)) else type(opponent).__name__
-    raise ValueError(f"the {agent} agent needs a bot opponent (it plays against the bot's reaction times), "
-                     f"got the agent {spec!r} playing seat 1")
+    raise ValueError(
+        f"the {agent} agent needs a bot opponent (it plays against the bot's reaction times), "
+        f"got the agent {spec!r} playing seat 1"
+    )

@@ -40,10 +40,18 @@ MAX_NODES = 100_000
 (a network of ``MAX_LAYERS`` layers has a few hundred; its optimizer's state some thousand)."""
 MAX_DIMENSIONS = 8
 
-STORAGE_TYPES = {"FloatStorage": ("float32", 4), "DoubleStorage": ("float64", 8), "HalfStorage": ("float16", 2),
-                 "BFloat16Storage": ("bfloat16", 2), "LongStorage": ("int64", 8), "IntStorage": ("int32", 4),
-                 "ShortStorage": ("int16", 2), "CharStorage": ("int8", 1), "ByteStorage": ("uint8", 1),
-                 "BoolStorage": ("bool", 1)}
+STORAGE_TYPES = {
+    "FloatStorage": ("float32", 4),
+    "DoubleStorage": ("float64", 8),
+    "HalfStorage": ("float16", 2),
+    "BFloat16Storage": ("bfloat16", 2),
+    "LongStorage": ("int64", 8),
+    "IntStorage": ("int32", 4),
+    "ShortStorage": ("int16", 2),
+    "CharStorage": ("int8", 1),
+    "ByteStorage": ("uint8", 1),
+    "BoolStorage": ("bool", 1),
+}
 """The storage types a state dict may name: their torch dtype, and the bytes of one element."""
 
 _END_OF_DIRECTORY = struct.Struct("<4s4H2LH")
@@ -63,8 +71,10 @@ def check_zip_directory(stream: BinaryIO, where: str) -> None:
     if entries == 0xFFFF or directory_bytes == 0xFFFFFFFF:  # zip64: more than 65,534 entries or 4 GiB
         raise ValueError(f"{where} is a zip64 file; a model's zip is far smaller")
     if directory_bytes > MAX_DIRECTORY_BYTES:
-        raise ValueError(f"{where}: its zip directory is {directory_bytes:,} bytes ({entries:,} entries); "
-                         f"at most {MAX_DIRECTORY_BYTES:,} are read")
+        raise ValueError(
+            f"{where}: its zip directory is {directory_bytes:,} bytes ({entries:,} entries); "
+            f"at most {MAX_DIRECTORY_BYTES:,} are read"
+        )
 
 
 @dataclass(frozen=True)
@@ -91,15 +101,22 @@ def _rebuild_tensor(storage, offset, size, stride, *rest) -> _Tensor:
     if not isinstance(storage, _Storage):
         raise ValueError(f"a tensor's storage is {type(storage).__name__}, not a storage reference")
     numbers = (offset, *size, *stride) if isinstance(size, tuple) and isinstance(stride, tuple) else (None,)
-    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers) \
-            or len(size) != len(stride) or len(size) > MAX_DIMENSIONS:
-        raise ValueError(f"a tensor's offset, size and stride are not {MAX_DIMENSIONS} or fewer whole numbers "
-                         f"(offset {offset!r}, size {size!r}, stride {stride!r})")
+    if (
+        not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers)
+        or len(size) != len(stride)
+        or len(size) > MAX_DIMENSIONS
+    ):
+        raise ValueError(
+            f"a tensor's offset, size and stride are not {MAX_DIMENSIONS} or fewer whole numbers "
+            f"(offset {offset!r}, size {size!r}, stride {stride!r})"
+        )
     elements = math.prod(size)
     reach = offset + sum((n - 1) * step for n, step in zip(size, stride)) + 1 if elements else 0
     if elements > storage.numel - offset or reach > storage.numel:
-        raise ValueError(f"a tensor of size {list(size)} and stride {list(stride)} at offset {offset} views "
-                         f"{elements:,} elements of a storage of {storage.numel:,}")
+        raise ValueError(
+            f"a tensor of size {list(size)} and stride {list(stride)} at offset {offset} views "
+            f"{elements:,} elements of a storage of {storage.numel:,}"
+        )
     return _Tensor(storage, offset, size, stride)
 
 
@@ -123,9 +140,15 @@ class _Storages(pickle.Unpickler):
         raise ValueError(f"data.pkl names {module}.{name}; a state dict holds only tensors and plain containers")
 
     def persistent_load(self, reference):
-        if not (isinstance(reference, tuple) and len(reference) == 5 and reference[0] == "storage"
-                and reference[1] in STORAGE_TYPES and isinstance(reference[2], str)
-                and isinstance(reference[4], int) and reference[4] >= 0):
+        if not (
+            isinstance(reference, tuple)
+            and len(reference) == 5
+            and reference[0] == "storage"
+            and reference[1] in STORAGE_TYPES
+            and isinstance(reference[2], str)
+            and isinstance(reference[4], int)
+            and reference[4] >= 0
+        ):
             raise ValueError(f"data.pkl refers to {str(reference)[:80]}, not to a storage")
         storage = _Storage(reference[2], reference[1], reference[4])
         if self.storages.setdefault(storage.key, storage) != storage:
@@ -152,8 +175,17 @@ def check_pth(stream: BinaryIO, budget: int, where: str, float32: bool = False) 
     unpickler = _Storages(io.BytesIO(archive.read(pickle_name)))
     try:
         tensors = _walk(unpickler.load())
-    except (ValueError, pickle.UnpicklingError, EOFError, TypeError, AttributeError, IndexError, KeyError,
-            MemoryError, RecursionError) as error:
+    except (
+        ValueError,
+        pickle.UnpicklingError,
+        EOFError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        KeyError,
+        MemoryError,
+        RecursionError,
+    ) as error:
         raise ValueError(f"{where}: {error}") from None
     for name, tensor in tensors:
         if float32 and tensor.storage.kind != "FloatStorage":
@@ -164,8 +196,10 @@ def check_pth(stream: BinaryIO, budget: int, where: str, float32: bool = False) 
         record = records.get(f"{prefix}data/{storage.key}")
         if record is None or record.file_size != storage.bytes:
             held = "none" if record is None else f"{record.file_size:,} bytes"
-            raise ValueError(f"{where}: storage {storage.key!r} of {storage.numel:,} elements needs {storage.bytes:,} "
-                             f"bytes; its record holds {held}")
+            raise ValueError(
+                f"{where}: storage {storage.key!r} of {storage.numel:,} elements needs {storage.bytes:,} "
+                f"bytes; its record holds {held}"
+            )
     total = sum(storage.bytes for storage in storages.values())
     if total > budget:
         raise ValueError(f"{where} holds {total:,} bytes of tensors; at most {budget:,} fit this network")
@@ -188,8 +222,9 @@ def _walk(tree) -> list[tuple[str, _Tensor]]:
                 raise ValueError(f"data.pkl nests containers deeper than {MAX_DEPTH}")
             values += len(node)
             if values > MAX_NODES:
-                raise ValueError(f"data.pkl holds more than {MAX_NODES:,} values (counting each place a value is "
-                                 "referred to from)")
+                raise ValueError(
+                    f"data.pkl holds more than {MAX_NODES:,} values (counting each place a value is referred to from)"
+                )
             items = node.items() if isinstance(node, dict) else enumerate(node)
             stack.extend((child, depth + 1, f"{name}.{key}" if name else str(key)) for key, child in items)
     return found

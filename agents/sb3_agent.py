@@ -25,8 +25,16 @@ def load_sb3_agent(
     ``threads`` CPU threads."""
     model = load_model(algo, path, trust_model_file)
     metadata = read_metadata(path)
-    return SB3Agent(model, check_algorithm(algo), str(path), deterministic, observation_fields(metadata),
-                    frame_stack_of(metadata), env_id_of(metadata), threads)
+    return SB3Agent(
+        model,
+        check_algorithm(algo),
+        str(path),
+        deterministic,
+        observation_fields(metadata),
+        frame_stack_of(metadata),
+        env_id_of(metadata),
+        threads,
+    )
 
 
 class SB3Agent(Agent):
@@ -47,8 +55,17 @@ class SB3Agent(Agent):
     count, and whatever the process runs next inherits the last one's.
     """
 
-    def __init__(self, model, algo: str, path: str, deterministic: bool = True, fields=OBSERVATION_FIELDS,
-                 frame_stack: int = 1, env_id: str | None = None, threads: int = 1):
+    def __init__(
+        self,
+        model,
+        algo: str,
+        path: str,
+        deterministic: bool = True,
+        fields=OBSERVATION_FIELDS,
+        frame_stack: int = 1,
+        env_id: str | None = None,
+        threads: int = 1,
+    ):
         torch = single_threaded_torch()
         self.model = model
         self.algo = algo
@@ -73,7 +90,9 @@ class SB3Agent(Agent):
         self.reset()
 
     def spec(self) -> str:
-        return f"{self.algo}:{self.path}" if self.threads == 1 else f"{self.algo}:path={self.path},threads={self.threads}"
+        return (
+            f"{self.algo}:{self.path}" if self.threads == 1 else f"{self.algo}:path={self.path},threads={self.threads}"
+        )
 
     @property
     def has_memory(self) -> bool:
@@ -121,9 +140,9 @@ class SB3Agent(Agent):
         if self._lstm is not None:
             self._lstm_state = lstm_step(self._lstm, seen[0], self._lstm_state)
             return int(self._scores_to_actions(self._lstm_state[0][None, :], observation)[0])
-        action, self._lstm_state = self.model.predict(seen, state=self._lstm_state,
-                                                      episode_start=np.array([self._starting]),
-                                                      deterministic=self.deterministic)
+        action, self._lstm_state = self.model.predict(
+            seen, state=self._lstm_state, episode_start=np.array([self._starting]), deterministic=self.deterministic
+        )
         self._starting = False
         return int(np.asarray(action).reshape(-1)[0])
 
@@ -143,8 +162,9 @@ class SB3Agent(Agent):
         with torch.no_grad():
             tensor = torch.as_tensor(np.ascontiguousarray(seen))
             if self._masked:
-                actions = self.model.policy._predict(tensor, deterministic=self.deterministic,
-                                                     action_masks=self._masks(observations))
+                actions = self.model.policy._predict(
+                    tensor, deterministic=self.deterministic, action_masks=self._masks(observations)
+                )
             else:
                 actions = self.model.policy._predict(tensor, deterministic=self.deterministic)
         return actions.numpy().reshape(-1)
@@ -189,5 +209,8 @@ def _numpy_lstm(policy) -> tuple | None:
     if lstm is None or lstm.num_layers != 1 or lstm.bidirectional or getattr(lstm, "proj_size", 0):
         return None
     weights = {name: value.detach().numpy() for name, value in lstm.named_parameters()}
-    return (weights["weight_ih_l0"].T.copy(), weights["weight_hh_l0"].T.copy(),
-            weights["bias_ih_l0"] + weights["bias_hh_l0"])
+    return (
+        weights["weight_ih_l0"].T.copy(),
+        weights["weight_hh_l0"].T.copy(),
+        weights["bias_ih_l0"] + weights["bias_hh_l0"],
+    )

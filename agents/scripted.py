@@ -39,7 +39,6 @@ CAN_DRAW = INDEX["can_draw"]
 TIMER_LEFT = INDEX["timer_left"]
 
 
-
 class TurnClock:
     """Reads the seat's own turn clock from its observations.
 
@@ -101,6 +100,7 @@ class PressOnce(Agent):
     def batch_policy(self):
         def policy(observations):
             return ((observations[:, CAN_DRAW] > 0.5) & (observations[:, TIMER_LEFT] >= 1.0)).astype(int)
+
         return policy
 
 

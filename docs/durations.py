@@ -36,8 +36,23 @@ def durations(xml_file: Path) -> dict[str, float]:
 
 def slow_tests() -> set[str]:
     """The ids of the tests marked ``slow``, as pytest collects them here."""
-    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "slow", "-p", "no:cacheprovider",
-                           "--numprocesses=0"], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-m",
+            "slow",
+            "-p",
+            "no:cacheprovider",
+            "--numprocesses=0",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     return {line.strip() for line in done.stdout.splitlines() if "::" in line}
 
 
@@ -48,10 +63,12 @@ def report(times: dict[str, float], slow: set[str], wall: float | None, note: st
         "# Test durations",
         "",
         f"Written by `make test-durations` (docs/durations.py) on {date.today().isoformat()}: {len(times)} tests, "
-        f"{total:.0f} s of test time in all" + (f", {wall:.0f} s of wall time" if wall is not None else "") + ". "
+        f"{total:.0f} s of test time in all"
+        + (f", {wall:.0f} s of wall time" if wall is not None else "")
+        + ". "
         + note,
         "",
-        "`make test-fast` runs every test not marked `slow` (`-m \"not slow\"`); `make test` runs them all (CI).",
+        '`make test-fast` runs every test not marked `slow` (`-m "not slow"`); `make test` runs them all (CI).',
         "A test is marked `slow` when it takes seconds because of what it must do (train a model, build a wheel,",
         "run a documented command in a fresh process), never to hide a test that could be made quick.",
         "",
@@ -65,7 +82,13 @@ def report(times: dict[str, float], slow: set[str], wall: float | None, note: st
     modules: dict[str, list[tuple[str, float]]] = defaultdict(list)
     for test, seconds in times.items():
         modules[test.split("::")[0]].append((test, seconds))
-    lines += ["", "## By module", "", "| module | tests | seconds | fast tests | their seconds |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## By module",
+        "",
+        "| module | tests | seconds | fast tests | their seconds |",
+        "|---|---|---|---|---|",
+    ]
     for module, tests in sorted(modules.items(), key=lambda item: -sum(s for _, s in item[1])):
         fast = [seconds for test, seconds in tests if test not in slow]
         lines.append(f"| `{module}` | {len(tests)} | {sum(s for _, s in tests):.1f} | {len(fast)} | {sum(fast):.1f} |")

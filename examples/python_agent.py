@@ -5,6 +5,7 @@ Play it:  war-bench --agents "exec:python examples/python_agent.py" --opponents 
 ``--sleep S`` makes it sleep S seconds before each answer (a slow agent of known latency, docs/realtime.md).
 The protocol (JSON lines on stdin/stdout) is in docs/realtime.md; log to stderr, never to stdout.
 """
+
 import json
 import sys
 import time

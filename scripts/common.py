@@ -33,7 +33,12 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        if action.default is None or action.default is False or action.default is argparse.SUPPRESS or "default" in text:
+        if (
+            action.default is None
+            or action.default is False
+            or action.default is argparse.SUPPRESS
+            or "default" in text
+        ):
             return text
         return f"{text} (default: %(default)s)"
 

@@ -35,23 +35,39 @@ examples:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="war-play", description=DESCRIPTION, formatter_class=HelpFormatter)
-    parser.add_argument("--opponent", default="human", metavar="SPEC",
-                        help="who you play against: a bot (human, instant, fixed:ticks=5, uniform:low=1,high=10) "
-                             "or an agent (prompt, last_moment, ppo:PATH, ...)")
+    parser.add_argument(
+        "--opponent",
+        default="human",
+        metavar="SPEC",
+        help="who you play against: a bot (human, instant, fixed:ticks=5, uniform:low=1,high=10) "
+        "or an agent (prompt, last_moment, ppo:PATH, ...)",
+    )
     parser.add_argument("--turn-seconds", type=float, default=3.0, metavar="SECONDS", help="the turn timer, in seconds")
-    parser.add_argument("--target-points", type=int, default=50, metavar="N", help="a round ends when a player reaches this many points")
-    parser.add_argument("--seed", type=seed, default=None, metavar="N", help="seed of the first deal (default: a random deal)")
-    parser.add_argument("--trust-model-file", action="store_true",
-                        help="let a ppo:PATH opponent's model file unpickle its data (only for files you trust)")
+    parser.add_argument(
+        "--target-points", type=int, default=50, metavar="N", help="a round ends when a player reaches this many points"
+    )
+    parser.add_argument(
+        "--seed", type=seed, default=None, metavar="N", help="seed of the first deal (default: a random deal)"
+    )
+    parser.add_argument(
+        "--trust-model-file",
+        action="store_true",
+        help="let a ppo:PATH opponent's model file unpickle its data (only for files you trust)",
+    )
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--terminal", dest="mode", action="store_const", const="terminal", help="play in the terminal")
     group.add_argument("--window", dest="mode", action="store_const", const="window", help="play in a window")
-    group.add_argument("--web", dest="mode", action="store_const", const="web",
-                       help="serve the table as a page and play in a browser")
+    group.add_argument(
+        "--web", dest="mode", action="store_const", const="web", help="serve the table as a page and play in a browser"
+    )
     parser.set_defaults(mode="auto")
     web = parser.add_argument_group("the browser (--web)")
-    web.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
-                     help="address to serve on; 0.0.0.0 lets other devices on your network in")
+    web.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="ADDRESS",
+        help="address to serve on; 0.0.0.0 lets other devices on your network in",
+    )
     web.add_argument("--port", type=int, default=8000, metavar="N", help="port to serve on (0: any free port)")
     web.add_argument("--max-tables", type=int, default=16, metavar="N", help="browser tabs that may play at once")
     return parser
@@ -70,8 +86,9 @@ def cli(argv: list[str] | None = None) -> int:
             settings = TableSettings(args.opponent, args.turn_seconds, args.seed, rules, args.trust_model_file)
             serve(settings, Limits(max_sessions=args.max_tables), args.host, args.port)
             return 0
-        result = play(args.opponent, args.turn_seconds, args.seed, args.mode,
-                      trust_model_file=args.trust_model_file, **rules)
+        result = play(
+            args.opponent, args.turn_seconds, args.seed, args.mode, trust_model_file=args.trust_model_file, **rules
+        )
         print(f"Rounds won: You {result.rounds_won[0]}, Bot {result.rounds_won[1]}, draws {result.draws}")
         return 0
 

@@ -22,7 +22,9 @@ def cli(argv: list[str] | None = None) -> Scaling:
     parser = argparse.ArgumentParser(
         prog="python -m war_env.scripts.ray_scaling",
         description="Measure the Ray backend on a local instance: rounds/s with 1..N workers and the per-task "
-                    "overhead (medians of several runs).", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        "overhead (medians of several runs).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     parser.add_argument("--agent", default="prompt")
     parser.add_argument("--opponent", default="human")
     parser.add_argument("--rounds", type=int, default=400, help="rounds per timed run")
@@ -31,13 +33,17 @@ def cli(argv: list[str] | None = None) -> Scaling:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
     result = measure(args.agent, args.opponent, args.rounds, args.shard_rounds, args.workers, args.repeats)
-    print(f"local Ray instance with {result.cpus} CPUs; {result.rounds} rounds of {args.agent} vs {args.opponent}, "
-          f"shards of {result.shard_rounds}; medians of {args.repeats} runs")
+    print(
+        f"local Ray instance with {result.cpus} CPUs; {result.rounds} rounds of {args.agent} vs {args.opponent}, "
+        f"shards of {result.shard_rounds}; medians of {args.repeats} runs"
+    )
     print(f"  in process, no Ray:      {result.in_process_rounds_per_second:8.1f} rounds/s")
     base = result.ray_rounds_per_second[min(result.ray_rounds_per_second)]
     for w, rate in result.ray_rounds_per_second.items():
-        print(f"  ray, {w} worker(s):        {rate:8.1f} rounds/s  (x{rate / base:.2f}); {result.ray_cores_busy[w]:.2f} cores "
-              f"busy, {result.ray_rounds_per_cpu_second[w]:.1f} rounds per CPU second")
+        print(
+            f"  ray, {w} worker(s):        {rate:8.1f} rounds/s  (x{rate / base:.2f}); {result.ray_cores_busy[w]:.2f} cores "
+            f"busy, {result.ray_rounds_per_cpu_second[w]:.1f} rounds per CPU second"
+        )
     for w, speedup in result.machine_speedup.items():
         print(f"  plain processes, {w}:     x{speedup:.2f} (pure-Python loop: what this machine allowed)")
     print(f"  no-op task round trip:   {result.task_overhead_seconds * 1e3:8.2f} ms (one in flight)")

@@ -87,8 +87,11 @@ def _wait(session: PlaySession, clock: ManualClock, seconds: float) -> None:
 
 
 def cli(argv: list[str] | None = None) -> list[Path]:
-    parser = argparse.ArgumentParser(prog="python -m war_env.scripts.screenshot", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m war_env.scripts.screenshot",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--out-dir", default="docs", help="where the PNGs go (default docs/)")
     parser.add_argument("--seed", type=int, default=SEED, help=f"seed of the first deal (default {SEED})")
     args = parser.parse_args(argv)

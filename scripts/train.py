@@ -39,50 +39,111 @@ examples:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="war-train", description=DESCRIPTION, formatter_class=HelpFormatter)
-    parser.add_argument("--algo", default="ppo", choices=[*sorted(ALGORITHMS), FAST], metavar="ALGO",
-                        help=f"the algorithm: {', '.join(sorted(ALGORITHMS))} (SB3), or {FAST} (the batched "
-                             "engine's own PPO, docs/training.md: its settings are --set KEY=VALUE of "
-                             "war_env.training.fast_ppo.FastPPOConfig)")
-    parser.add_argument("--config", metavar="FILE", default=None,
-                        help="your own configuration file (JSON) (default: the one shipped for ALGO)")
-    parser.add_argument("--set", action="append", metavar="KEY=VALUE", default=None,
-                        help="override a hyperparameter of the configuration, e.g. --set gamma=0.95 (repeatable)")
-    parser.add_argument("--timesteps", type=int, metavar="N", default=None,
-                        help="training budget in env steps (default: the configuration's)")
-    parser.add_argument("--n-envs", type=int, metavar="N", default=None,
-                        help="parallel training envs (default: the configuration's)")
-    parser.add_argument("--vec-env", choices=("batched", "dummy", "subproc"), default="batched",
-                        help="batched: all envs stepped together by the compiled engine (bot opponents; the fast "
-                             "extra); dummy: SB3's DummyVecEnv over War-v0 envs; subproc: one process per env")
+    parser.add_argument(
+        "--algo",
+        default="ppo",
+        choices=[*sorted(ALGORITHMS), FAST],
+        metavar="ALGO",
+        help=f"the algorithm: {', '.join(sorted(ALGORITHMS))} (SB3), or {FAST} (the batched "
+        "engine's own PPO, docs/training.md: its settings are --set KEY=VALUE of "
+        "war_env.training.fast_ppo.FastPPOConfig)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        default=None,
+        help="your own configuration file (JSON) (default: the one shipped for ALGO)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        default=None,
+        help="override a hyperparameter of the configuration, e.g. --set gamma=0.95 (repeatable)",
+    )
+    parser.add_argument(
+        "--timesteps",
+        type=int,
+        metavar="N",
+        default=None,
+        help="training budget in env steps (default: the configuration's)",
+    )
+    parser.add_argument(
+        "--n-envs", type=int, metavar="N", default=None, help="parallel training envs (default: the configuration's)"
+    )
+    parser.add_argument(
+        "--vec-env",
+        choices=("batched", "dummy", "subproc"),
+        default="batched",
+        help="batched: all envs stepped together by the compiled engine (bot opponents; the fast "
+        "extra); dummy: SB3's DummyVecEnv over War-v0 envs; subproc: one process per env",
+    )
     parser.add_argument("--seed", type=seed, metavar="S", default=0, help="training env i is seeded S + i")
-    parser.add_argument("--opponent", metavar="SPEC", default=None,
-                        help="opponent bot spec (instant, fixed:ticks=5, uniform:low=1,high=10, human, absent), "
-                             "an agent spec, or a saved model ALGO:PATH (default: a probe's own, else human)")
-    parser.add_argument("--env-id", metavar="ID", default=None,
-                        help="the game: War-v0, WarLatency-v0 or a probe's (WarAnticipation-v1, WarMemory-v1, "
-                             "WarInference-v0, WarTableReading-v1) (default: War-v0, or WarLatency-v0 with a latency)")
-    parser.add_argument("--frame-stack", type=int, metavar="K", default=1,
-                        help="the policy sees its last K observations at once (SB3's VecFrameStack; the model file "
-                             "remembers K, so ALGO:PATH plays it the same way)")
-    parser.add_argument("--env-arg", action="append", metavar="KEY=VALUE", default=None,
-                        help="a War-v0 rule, timer or reward argument, e.g. --env-arg turn_seconds=2 (repeatable)")
+    parser.add_argument(
+        "--opponent",
+        metavar="SPEC",
+        default=None,
+        help="opponent bot spec (instant, fixed:ticks=5, uniform:low=1,high=10, human, absent), "
+        "an agent spec, or a saved model ALGO:PATH (default: a probe's own, else human)",
+    )
+    parser.add_argument(
+        "--env-id",
+        metavar="ID",
+        default=None,
+        help="the game: War-v0, WarLatency-v0 or a probe's (WarAnticipation-v1, WarMemory-v1, "
+        "WarInference-v0, WarTableReading-v1) (default: War-v0, or WarLatency-v0 with a latency)",
+    )
+    parser.add_argument(
+        "--frame-stack",
+        type=int,
+        metavar="K",
+        default=1,
+        help="the policy sees its last K observations at once (SB3's VecFrameStack; the model file "
+        "remembers K, so ALGO:PATH plays it the same way)",
+    )
+    parser.add_argument(
+        "--env-arg",
+        action="append",
+        metavar="KEY=VALUE",
+        default=None,
+        help="a War-v0 rule, timer or reward argument, e.g. --env-arg turn_seconds=2 (repeatable)",
+    )
     parser.add_argument("--runs-root", metavar="DIR", default="runs", help="parent folder of new run folders")
-    parser.add_argument("--run-dir", metavar="DIR", default=None,
-                        help="the run folder (default: RUNS_ROOT/<algo>-<opponent>-s<seed>-<time>)")
-    parser.add_argument("--resume", metavar="RUN_OR_ZIP", default=None,
-                        help="continue a run: its folder (latest checkpoint) or a checkpoint zip; the rest of the "
-                             "configuration comes from its config.json")
-    parser.add_argument("--bench-rounds", type=int, metavar="N", default=500,
-                        help="held-out rounds of the final comparison with prompt (0: skip it)")
-    parser.add_argument("--bench-seed", type=seed, metavar="S", default=2_000_000,
-                        help="round k of the comparison uses seed S + k")
-    parser.add_argument("--require-bar", action="store_true",
-                        help="exit with status 1 when the best or the final model misses the bar (for scripts and CI; "
-                             "the run folder is kept either way)")
+    parser.add_argument(
+        "--run-dir",
+        metavar="DIR",
+        default=None,
+        help="the run folder (default: RUNS_ROOT/<algo>-<opponent>-s<seed>-<time>)",
+    )
+    parser.add_argument(
+        "--resume",
+        metavar="RUN_OR_ZIP",
+        default=None,
+        help="continue a run: its folder (latest checkpoint) or a checkpoint zip; the rest of the "
+        "configuration comes from its config.json",
+    )
+    parser.add_argument(
+        "--bench-rounds",
+        type=int,
+        metavar="N",
+        default=500,
+        help="held-out rounds of the final comparison with prompt (0: skip it)",
+    )
+    parser.add_argument(
+        "--bench-seed", type=seed, metavar="S", default=2_000_000, help="round k of the comparison uses seed S + k"
+    )
+    parser.add_argument(
+        "--require-bar",
+        action="store_true",
+        help="exit with status 1 when the best or the final model misses the bar (for scripts and CI; "
+        "the run folder is kept either way)",
+    )
     parser.add_argument("--no-progress-bar", action="store_true", help="no progress bar")
-    parser.add_argument("--trust-model-file", action="store_true",
-                        help="let SB3 unpickle an opponent's model file in full, which runs code from it "
-                             "(default: weights only)")
+    parser.add_argument(
+        "--trust-model-file",
+        action="store_true",
+        help="let SB3 unpickle an opponent's model file in full, which runs code from it (default: weights only)",
+    )
     parser.add_argument("--verbose", type=int, choices=(0, 1, 2), default=0, help="SB3's verbosity")
     return parser
 
@@ -120,8 +181,10 @@ def cli(argv: list[str] | None = None) -> int:
         )
         passed = print_summary(result)
         if args.require_bar and not passed:
-            print(f"{parser.prog}: error: the bar was not reached (--require-bar); the run is in {result.run_dir}",
-                  file=sys.stderr)
+            print(
+                f"{parser.prog}: error: the bar was not reached (--require-bar); the run is in {result.run_dir}",
+                file=sys.stderr,
+            )
             return 1
         return 0
 
@@ -140,29 +203,50 @@ def fast(args) -> int:
         given = [f"--{name.replace('_', '-')}" for name, default in fixed.items() if getattr(args, name) != default]
         if given:
             raise ValueError(f"--resume continues the run as its config.json says; it does not take {', '.join(given)}")
-        run = run_fast_ppo(args.resume, args.timesteps, opponent=args.opponent, bench_rounds=args.bench_rounds,
-                           bench_seed=args.bench_seed, resume=True)
+        run = run_fast_ppo(
+            args.resume,
+            args.timesteps,
+            opponent=args.opponent,
+            bench_rounds=args.bench_rounds,
+            bench_seed=args.bench_seed,
+            resume=True,
+        )
     else:
-        run = run_fast_ppo(args.run_dir or _fast_run_dir(args), args.timesteps or FAST_DEFAULT_TIMESTEPS,
-                           overrides=parse_assignments(args.set or [], "--set"), env_id=args.env_id,
-                           opponent=args.opponent, env_args=parse_assignments(args.env_arg or [], "--env-arg"),
-                           seed=args.seed, frame_stack=args.frame_stack, bench_rounds=args.bench_rounds,
-                           bench_seed=args.bench_seed)
+        run = run_fast_ppo(
+            args.run_dir or _fast_run_dir(args),
+            args.timesteps or FAST_DEFAULT_TIMESTEPS,
+            overrides=parse_assignments(args.set or [], "--set"),
+            env_id=args.env_id,
+            opponent=args.opponent,
+            env_args=parse_assignments(args.env_arg or [], "--env-arg"),
+            seed=args.seed,
+            frame_stack=args.frame_stack,
+            bench_rounds=args.bench_rounds,
+            bench_seed=args.bench_seed,
+        )
     card = run.model_card
-    print(f"run folder: {run.run_dir}  ({card['timesteps']} timesteps, {card['train_wall_seconds']:.1f} s training, "
-          f"{card['steps_per_second']:,} steps/s)")
+    print(
+        f"run folder: {run.run_dir}  ({card['timesteps']} timesteps, {card['train_wall_seconds']:.1f} s training, "
+        f"{card['steps_per_second']:,} steps/s)"
+    )
     print(f"model: {run.model}   (load it as {card['model']['load']})")
     bench = card.get("benchmark_final")
     if bench is None:
         return 0
     for name, stats in (("final.zip", bench["model"]), ("prompt", bench["baseline"])):
-        print(f"  {name:<10} mean return {stats['mean_return']:+.4f}  takeovers {stats['takeovers']}"
-              f"  false starts/100 {stats['false_starts_per_100_rounds']:.2f}")
+        print(
+            f"  {name:<10} mean return {stats['mean_return']:+.4f}  takeovers {stats['takeovers']}"
+            f"  false starts/100 {stats['false_starts_per_100_rounds']:.2f}"
+        )
     passed = bench["bar"]["passed"]
-    print(f"  held-out comparison, {bench['rounds']} rounds vs {bench['opponent']}: difference to prompt "
-          f"{bench['mean_return_difference']:+.4f}; bar {'PASSED' if passed else 'NOT reached'}")
+    print(
+        f"  held-out comparison, {bench['rounds']} rounds vs {bench['opponent']}: difference to prompt "
+        f"{bench['mean_return_difference']:+.4f}; bar {'PASSED' if passed else 'NOT reached'}"
+    )
     if args.require_bar and not passed:
-        print(f"war-train: error: the bar was not reached (--require-bar); the run is in {run.run_dir}", file=sys.stderr)
+        print(
+            f"war-train: error: the bar was not reached (--require-bar); the run is in {run.run_dir}", file=sys.stderr
+        )
         return 1
     return 0
 
@@ -187,24 +271,35 @@ def print_summary(result: TrainResult) -> bool | None:
     if not bench:
         return None
     print(f"held-out comparison, {bench['rounds']} rounds vs {bench['opponent']} (seed {bench['seed']}):")
-    rows = [(f"best  {bench['model']['agent']}", bench["model"]), ("final.zip", final["model"]),
-            ("prompt", bench["baseline"])]
+    rows = [
+        (f"best  {bench['model']['agent']}", bench["model"]),
+        ("final.zip", final["model"]),
+        ("prompt", bench["baseline"]),
+    ]
     for name, stats in rows:
-        print(f"  {name:<46} mean return {stats['mean_return']:+.4f}  takeovers {stats['takeovers']}"
-              f"  false starts/100 {stats['false_starts_per_100_rounds']:.2f}"
-              f"  mean reaction {_ticks(stats['mean_reaction_ticks'])}")
+        print(
+            f"  {name:<46} mean return {stats['mean_return']:+.4f}  takeovers {stats['takeovers']}"
+            f"  false starts/100 {stats['false_starts_per_100_rounds']:.2f}"
+            f"  mean reaction {_ticks(stats['mean_reaction_ticks'])}"
+        )
     bar = bench["bar"]
     stderr = bench["mean_return_difference_stderr"]  # None for one round: a spread needs two
-    print(f"  difference to prompt: best {bench['mean_return_difference']:+.4f}"
-          f" (stderr {'undefined for one round' if stderr is None else f'{stderr:.4f}'}),"
-          f" final {final['mean_return_difference']:+.4f}")
-    verdicts = {name: "PASSED" if comparison["bar"]["passed"] else "NOT reached"
-                for name, comparison in (("best", bench), ("final", final))}
+    print(
+        f"  difference to prompt: best {bench['mean_return_difference']:+.4f}"
+        f" (stderr {'undefined for one round' if stderr is None else f'{stderr:.4f}'}),"
+        f" final {final['mean_return_difference']:+.4f}"
+    )
+    verdicts = {
+        name: "PASSED" if comparison["bar"]["passed"] else "NOT reached"
+        for name, comparison in (("best", bench), ("final", final))
+    }
     passed = bench["bar"]["passed"] and final["bar"]["passed"]
     verdict = "PASSED" if passed else "NOT reached"
-    print(f"  bar ({bar['takeovers']} takeovers, < {bar['false_starts_per_100_rounds_below']} false start/100,"
-          f" gap <= {bar['return_gap_at_most']}) for the best and the final model: {verdict}"
-          f" (best {verdicts['best']}, final {verdicts['final']})")
+    print(
+        f"  bar ({bar['takeovers']} takeovers, < {bar['false_starts_per_100_rounds_below']} false start/100,"
+        f" gap <= {bar['return_gap_at_most']}) for the best and the final model: {verdict}"
+        f" (best {verdicts['best']}, final {verdicts['final']})"
+    )
     return passed
 
 

@@ -12,7 +12,10 @@ NUMBA_INSTALLED = importlib.util.find_spec("numba") is not None
 
 
 @pytest.fixture(
-    params=["reference", pytest.param("numba", marks=pytest.mark.skipif(not NUMBA_INSTALLED, reason="numba not installed"))]
+    params=[
+        "reference",
+        pytest.param("numba", marks=pytest.mark.skipif(not NUMBA_INSTALLED, reason="numba not installed")),
+    ]
 )
 def backend(request):
     """Both engines of the vector env: the compiled batched engine of the ``fast`` extra, and War-v0 envs

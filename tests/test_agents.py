@@ -27,40 +27,52 @@ def rounds(agent_spec, opponent="human", seeds=range(4), **rules):
 
 
 # --- specs ------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("spec", list(BASELINES) + ["random:p=0.25", "human:median=0.8", "bot:fixed:ticks=5",
-                                                    "bot:uniform:low=1,high=10", "bot:absent"])
+@pytest.mark.parametrize(
+    "spec",
+    list(BASELINES)
+    + ["random:p=0.25", "human:median=0.8", "bot:fixed:ticks=5", "bot:uniform:low=1,high=10", "bot:absent"],
+)
 def test_every_spec_builds_an_agent_whose_spec_builds_it_again(spec):
     agent = make_agent(spec)
     assert isinstance(agent, Agent)
     assert make_agent(agent.spec()).spec() == agent.spec()
 
 
-@pytest.mark.parametrize("spec, complaint", [
-    ("rando", "unknown agent 'rando'.*did you mean 'random'"),
-    ("random:p=1.5", "p must be a probability"),
-    ("random:p=true", "p must be a probability"),
-    ("random:q=0.2", "agent 'random' has no parameter 'q'.*it takes p"),
-    ("prompt:fast=1", "agent 'prompt' has no parameter 'fast'.*takes none"),
-    ("human:medain=1", "no parameter 'medain'.*takes median, sigma, miss; did you mean 'median'"),
-    ("random:p", "expected key=value"),
-    ("bot:", "needs a bot spec"),
-    ("bot:robot", "unknown bot 'robot'"),
-    ("human:median=-1", "median must be a positive"),
-    ("ppo:", "needs a model file"),
-    ("", "non-empty string"),
-])
+@pytest.mark.parametrize(
+    "spec, complaint",
+    [
+        ("rando", "unknown agent 'rando'.*did you mean 'random'"),
+        ("random:p=1.5", "p must be a probability"),
+        ("random:p=true", "p must be a probability"),
+        ("random:q=0.2", "agent 'random' has no parameter 'q'.*it takes p"),
+        ("prompt:fast=1", "agent 'prompt' has no parameter 'fast'.*takes none"),
+        ("human:medain=1", "no parameter 'medain'.*takes median, sigma, miss; did you mean 'median'"),
+        ("random:p", "expected key=value"),
+        ("bot:", "needs a bot spec"),
+        ("bot:robot", "unknown bot 'robot'"),
+        ("human:median=-1", "median must be a positive"),
+        ("ppo:", "needs a model file"),
+        ("", "non-empty string"),
+    ],
+)
 def test_a_bad_spec_is_refused_naming_the_problem(spec, complaint):
     with pytest.raises(ValueError, match=complaint):
         make_agent(spec)
 
 
-@pytest.mark.parametrize("spec, complaint", [
-    ("humann", r"unknown opponent 'humann'.*bots: absent, fixed, human, instant, leader, modes, pool, uniform"
-               r".*did you mean 'human'\?"),
-    ("promt", r"unknown opponent 'promt'.*agents \(playing seat 1\): prompt.*did you mean 'prompt'\?"),
-    ("ppoo:x.zip", r"unknown opponent 'ppoo'.*did you mean 'ppo:PATH'\?"),
-    ("fixed:tick=3", "bot 'fixed' has no parameter 'tick'.*it takes ticks; did you mean 'ticks'"),
-])
+@pytest.mark.parametrize(
+    "spec, complaint",
+    [
+        (
+            "humann",
+            r"unknown opponent 'humann'.*bots: absent, fixed, human, instant, leader, modes, pool, uniform"
+            r".*did you mean 'human'\?",
+        ),
+        ("promt", r"unknown opponent 'promt'.*agents \(playing seat 1\): prompt.*did you mean 'prompt'\?"),
+        ("ppoo:x.zip", r"unknown opponent 'ppoo'.*did you mean 'ppo:PATH'\?"),
+        ("fixed:tick=3", "bot 'fixed' has no parameter 'tick'.*it takes ticks; did you mean 'ticks'"),
+    ],
+)
 def test_a_bad_opponent_is_named_with_every_bot_and_agent_and_the_closest_name(spec, complaint):
     with pytest.raises(ValueError, match=complaint):
         make_opponent(spec)
@@ -71,18 +83,22 @@ def test_a_config_that_is_not_a_warconfig_is_a_type_error():
         make_agent("last_moment", config={"turn_seconds": 2})
 
 
-@pytest.mark.parametrize("spec, algo, path, threads", [
-    ("ppo:runs/x/best.zip", "ppo", "runs/x/best.zip", 1),
-    ("maskable_ppo:models/m.zip", "maskable_ppo", "models/m.zip", 1),
-    ("dqn:runs/a=b,c.zip", "dqn", "runs/a=b,c.zip", 1),  # any characters: the path is taken verbatim
-    ("a2c:path=runs/a.zip", "a2c", "runs/a.zip", 1),
-    ("ppo:path=runs/a.zip,threads=1", "ppo", "runs/a.zip", 1),
-    (f"ppo:path=runs/a.zip,threads={os.cpu_count()}", "ppo", "runs/a.zip", os.cpu_count()),
-    ("ppo:threads=2,path=a.zip", "ppo", "threads=2,path=a.zip", 1),  # options start with path=, else a path
-])
+@pytest.mark.parametrize(
+    "spec, algo, path, threads",
+    [
+        ("ppo:runs/x/best.zip", "ppo", "runs/x/best.zip", 1),
+        ("maskable_ppo:models/m.zip", "maskable_ppo", "models/m.zip", 1),
+        ("dqn:runs/a=b,c.zip", "dqn", "runs/a=b,c.zip", 1),  # any characters: the path is taken verbatim
+        ("a2c:path=runs/a.zip", "a2c", "runs/a.zip", 1),
+        ("ppo:path=runs/a.zip,threads=1", "ppo", "runs/a.zip", 1),
+        (f"ppo:path=runs/a.zip,threads={os.cpu_count()}", "ppo", "runs/a.zip", os.cpu_count()),
+        ("ppo:threads=2,path=a.zip", "ppo", "threads=2,path=a.zip", 1),  # options start with path=, else a path
+    ],
+)
 @pytest.mark.parametrize("trust", [False, True])
 def test_model_specs_go_to_the_sb3_loader_with_the_path_as_written_and_trust_only_from_the_caller(
-        monkeypatch, spec, algo, path, threads, trust):
+    monkeypatch, spec, algo, path, threads, trust
+):
     sb3_model = pytest.importorskip("war_env.agents.sb3_agent")
     calls = []
     monkeypatch.setattr(sb3_model, "load_sb3_agent", lambda *args, **kwargs: calls.append((args, kwargs)) or "model")
@@ -91,14 +107,17 @@ def test_model_specs_go_to_the_sb3_loader_with_the_path_as_written_and_trust_onl
     assert algo in MODEL_ALGOS
 
 
-@pytest.mark.parametrize("options, complaint", [
-    ("threads=0", r"threads must be a whole number from 1 to \d+ \(this machine's cores\), got '0'"),
-    (f"threads={os.cpu_count() + 1}", "threads must be a whole number from 1 to"),
-    ("threads=1.5", "got '1.5'"),
-    ("threads=two", "got 'two'"),
-    # trust is never part of a spec: an option that asks for it is refused (the file is never loaded)
-    ("trust_model_file=true", "has no option 'trust_model_file'; a ppo model agent takes path, threads"),
-])
+@pytest.mark.parametrize(
+    "options, complaint",
+    [
+        ("threads=0", r"threads must be a whole number from 1 to \d+ \(this machine's cores\), got '0'"),
+        (f"threads={os.cpu_count() + 1}", "threads must be a whole number from 1 to"),
+        ("threads=1.5", "got '1.5'"),
+        ("threads=two", "got 'two'"),
+        # trust is never part of a spec: an option that asks for it is refused (the file is never loaded)
+        ("trust_model_file=true", "has no option 'trust_model_file'; a ppo model agent takes path, threads"),
+    ],
+)
 def test_a_model_spec_with_a_bad_option_is_refused_in_one_line_before_any_file_is_read(options, complaint):
     with pytest.raises(ValueError, match=complaint) as refused:
         make_agent(f"ppo:path=missing.zip,{options}")
@@ -179,7 +198,9 @@ def test_a_bot_agent_draws_when_the_bots_own_cdf_says():
     record = play_round(env, agent, seed=3)
     cdf = bot.reaction_cdf(config)
     seed = agent._seed  # the seed play_round gave the agent for this round
-    expected = [sample_reaction(cdf, hash_uniform(seed, Stream.AGENT_REACTION, n)) for n in range(len(record.reaction_ticks[0]))]
+    expected = [
+        sample_reaction(cdf, hash_uniform(seed, Stream.AGENT_REACTION, n)) for n in range(len(record.reaction_ticks[0]))
+    ]
     assert list(record.reaction_ticks[0]) == expected
 
 
@@ -232,8 +253,9 @@ def test_sb3_evaluate_policy_measures_a_scripted_agent_like_play_round(spec):
 
     vec_env = DummyVecEnv([lambda: Monitor(gym.make("War-v0", opponent="instant"))])
     vec_env.seed(11)
-    returns, lengths = evaluation.evaluate_policy(make_agent(spec), vec_env, n_eval_episodes=3,
-                                                  return_episode_rewards=True)
+    returns, lengths = evaluation.evaluate_policy(
+        make_agent(spec), vec_env, n_eval_episodes=3, return_episode_rewards=True
+    )
     env = gym.make("War-v0", opponent="instant")
     expected = []
     agent = make_agent(spec)
@@ -272,8 +294,10 @@ def test_the_best_lead_lands_its_press_as_the_turn_opens_against_a_predictable_o
     assert make_agent("lead:ticks=2", config=config, opponent="human").ticks == 2
 
 
-@pytest.mark.parametrize("spec, complaint", [
-    ("lead:ticks=30", "from 0 to 29"), ("lead:ticks=-1", "from 0 to 29"), ("lead:tick=3", "no parameter 'tick'")])
+@pytest.mark.parametrize(
+    "spec, complaint",
+    [("lead:ticks=30", "from 0 to 29"), ("lead:ticks=-1", "from 0 to 29"), ("lead:tick=3", "no parameter 'tick'")],
+)
 def test_a_bad_lead_is_refused(spec, complaint):
     with pytest.raises(ValueError, match=complaint):
         make_agent(spec, config=WarConfig(latency="fixed:ticks=2"), opponent="human")

@@ -60,14 +60,17 @@ def play_a_deal(env, policy, piles=None, starter=None, seed=0) -> tuple[dict, li
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("opponent", ["instant", "human"])
 @pytest.mark.parametrize("name, piles, starter, rules, expected", DEALS, ids=[deal[0] for deal in DEALS])
-def test_the_vector_env_and_its_play_out_end_every_dealt_round_as_the_rules_say(name, piles, starter, rules, expected,
-                                                                                 opponent, policy):
+def test_the_vector_env_and_its_play_out_end_every_dealt_round_as_the_rules_say(
+    name, piles, starter, rules, expected, opponent, policy
+):
     config = WarConfig(**rules)
-    round_info, rewards = play_a_deal(WarVectorEnv(1, opponent=opponent, config=config, backend="numba"),
-                                      POLICIES[policy], piles, starter)
+    round_info, rewards = play_a_deal(
+        WarVectorEnv(1, opponent=opponent, config=config, backend="numba"), POLICIES[policy], piles, starter
+    )
     assert outcome(round_info) == expected
-    reference_info, reference_rewards = play_a_deal(gym.make("War-v0", opponent=opponent, config=config),
-                                                    POLICIES[policy], piles, starter)
+    reference_info, reference_rewards = play_a_deal(
+        gym.make("War-v0", opponent=opponent, config=config), POLICIES[policy], piles, starter
+    )
     assert (round_info, rewards) == (reference_info, reference_rewards)
 
 
@@ -82,13 +85,24 @@ def test_the_fast_path_ends_every_dealt_round_as_the_rules_say(name, piles, star
 
 def test_the_compiled_hash_is_randomness_hash64():
     rng = np.random.default_rng(0)
-    for key, counter in zip(rng.integers(0, 1 << 63, 500).tolist() + [0, (1 << 64) - 1], rng.integers(0, 1 << 40, 502).tolist()):
+    for key, counter in zip(
+        rng.integers(0, 1 << 63, 500).tolist() + [0, (1 << 64) - 1], rng.integers(0, 1 << 40, 502).tolist()
+    ):
         for stream in (*STREAM_REACTION, Stream.PICKUP, Stream.AGENT_REACTION):
             assert int(hashing.hash64(np.uint64(key), stream, counter)) == hash64(key, stream, counter)
 
 
-@pytest.mark.parametrize("bot", ["human", "uniform:low=1,high=10", "human:median=0.3,sigma=1.5,miss=0.3", "absent",
-                                 "pool:fast=2,slow=9,width=5", "leader:ahead=0,behind=20,width=7"])
+@pytest.mark.parametrize(
+    "bot",
+    [
+        "human",
+        "uniform:low=1,high=10",
+        "human:median=0.3,sigma=1.5,miss=0.3",
+        "absent",
+        "pool:fast=2,slow=9,width=5",
+        "leader:ahead=0,behind=20,width=7",
+    ],
+)
 def test_reactions_are_sampled_exactly_as_the_bots_sample_them(bot):
     # The bucket table answers most reactions with one lookup; it must agree with bisect everywhere,
     # also right at the CDF's steps; a bot that varies, from each of its CDFs (the record's choice).
@@ -106,8 +120,17 @@ def test_reactions_are_sampled_exactly_as_the_bots_sample_them(bot):
                 assert clock.reaction(state[0], params[0], tables, cdfs, 0, move) == expected
 
 
-@pytest.mark.parametrize("field, value", [("target_points", 2**63), ("target_points", 2**64), ("max_battles", 2**63),
-                                          ("max_battles", 2**70), ("war_face_down", 2**63), ("war_face_down", 60)])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("target_points", 2**63),
+        ("target_points", 2**64),
+        ("max_battles", 2**63),
+        ("max_battles", 2**70),
+        ("war_face_down", 2**63),
+        ("war_face_down", 60),
+    ],
+)
 def test_rules_beyond_64_bits_play_the_same_game_in_every_front_end(field, value):
     # WarConfig takes Python ints of any size; the engine's integers are int64. A target or a limit no
     # round reaches, or more face-down cards than a deck holds, play exactly as the engine's capped value.
@@ -119,8 +142,12 @@ def test_rules_beyond_64_bits_play_the_same_game_in_every_front_end(field, value
     assert max(params["war_face_down"], params["target_points"], params["max_battles"]) <= UNREACHABLE
     for seed in range(3):
         options = {"seed": seed}
-        batched = play_a_deal(WarVectorEnv(1, opponent="human", config=config, backend="numba"),
-                              POLICIES["draws as its turn opens"], **options)
-        reference = play_a_deal(gym.make("War-v0", opponent="human", config=config),
-                                POLICIES["draws as its turn opens"], **options)
+        batched = play_a_deal(
+            WarVectorEnv(1, opponent="human", config=config, backend="numba"),
+            POLICIES["draws as its turn opens"],
+            **options,
+        )
+        reference = play_a_deal(
+            gym.make("War-v0", opponent="human", config=config), POLICIES["draws as its turn opens"], **options
+        )
         assert batched == reference

@@ -38,8 +38,15 @@ def test_human_has_its_median_at_six_tenths_of_a_second_and_misses_one_turn_in_2
 
 @pytest.mark.parametrize(
     "spec, expected",
-    [("instant", Instant()), ("fixed:ticks=3", Fixed(3)), ("uniform:low=0,high=4", Uniform(0, 4)),
-     ("human", Human()), ("human:median=1.0", Human(median=1.0)), ("absent", Absent()), ("HUMAN", Human())],
+    [
+        ("instant", Instant()),
+        ("fixed:ticks=3", Fixed(3)),
+        ("uniform:low=0,high=4", Uniform(0, 4)),
+        ("human", Human()),
+        ("human:median=1.0", Human(median=1.0)),
+        ("absent", Absent()),
+        ("HUMAN", Human()),
+    ],
 )
 def test_bots_are_built_from_spec_strings(spec, expected):
     assert make_bot(spec) == expected
@@ -47,12 +54,22 @@ def test_bots_are_built_from_spec_strings(spec, expected):
 
 @pytest.mark.parametrize(
     "spec, message",
-    [("robot", "unknown bot 'robot'"), ("fixed:ticks=-1", "ticks"), ("fixed:speed=2", "no parameter 'speed'"),
-     ("uniform:low=5,high=2", "low <= high"), ("human:sigma=0", "sigma"), ("human:miss=2", "miss"),
-     ("fixed:ticks", "key=value"), ("", "non-empty"),
-     ("human:median=inf", "median must be a positive finite"), ("human:median=nan", "median"),
-     ("human:sigma=inf", "sigma must be a positive finite"), ("human:miss=true", "miss must be a probability"),
-     ("human:miss=0.1,miss=0.2", "given twice"), ("humn", "unknown bot 'humn'.*did you mean 'human'")],
+    [
+        ("robot", "unknown bot 'robot'"),
+        ("fixed:ticks=-1", "ticks"),
+        ("fixed:speed=2", "no parameter 'speed'"),
+        ("uniform:low=5,high=2", "low <= high"),
+        ("human:sigma=0", "sigma"),
+        ("human:miss=2", "miss"),
+        ("fixed:ticks", "key=value"),
+        ("", "non-empty"),
+        ("human:median=inf", "median must be a positive finite"),
+        ("human:median=nan", "median"),
+        ("human:sigma=inf", "sigma must be a positive finite"),
+        ("human:miss=true", "miss must be a probability"),
+        ("human:miss=0.1,miss=0.2", "given twice"),
+        ("humn", "unknown bot 'humn'.*did you mean 'human'"),
+    ],
 )
 def test_a_bad_bot_spec_gets_a_clear_error(spec, message):
     with pytest.raises(ValueError, match=message):
@@ -85,9 +102,9 @@ class _Score:
 
 def test_a_leader_reacts_fast_when_it_is_ahead_on_points_and_slowly_when_it_is_not():
     leader = make_bot("leader:ahead=4,behind=10,width=1")
-    assert sample_reaction(leader.turn_cdf(CONFIG, 0, 1, _Score([3, 5])), 0.5) == 4   # seat 1 leads 5-3
+    assert sample_reaction(leader.turn_cdf(CONFIG, 0, 1, _Score([3, 5])), 0.5) == 4  # seat 1 leads 5-3
     assert sample_reaction(leader.turn_cdf(CONFIG, 0, 1, _Score([5, 5])), 0.5) == 10  # level: not ahead
-    assert sample_reaction(leader.turn_cdf(CONFIG, 0, 0, _Score([6, 5])), 0.5) == 4   # as seat 0
+    assert sample_reaction(leader.turn_cdf(CONFIG, 0, 0, _Score([6, 5])), 0.5) == 4  # as seat 0
 
 
 @pytest.mark.parametrize("spec", ["pool", "leader"])
@@ -107,10 +124,16 @@ def test_a_bot_that_varies_has_no_one_cdf_but_a_reaction_model_of_its_windows_an
         ReactionModel(model.cdf, 2, choices=model.cdfs, varies_by=VARIES_BY_ROUND)
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("pool:fast=4,slow=5,width=2", "must not overlap"), ("pool:share_fast=1", "strictly between 0 and 1"),
-    ("pool:width=0", "width must be at least 1"), ("leader:ahead=-1", "ahead"),
-    ("leader:ahead=3,behind=3", "must not overlap")])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("pool:fast=4,slow=5,width=2", "must not overlap"),
+        ("pool:share_fast=1", "strictly between 0 and 1"),
+        ("pool:width=0", "width must be at least 1"),
+        ("leader:ahead=-1", "ahead"),
+        ("leader:ahead=3,behind=3", "must not overlap"),
+    ],
+)
 def test_a_bad_pool_or_leader_is_refused(spec, message):
     with pytest.raises(ValueError, match=message):
         make_bot(spec)
@@ -124,8 +147,10 @@ def test_modes_reacts_in_each_of_its_windows_alike():
     assert make_bot(bot.spec()) == bot
 
 
-@pytest.mark.parametrize("spec, message", [("modes:every=1,width=2", "every >= width"),
-                                           ("modes:count=0", "count >= 1"), ("modes:first=-1", "whole number")])
+@pytest.mark.parametrize(
+    "spec, message",
+    [("modes:every=1,width=2", "every >= width"), ("modes:count=0", "count >= 1"), ("modes:first=-1", "whole number")],
+)
 def test_a_bad_modes_bot_is_refused(spec, message):
     with pytest.raises(ValueError, match=message):
         make_bot(spec)

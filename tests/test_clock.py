@@ -137,8 +137,12 @@ def test_a_press_landing_while_the_turn_is_closed_is_a_false_start_charged_as_it
 def test_presses_landing_in_the_same_tick_act_one_after_another_so_only_the_first_draws():
     config = WarConfig(latency="uniform:low=1,high=2")
     # a round key whose first press is delayed 2 ticks and second 1: both land in tick 3
-    key = next(key for key in range(1000) if [TimedRound(config, parse_piles(LONG_DEAL), 0, key, (None, Instant()))
-                                              ._delay(0, k) for k in (0, 1)] == [2, 1])
+    key = next(
+        key
+        for key in range(1000)
+        if [TimedRound(config, parse_piles(LONG_DEAL), 0, key, (None, Instant()))._delay(0, k) for k in (0, 1)]
+        == [2, 1]
+    )
     timed = latency_round("uniform:low=1,high=2", starter=0, round_key=key)
     timed.tick(True, False)
     timed.tick(True, False)
@@ -161,8 +165,9 @@ def test_the_delay_of_the_kth_press_is_hashed_from_the_round_key_and_k_alone():
                 sent.append(timed.in_flight[0][-1][1] - tick)
         return sent
 
-    expected = [sample_delay(latency_cdf("uniform:low=1,high=4"), hash_uniform(2024, STREAM_LATENCY[0], k))
-                for k in range(12)]
+    expected = [
+        sample_delay(latency_cdf("uniform:low=1,high=4"), hash_uniform(2024, STREAM_LATENCY[0], k)) for k in range(12)
+    ]
     assert delays(1) == expected[:12] and delays(3) == expected[:4]
 
 

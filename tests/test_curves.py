@@ -62,7 +62,9 @@ def test_curves_json_holds_every_metric_per_seed_and_step(curve):
         assert set(curves[kind]) >= {"all_meet_bar", *METRICS, "takeovers_total", "return_gap_max"}
     for seed in ("0", "1"):
         entry = curves["seeds"][seed]
-        assert entry["train_wall_seconds"] > 0 and entry["best"]["timesteps"] == 2000  # no evaluation before 10,000 steps: best.zip is the final model
+        assert (
+            entry["train_wall_seconds"] > 0 and entry["best"]["timesteps"] == 2000
+        )  # no evaluation before 10,000 steps: best.zip is the final model
 
 
 @pytest.mark.slow
@@ -77,8 +79,13 @@ def test_the_iqm_and_its_interval_are_scipys_on_the_per_seed_values(curve):
                 assert data["low"][step] == data["high"][step] == x[0]
                 continue
             bootstrapped += 1
-            expected = stats.bootstrap((x,), lambda a, axis=-1: stats.trim_mean(a, 0.25, axis=axis),
-                                       n_resamples=BOOTSTRAP_RESAMPLES, method="percentile", rng=data_rng(x))
+            expected = stats.bootstrap(
+                (x,),
+                lambda a, axis=-1: stats.trim_mean(a, 0.25, axis=axis),
+                n_resamples=BOOTSTRAP_RESAMPLES,
+                method="percentile",
+                rng=data_rng(x),
+            )
             assert data["low"][step] == expected.confidence_interval.low
             assert data["high"][step] == expected.confidence_interval.high
     assert bootstrapped  # two seeds this early differ somewhere (they do: seeds 0 and 1 at 1,000 steps)
@@ -113,13 +120,16 @@ def test_steps_to_the_optimum_follow_the_bar_at_each_step(curve):
             assert all(passed[start:]) and (start == 0 or not passed[start - 1])
 
 
-@pytest.mark.parametrize("passed, first, since", [
-    ([True, True, True], 5, 5),
-    ([False, True, True], 10, 10),
-    ([True, False, True], 5, 15),  # a relapse at 10k: optimal only from 15k on
-    ([True, True, False], 5, None),  # the final model lost it
-    ([False, False, False], None, None),
-])
+@pytest.mark.parametrize(
+    "passed, first, since",
+    [
+        ([True, True, True], 5, 5),
+        ([False, True, True], 10, 10),
+        ([True, False, True], 5, 15),  # a relapse at 10k: optimal only from 15k on
+        ([True, True, False], 5, None),  # the final model lost it
+        ([False, False, False], None, None),
+    ],
+)
 def test_a_seed_is_optimal_from_the_step_after_its_last_failure(passed, first, since):
     assert steps_to_optimum([5, 10, 15], passed) == {"first_optimal_at": first, "optimal_from": since}
 
@@ -164,14 +174,17 @@ def test_seeds_in_worker_processes_give_the_same_curves(curve, tmp_path):
     assert load(tmp_path / "workers")["metrics"] == load(curve)["metrics"]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--seeds", "0", "0"], "seeds must not repeat, got [0, 0]"),
-    (["--every", "5000", "--timesteps", "2000"], "every (5,000) must not exceed the training budget (2,000 steps)"),
-    (["--every", "1", "--timesteps", "2000"], "timesteps / every gives 2,000 models per curve; at most 1,000"),
-    (["--workers", "0"], "workers must be a whole number >= 1, got 0"),
-    (["--opponent", "humann"], "humann"),
-    (["--rounds", "0"], "rounds must be a positive integer, got 0"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--seeds", "0", "0"], "seeds must not repeat, got [0, 0]"),
+        (["--every", "5000", "--timesteps", "2000"], "every (5,000) must not exceed the training budget (2,000 steps)"),
+        (["--every", "1", "--timesteps", "2000"], "timesteps / every gives 2,000 models per curve; at most 1,000"),
+        (["--workers", "0"], "workers must be a whole number >= 1, got 0"),
+        (["--opponent", "humann"], "humann"),
+        (["--rounds", "0"], "rounds must be a positive integer, got 0"),
+    ],
+)
 def test_bad_arguments_are_one_line_errors_and_make_no_folder(argv, message, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         cli([*argv, "--run-dir", str(tmp_path / "run")])
@@ -182,9 +195,31 @@ def test_bad_arguments_are_one_line_errors_and_make_no_folder(argv, message, tmp
 
 
 # --- fast_ppo on a probe -----------------------------------------------------------------------------
-FAST_ON_A_PROBE = ["--algo", "fast_ppo", "--env-id", "WarAnticipation-v1", "--seeds", "0", "1", "--timesteps", "1024",
-                   "--every", "512", "--rounds", "20", "--set", "num_envs=16", "--set", "rollout_steps=16",
-                   "--set", "minibatch_size=64", "--set", "epochs=1", "--set", "hidden=8"]
+FAST_ON_A_PROBE = [
+    "--algo",
+    "fast_ppo",
+    "--env-id",
+    "WarAnticipation-v1",
+    "--seeds",
+    "0",
+    "1",
+    "--timesteps",
+    "1024",
+    "--every",
+    "512",
+    "--rounds",
+    "20",
+    "--set",
+    "num_envs=16",
+    "--set",
+    "rollout_steps=16",
+    "--set",
+    "minibatch_size=64",
+    "--set",
+    "epochs=1",
+    "--set",
+    "hidden=8",
+]
 """An update is 16 x 16 = 256 steps: a checkpoint at 512 steps, the final model at 1,024."""
 
 
@@ -212,8 +247,9 @@ def test_a_probe_curves_final_regret_is_the_oracles_return_minus_the_models_on_t
     opponent = default_opponent("WarAnticipation-v1")
     oracle = held_out_stats("oracle", opponent, {}, 20, 2_000_000, env_id="WarAnticipation-v1")
     for seed in ("0", "1"):
-        model = held_out_stats(f"fast_ppo:{probe_curve}/seed-{seed}/final.zip", opponent, {}, 20, 2_000_000,
-                               env_id="WarAnticipation-v1")
+        model = held_out_stats(
+            f"fast_ppo:{probe_curve}/seed-{seed}/final.zip", opponent, {}, 20, 2_000_000, env_id="WarAnticipation-v1"
+        )
         regret = load(probe_curve)["metrics"]["regret"]["per_seed"][seed][-1]
         assert regret == pytest.approx(oracle.played.mean_return - model.played.mean_return, abs=1e-12)
 
@@ -223,15 +259,22 @@ def test_each_point_has_its_training_wall_seconds_growing_with_the_steps(probe_c
     for seed in ("0", "1"):
         seconds = wall["per_seed"][seed]
         assert 0 < seconds[0] < seconds[1]
-        progress = [json.loads(line) for line in (probe_curve / f"seed-{seed}" / "progress.jsonl").read_text().splitlines()]
+        progress = [
+            json.loads(line) for line in (probe_curve / f"seed-{seed}" / "progress.jsonl").read_text().splitlines()
+        ]
         assert seconds == [round(entry["seconds"], 2) for entry in progress if entry["steps"] in (512, 1024)]
 
 
 def test_a_cut_off_fast_ppo_seed_resumes_from_its_checkpoint(probe_curve, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(probe_curve, copy)
-    cut_off = ("final.zip", "model_card.json", "curve.json", "checkpoints/fast_ppo_1024_steps.zip",
-               "checkpoints/fast_ppo_1024_steps.optimizer.pth")
+    cut_off = (
+        "final.zip",
+        "model_card.json",
+        "curve.json",
+        "checkpoints/fast_ppo_1024_steps.zip",
+        "checkpoints/fast_ppo_1024_steps.optimizer.pth",
+    )
     for name in cut_off:  # seed 1 cut off after its checkpoint at 512 steps
         (copy / "seed-1" / name).unlink()
     assert cli([*FAST_ON_A_PROBE, "--run-dir", str(copy)]) == 0
@@ -247,13 +290,22 @@ def test_a_folder_made_for_another_env_id_is_refused_naming_it(probe_curve, caps
     assert "other settings (env_id" in (err := capsys.readouterr().err) and "made for WarAnticipation-v1" in err
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--env-id", "WarAnticipation-v1", "--opponent", "human"], "WarAnticipation-v1 is played against its own opponent"),
-    (["--env-id", "WarAnticipation-v1", "--env-arg", "latency=2"], "WarAnticipation-v1 is played with its own rules"),
-    (["--env-id", "WarNope-v0"], "unknown env id 'WarNope-v0'"),
-    (["--algo", "fast_ppo"], "--algo fast_ppo needs a training budget (--timesteps N)"),
-    (["--algo", "fast_ppo", "--timesteps", "2000", "--config", "x.json"], "--algo fast_ppo takes no --config FILE"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["--env-id", "WarAnticipation-v1", "--opponent", "human"],
+            "WarAnticipation-v1 is played against its own opponent",
+        ),
+        (
+            ["--env-id", "WarAnticipation-v1", "--env-arg", "latency=2"],
+            "WarAnticipation-v1 is played with its own rules",
+        ),
+        (["--env-id", "WarNope-v0"], "unknown env id 'WarNope-v0'"),
+        (["--algo", "fast_ppo"], "--algo fast_ppo needs a training budget (--timesteps N)"),
+        (["--algo", "fast_ppo", "--timesteps", "2000", "--config", "x.json"], "--algo fast_ppo takes no --config FILE"),
+    ],
+)
 def test_a_game_the_curve_cannot_measure_is_refused_before_anything_is_made(argv, message, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         cli([*argv, "--run-dir", str(tmp_path / "run")])

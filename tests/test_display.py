@@ -25,8 +25,11 @@ def no_display(monkeypatch):
 
 
 def test_human_mode_without_a_display_is_refused_in_one_line(no_display):
-    for make in (lambda: gym.make("War-v0", render_mode="human"), lambda: gym.make("WarLatency-v0", render_mode="human"),
-                 lambda: WarParallelEnv(render_mode="human")):
+    for make in (
+        lambda: gym.make("War-v0", render_mode="human"),
+        lambda: gym.make("WarLatency-v0", render_mode="human"),
+        lambda: WarParallelEnv(render_mode="human"),
+    ):
         with pytest.raises(NoDisplay, match=r"render_mode='human'\) needs a display, and none was found") as refused:
             make()
         assert "\n" not in str(refused.value) and "SDL_VIDEODRIVER=dummy" in str(refused.value)
@@ -47,8 +50,10 @@ def test_drawing_nowhere_on_purpose_keeps_the_window_mode(monkeypatch, no_displa
 
 def test_check_env_without_a_display_passes_and_prints_no_sdl_error():
     environment = {name: value for name, value in os.environ.items() if name not in NO_DISPLAY}
-    code = ("import gymnasium as gym, war_env\nfrom gymnasium.utils.env_checker import check_env\n"
-            "check_env(gym.make('War-v0').unwrapped)\nprint('checked')")
+    code = (
+        "import gymnasium as gym, war_env\nfrom gymnasium.utils.env_checker import check_env\n"
+        "check_env(gym.make('War-v0').unwrapped)\nprint('checked')"
+    )
     done = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "checked", done.stderr
     assert "XDG_RUNTIME_DIR" not in done.stderr and "error" not in done.stderr.lower(), done.stderr

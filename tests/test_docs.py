@@ -38,8 +38,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-MARKER = re.compile(r"^<!-- runnable(?::(?P<replacements>[^\n]*))? -->\n```(?P<language>\w+)\n(?P<code>.*?)^```$",
-                    re.MULTILINE | re.DOTALL)
+MARKER = re.compile(
+    r"^<!-- runnable(?::(?P<replacements>[^\n]*))? -->\n```(?P<language>\w+)\n(?P<code>.*?)^```$",
+    re.MULTILINE | re.DOTALL,
+)
 REPLACEMENT = re.compile(r'"((?:[^"\\]|\\.)*)"\s*->\s*"((?:[^"\\]|\\.)*)"')
 TIMEOUT_SECONDS = 300
 
@@ -76,14 +78,26 @@ def runnable_blocks(page: Path) -> list[Block]:
 def environment() -> dict:
     """This Python's scripts first on PATH; no display; the code limits its own threads."""
     bin_dir = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""), "SDL_VIDEODRIVER": "dummy",
-            "SDL_AUDIODRIVER": "dummy", "MPLBACKEND": "Agg"}
+    return {
+        **os.environ,
+        "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+        "SDL_VIDEODRIVER": "dummy",
+        "SDL_AUDIODRIVER": "dummy",
+        "MPLBACKEND": "Agg",
+    }
 
 
 def run_block(block: Block, folder: Path) -> None:
     command = ["bash", "-e", "-c", block.code] if block.language == "bash" else [sys.executable, "-c", block.code]
-    done = subprocess.run(command, cwd=folder, env=environment(), capture_output=True, text=True,
-                          timeout=TIMEOUT_SECONDS, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        command,
+        cwd=folder,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_SECONDS,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, f"{block} failed (status {done.returncode}):\n{block.code}\n{done.stderr[-3000:]}"
 
 
@@ -107,19 +121,29 @@ def test_the_readme_and_the_main_pages_have_runnable_examples():
 def test_docs_name_no_command_or_path_that_no_longer_exists():
     """The package moved: console scripts instead of ``python -m scripts.X``, ``war_env.agents`` instead
     of ``agents``, data files in ``war_env/data``; a page cut out of the README has no "see below"."""
-    stale = [r"python -m scripts\.", r"(?<![\w/.])configs/", r"(?<![\w.])scripts/\w+\.py", r"\.venv/bin/war-",
-             r"(?<![\w.`])agents\.(?:sb3_model|sb3_agent|model_files|scripted|base)", r"tests/test_train\.py"]
+    stale = [
+        r"python -m scripts\.",
+        r"(?<![\w/.])configs/",
+        r"(?<![\w.])scripts/\w+\.py",
+        r"\.venv/bin/war-",
+        r"(?<![\w.`])agents\.(?:sb3_model|sb3_agent|model_files|scripted|base)",
+        r"tests/test_train\.py",
+    ]
     for page in PAGES:
         text = page.read_text()
         for pattern in stale:
             found = re.search(pattern, text)
-            assert not found, f"{page.relative_to(ROOT)}: {found.group(0)!r} (line {text.count(chr(10), 0, found.start()) + 1})"
+            assert not found, (
+                f"{page.relative_to(ROOT)}: {found.group(0)!r} (line {text.count(chr(10), 0, found.start()) + 1})"
+            )
 
 
 def test_the_marker_grammar(tmp_path):
     page = tmp_path / "page.md"
-    page.write_text('<!-- runnable: "big" -> "small"; "say \\"a\\"" -> "say b" -->\n```bash\necho big; echo say "a"\n```\n'
-                    "<!-- not runnable -->\n```bash\nexit 1\n```\n")
+    page.write_text(
+        '<!-- runnable: "big" -> "small"; "say \\"a\\"" -> "say b" -->\n```bash\necho big; echo say "a"\n```\n'
+        "<!-- not runnable -->\n```bash\nexit 1\n```\n"
+    )
     (block,) = runnable_blocks(page)
     assert block.code == "echo small; echo say b\n" and block.language == "bash" and block.line == 1
     page.write_text('<!-- runnable: "gone" -> "x" -->\n```bash\necho here\n```\n')
@@ -153,7 +177,7 @@ def repository_path(path: str) -> Path:
     """A path as the docs write it: ``war_env/agents/x.py`` is installed from ``agents/x.py`` (pyproject)."""
     for package, folder in (("war_env/agents/", "agents/"), ("war_env/scripts/", "scripts/")):
         if path.startswith(package):
-            return ROOT / folder / path[len(package):]
+            return ROOT / folder / path[len(package) :]
     return ROOT / path
 
 
@@ -198,11 +222,14 @@ def test_the_shipped_run_is_the_default_league_and_benchmark_md_quotes_its_figur
     total = league["rounds"] * len(results["pairings"])
     assert session["rounds_played"] == total
     page = (ROOT / "docs" / "benchmark.md").read_text()
-    for figure in (f"played its {total:,} rounds in {session['seconds']:.0f} s with {session['workers']} workers",
-                   f"({session['rounds_per_second']:.0f} rounds/s)",
-                   f"the widest win-rate interval was {results['widest_win_rate_interval']:.3f}",
-                   f"6 agents and the `oracle` x {len(league['opponents'])} opponents x {league['rounds']}\nrounds, "
-                   f"{total:,} rounds", f"league's\n{total:,} records"):
+    for figure in (
+        f"played its {total:,} rounds in {session['seconds']:.0f} s with {session['workers']} workers",
+        f"({session['rounds_per_second']:.0f} rounds/s)",
+        f"the widest win-rate interval was {results['widest_win_rate_interval']:.3f}",
+        f"6 agents and the `oracle` x {len(league['opponents'])} opponents x {league['rounds']}\nrounds, "
+        f"{total:,} rounds",
+        f"league's\n{total:,} records",
+    ):
         assert figure in page, figure
 
 
@@ -213,16 +240,26 @@ def test_the_latency_figures_in_the_readme_and_latency_md_are_what_the_league_gi
     from war_env.league.report import fmt
     from war_env.league.run import run_league
 
-    run = run_league(agents=["prompt", "anticipate"], opponents=["human"], rounds=500, seed=0, out=tmp_path / "run",
-                     env_kwargs={"latency": "fixed:ticks=2"}, progress=False, workers=2)
+    run = run_league(
+        agents=["prompt", "anticipate"],
+        opponents=["human"],
+        rounds=500,
+        seed=0,
+        out=tmp_path / "run",
+        env_kwargs={"latency": "fixed:ticks=2"},
+        progress=False,
+        workers=2,
+    )
     regret = {entry["agent"]: entry["regret"] for entry in run.results["agents"] if entry["regret"]}
     latency_page = (ROOT / "docs" / "latency.md").read_text()
     for agent in ("prompt", "anticipate"):
         assert f"| `fixed:ticks=2` | `human` | `{agent}` | {fmt(regret[agent])} |" in latency_page, agent
         assert f"| `{agent}` | {fmt(regret[agent])} |" in latency_page, agent
     readme = " ".join((ROOT / "README.md").read_text().split())
-    assert (f"`prompt` loses {regret['prompt']['value']:.1f} per round to the oracle (false starts), the "
-            f"`anticipate` heuristic {regret['anticipate']['value']:.2f}") in readme
+    assert (
+        f"`prompt` loses {regret['prompt']['value']:.1f} per round to the oracle (false starts), the "
+        f"`anticipate` heuristic {regret['anticipate']['value']:.2f}"
+    ) in readme
 
 
 # --- the durations report (make test-durations) -----------------------------------------------------------------
@@ -231,14 +268,19 @@ def test_the_durations_report_ranks_pytests_junit_times_and_marks_the_slow_tests
     durations = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(durations)
     xml = tmp_path / "results.xml"
-    xml.write_text('<testsuites><testsuite name="pytest">'
-                   '<testcase classname="tests.test_a" name="test_quick" time="0.5"/>'
-                   '<testcase classname="tests.test_a" name="test_long[x-1]" time="12.0"/>'
-                   '<testcase classname="tests.test_b.TestGroup" name="test_one" time="2.0"/>'
-                   '</testsuite></testsuites>')
+    xml.write_text(
+        '<testsuites><testsuite name="pytest">'
+        '<testcase classname="tests.test_a" name="test_quick" time="0.5"/>'
+        '<testcase classname="tests.test_a" name="test_long[x-1]" time="12.0"/>'
+        '<testcase classname="tests.test_b.TestGroup" name="test_one" time="2.0"/>'
+        "</testsuite></testsuites>"
+    )
     times = durations.durations(xml)
-    assert times == {"tests/test_a.py::test_quick": 0.5, "tests/test_a.py::test_long[x-1]": 12.0,
-                     "tests/test_b.py::TestGroup::test_one": 2.0}
+    assert times == {
+        "tests/test_a.py::test_quick": 0.5,
+        "tests/test_a.py::test_long[x-1]": 12.0,
+        "tests/test_b.py::TestGroup::test_one": 2.0,
+    }
     text = durations.report(times, {"tests/test_a.py::test_long[x-1]"}, 20.0, "A quiet machine.")
     assert "3 tests, 14 s of test time in all, 20 s of wall time. A quiet machine." in text
     assert "| 1 | 12.0 | yes | `tests/test_a.py::test_long[x-1]` |" in text

@@ -91,7 +91,12 @@ def test_an_agent_that_never_draws_is_taken_over_and_the_round_is_played_out():
     total, info, steps = play_round(env, choose=lambda info: 0, seed=1, options={"starter": 0})
     assert len(steps) == 30  # taken over at the end of the 30th tick of its first turn
     assert info["round"]["takeover"] == (True, False)
-    assert info["round"]["ticks"] > 30 and info["round"]["reason"] in ("all_cards", "points", "battle_limit", "war_shortage")
+    assert info["round"]["ticks"] > 30 and info["round"]["reason"] in (
+        "all_cards",
+        "points",
+        "battle_limit",
+        "war_shortage",
+    )
     outcome = {0: 1.0, 1: -1.0, None: 0.0}[info["round"]["winner"]]
     assert total == pytest.approx(outcome - 1.0 - 30 * 0.001)
 
@@ -131,8 +136,19 @@ def test_the_last_step_carries_the_round_and_the_scoreboard():
     winners = []
     for seed in range(4):
         _, info, _ = play_round(env, seed=seed)
-        assert set(info["round"]) == {"winner", "reason", "battles", "wars", "points", "cards", "takeover",
-                                      "false_starts", "reaction_ticks", "steps", "ticks"}
+        assert set(info["round"]) == {
+            "winner",
+            "reason",
+            "battles",
+            "wars",
+            "points",
+            "cards",
+            "takeover",
+            "false_starts",
+            "reaction_ticks",
+            "steps",
+            "ticks",
+        }
         winners.append(info["round"]["winner"])
     board = info["scoreboard"]
     assert board["rounds"] == 4 and board["last_winner"] == winners[-1]
@@ -153,7 +169,9 @@ def test_every_step_has_the_action_mask_and_action_masks_agrees():
 
 def test_dealt_piles_and_starter_are_used():
     env = gym.make("War-v0", opponent="instant")
-    total, info, steps = play_round(env, seed=0, options={"piles": [["9C", "2C", "KC"], ["9D", "3D", "7D"]], "starter": 0})
+    total, info, steps = play_round(
+        env, seed=0, options={"piles": [["9C", "2C", "KC"], ["9D", "3D", "7D"]], "starter": 0}
+    )
     assert info["round"]["winner"] == 0 and info["round"]["wars"] == 1 and info["round"]["cards"] == (6, 0)
     assert len(steps) == 4  # draw, bot draws (tie), war move, bot's war move
 

@@ -53,9 +53,11 @@ def test_an_example_client_plays_in_real_time_and_its_compute_time_is_recorded(s
 def test_an_action_written_as_an_integral_float_is_that_action(tmp_path):
     """Some JSON writers spell every number with a point (jq, JSON.NET): 1.0 draws and 0.0 waits."""
     path = tmp_path / "floats.py"
-    path.write_text(HELLO + "for line in sys.stdin:\n    message = json.loads(line)\n"
-                    "    if message['type'] == 'observation':\n"
-                    "        print(json.dumps({'action': float(message['observation'][0] > 0.5)}), flush=True)\n")
+    path.write_text(
+        HELLO + "for line in sys.stdin:\n    message = json.loads(line)\n"
+        "    if message['type'] == 'observation':\n"
+        "        print(json.dumps({'action': float(message['observation'][0] > 0.5)}), flush=True)\n"
+    )
     spec = f"exec:{sys.executable} {path}"
     played = play_rounds(spec, "human", SHORT, SEEDS[:2])
     assert all(record.agent_error is None for record in played)
@@ -69,16 +71,17 @@ ON_OBSERVATION = HELLO + "for line in sys.stdin:\n    if json.loads(line)['type'
 BAD_CLIENTS = {
     "malformed": ("print('not json', flush=True)", "sent a line that is not JSON; it sent 'not json'"),
     "oversized": ("print('x' * 100000, flush=True)", "sent a line longer than 4096 bytes; it sent 'xxxx"),
-    "action outside {0, 1}": ("print(json.dumps({'action': 2}), flush=True)",
-                              "answered without an action 0 or 1"),
+    "action outside {0, 1}": ("print(json.dumps({'action': 2}), flush=True)", "answered without an action 0 or 1"),
     "a bool for an action": ("print(json.dumps({'action': True}), flush=True)", "it sent '{\"action\": true}'"),
     "a fraction for an action": ("print(json.dumps({'action': 0.5}), flush=True)", "it sent '{\"action\": 0.5}'"),
     "no answer": ("time.sleep(60)", "did not answer an observation by its deadline"),
     "crash": ("sys.exit(3)", "ended its output (it exited with status 3)"),
     # The flood is one write: printed line by line (PYTHONUNBUFFERED=1), a client preempted after every line by
     # the agent it woke is, in lock-step, indistinguishable from one answering each observation in time.
-    "flood": ("sys.stdout.write((json.dumps({'action': 0}) + '\\n') * 10000); sys.stdout.flush()",
-              "sent more than the one line asked for"),
+    "flood": (
+        "sys.stdout.write((json.dumps({'action': 0}) + '\\n') * 10000); sys.stdout.flush()",
+        "sent more than the one line asked for",
+    ),
 }
 
 
@@ -115,14 +118,18 @@ def test_a_client_that_never_reads_is_given_up_at_the_deadline(tmp_path):
 
 def test_a_client_that_dies_in_one_round_plays_the_next_round_anew(tmp_path):
     marker = tmp_path / "crashed-once"
-    body = f"import pathlib\nm = pathlib.Path({str(marker)!r})\nif not m.exists():\n    m.touch(); sys.exit(1)\n" \
-           "print(json.dumps({'action': int(json.loads(line)['observation'][0] > 0.5)}), flush=True)"
+    body = (
+        f"import pathlib\nm = pathlib.Path({str(marker)!r})\nif not m.exists():\n    m.touch(); sys.exit(1)\n"
+        "print(json.dumps({'action': int(json.loads(line)['observation'][0] > 0.5)}), flush=True)"
+    )
     agent = ExecAgent(bad_client(tmp_path, body), config=SHORT, deadline=5.0)  # roomy: the second round must answer
     first, second = play_rounds(agent, "human", SHORT, SEEDS[:2])
     assert "exited with status 1" in first.agent_error and first.takeover[0]
     assert second.agent_error is None
-    assert second == play_rounds("eager", "human", SHORT, SEEDS[1:2], indices=[1], agent_spec=agent.spec())[0] \
+    assert (
+        second == play_rounds("eager", "human", SHORT, SEEDS[1:2], indices=[1], agent_spec=agent.spec())[0]
         or not second.takeover[0]
+    )
     agent.close()
 
 
@@ -132,9 +139,11 @@ def spawner(tmp_path: Path, *, new_session: bool, exits_on_close: bool) -> tuple
     child_pid_file = tmp_path / "child.pid"
     path = tmp_path / "spawner.py"
     then = "sys.stdin.readline()\n" if exits_on_close else "time.sleep(60)\n"
-    path.write_text(HELLO.replace("import json, sys, time", "import json, subprocess, sys, time") +
-                    f"child = subprocess.Popen(['sleep', '60'], start_new_session={new_session})\n"
-                    f"open({str(child_pid_file)!r}, 'w').write(str(child.pid))\n" + then)
+    path.write_text(
+        HELLO.replace("import json, sys, time", "import json, subprocess, sys, time")
+        + f"child = subprocess.Popen(['sleep', '60'], start_new_session={new_session})\n"
+        f"open({str(child_pid_file)!r}, 'w').write(str(child.pid))\n" + then
+    )
     return f"{sys.executable} {path}", child_pid_file
 
 
@@ -161,9 +170,16 @@ def test_no_process_of_a_client_outlives_the_process_of_its_agent_killed_with_si
     """No clean-up code of a process killed with ``kill -9`` runs: the kernel tells the keeper, which
     sweeps the tree (the grandchild here is in the client's group, which no one kills any more)."""
     command, child_pid_file = spawner(tmp_path, new_session=False, exits_on_close=False)
-    host = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom war_env.agents import ExecAgent\n"
-                             f"agent = ExecAgent({command!r})\nprint('ready', flush=True)\ntime.sleep(60)\n"],
-                            stdout=subprocess.PIPE, text=True)
+    host = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom war_env.agents import ExecAgent\n"
+            f"agent = ExecAgent({command!r})\nprint('ready', flush=True)\ntime.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert host.stdout.readline() == "ready\n"
         grandchild = _read_pid(child_pid_file)
@@ -175,8 +191,9 @@ def test_no_process_of_a_client_outlives_the_process_of_its_agent_killed_with_si
 
 def test_what_a_client_writes_on_stderr_is_capped(tmp_path, capfd):
     path = tmp_path / "chatty.py"
-    path.write_text("import sys\nsys.stderr.write('x' * 3_000_000)\nsys.stderr.flush()\n" + HELLO +
-                    "sys.stdin.readline()\n")
+    path.write_text(
+        "import sys\nsys.stderr.write('x' * 3_000_000)\nsys.stderr.flush()\n" + HELLO + "sys.stdin.readline()\n"
+    )
     agent = ExecAgent(f"{sys.executable} {path}", config=SHORT)
     agent.close()
     printed = capfd.readouterr().err
@@ -206,7 +223,9 @@ def _alive(pid: int) -> bool:
 def test_a_command_that_does_not_start_or_says_no_hello_is_refused_when_built():
     with pytest.raises(ValueError, match="cannot start 'no-such-program-war-env'"):
         make_agent("exec:no-such-program-war-env --flag")
-    with pytest.raises(ValueError, match=r"agent 'exec:true' (ended its output|closed its input) \(it exited with status 0\)"):
+    with pytest.raises(
+        ValueError, match=r"agent 'exec:true' (ended its output|closed its input) \(it exited with status 0\)"
+    ):
         make_agent("exec:true")
     with pytest.raises(ValueError, match="needs a command after 'exec:'"):
         make_agent("exec:")
@@ -214,8 +233,10 @@ def test_a_command_that_does_not_start_or_says_no_hello_is_refused_when_built():
 
 def test_a_client_whose_input_is_full_is_given_up_at_the_deadline_of_the_write(tmp_path):
     path = tmp_path / "deaf.py"
-    path.write_text('import json, sys, time\nsys.stdin.readline()\nprint(json.dumps({"type": "hello"}), flush=True)\n'
-                    'time.sleep(60)\n')
+    path.write_text(
+        'import json, sys, time\nsys.stdin.readline()\nprint(json.dumps({"type": "hello"}), flush=True)\n'
+        "time.sleep(60)\n"
+    )
     agent = ExecAgent(f"{sys.executable} {path}", config=SHORT, deadline=0.3)
     agent.reset(seed=0)
     started = time.monotonic()
@@ -242,11 +263,21 @@ def test_no_client_outlives_a_league_played_by_worker_processes(tmp_path):
 
     pids = tmp_path / "pids"
     client = tmp_path / "client.py"
-    client.write_text(f"import os\nopen({str(pids)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
-                      + (EXAMPLES / "python_agent.py").read_text())
+    client.write_text(
+        f"import os\nopen({str(pids)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
+        + (EXAMPLES / "python_agent.py").read_text()
+    )
     spec = f"exec:{sys.executable} {client}"
-    run = run_league([spec], ["instant", "human"], rounds=2, env_kwargs={"target_points": 8}, out=tmp_path / "run",
-                     workers=2, shard_rounds=1, progress=False)
+    run = run_league(
+        [spec],
+        ["instant", "human"],
+        rounds=2,
+        env_kwargs={"target_points": 8},
+        out=tmp_path / "run",
+        workers=2,
+        shard_rounds=1,
+        progress=False,
+    )
     assert run.rounds_played == 2 * 2 * 2  # the oracle and the client, against two opponents
     started = [int(pid) for pid in pids.read_text().split()]
     assert len(started) >= 5  # the check of the spec, then one per shard

@@ -18,16 +18,21 @@ def test_every_missing_extra_is_named_in_the_one_message(two_absent_extras):
         require(["first", "present", "second"], "war-curves")
     message = str(raised.value)
     assert "\n" not in message
-    assert message == ('war-curves needs the "first" and "second" extras (missing: no_such_module_a, '
-                       'no_such_module_b): pip install "war-env[first,second]" '
-                       '(or, from a clone, pip install -e ".[first,second]")')
+    assert message == (
+        'war-curves needs the "first" and "second" extras (missing: no_such_module_a, '
+        'no_such_module_b): pip install "war-env[first,second]" '
+        '(or, from a clone, pip install -e ".[first,second]")'
+    )
     assert raised.value.extras == ("first", "second")
 
 
 def test_one_missing_extra_reads_in_the_singular(two_absent_extras):
-    with pytest.raises(MissingExtra, match=r'^war-bench needs the "second" extra \(missing: no_such_module_b\): '
-                                           r'pip install "war-env\[second\]" '
-                                           r'\(or, from a clone, pip install -e "\.\[second\]"\)$'):
+    with pytest.raises(
+        MissingExtra,
+        match=r'^war-bench needs the "second" extra \(missing: no_such_module_b\): '
+        r'pip install "war-env\[second\]" '
+        r'\(or, from a clone, pip install -e "\.\[second\]"\)$',
+    ):
         require("second", "war-bench")
 
 
@@ -43,6 +48,7 @@ def test_an_unknown_extra_is_a_programming_error():
 
 def test_the_hint_names_both_installs_by_name_and_from_a_clone():
     # From a clone, "war-env[...]" would look the name up on the package index instead of installing the clone.
-    assert extras.install_hint(["bench", "train"]) == ('pip install "war-env[bench,train]" '
-                                                       '(or, from a clone, pip install -e ".[bench,train]")')
+    assert extras.install_hint(["bench", "train"]) == (
+        'pip install "war-env[bench,train]" (or, from a clone, pip install -e ".[bench,train]")'
+    )
     assert extras.install_hint("fast") == 'pip install "war-env[fast]" (or, from a clone, pip install -e ".[fast]")'

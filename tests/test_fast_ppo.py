@@ -42,12 +42,19 @@ def test_advantages_and_returns_are_sb3s_on_the_same_batch_with_rounds_ending_in
     dones[:, 1] = 0.0
     last_values = rng.normal(size=envs).astype(np.float32)
 
-    buffer = RolloutBuffer(steps, spaces.Box(0, 1, (3,)), spaces.Discrete(2), device="cpu", gamma=gamma,
-                           gae_lambda=lam, n_envs=envs)
+    buffer = RolloutBuffer(
+        steps, spaces.Box(0, 1, (3,)), spaces.Discrete(2), device="cpu", gamma=gamma, gae_lambda=lam, n_envs=envs
+    )
     starts = np.vstack([np.ones((1, envs), np.float32), dones[:-1]])  # SB3's episode_starts[t + 1] is dones[t]
     for t in range(steps):
-        buffer.add(np.zeros((envs, 3), np.float32), np.zeros((envs, 1)), rewards[t], starts[t],
-                   torch.from_numpy(values[t]), torch.zeros(envs))
+        buffer.add(
+            np.zeros((envs, 3), np.float32),
+            np.zeros((envs, 1)),
+            rewards[t],
+            starts[t],
+            torch.from_numpy(values[t]),
+            torch.zeros(envs),
+        )
     buffer.compute_returns_and_advantage(torch.from_numpy(last_values), dones[-1])
 
     advantages, returns = advantages_and_returns(rewards, values, dones, last_values, gamma, lam)
@@ -69,8 +76,13 @@ def test_no_value_is_bootstrapped_across_the_end_of_a_round():
 def test_war_v0_is_trained_to_the_optimum_on_a_small_budget(tmp_path):
     """War-v0's optimum is to draw as the turn opens (``prompt``; the ``oracle`` plays it without latency): the final
     model plays exactly like it on 300 held-out paired rounds, no takeover, no false start."""
-    run = run_fast_ppo(tmp_path / "run", 60_000, overrides={"num_envs": 64, "rollout_steps": 64,
-                                                            "minibatch_size": 1024}, seed=0, bench_rounds=300)
+    run = run_fast_ppo(
+        tmp_path / "run",
+        60_000,
+        overrides={"num_envs": 64, "rollout_steps": 64, "minibatch_size": 1024},
+        seed=0,
+        bench_rounds=300,
+    )
     bench = run.model_card["benchmark_final"]
     assert bench["model"]["takeovers"] == 0 and bench["model"]["false_starts"] == 0, bench["model"]
     assert bench["mean_return_difference"] == 0.0 and bench["bar"]["passed"], bench
@@ -141,8 +153,14 @@ def test_war_bench_and_its_suite_play_the_model_by_its_spec(trained, tmp_path):
     if config.frame_stack > 1:
         pytest.skip("one model with memory (the LSTM) is enough for the suite's round-by-round play")
     spec = f"fast_ppo:{path}"
-    league = run_league(agents=["prompt", spec], opponents=["human"], rounds=3, out=str(tmp_path / "bench"),
-                        env_id="WarMemory-v1", progress=False)
+    league = run_league(
+        agents=["prompt", spec],
+        opponents=["human"],
+        rounds=3,
+        out=str(tmp_path / "bench"),
+        env_id="WarMemory-v1",
+        progress=False,
+    )
     assert league.rounds_played == 3 * 3  # the oracle, prompt and the model, 3 rounds each
     assert f"`{spec}`" in (tmp_path / "bench" / "report.md").read_text()
     suite = run_suite(agents=[spec], probes=["memory"], rounds=2, out=tmp_path / "suite", progress=False)
@@ -233,28 +251,46 @@ def test_nan_weights_and_sb3_specs_on_a_fast_file_are_refused_clearly(mlp_file, 
 
 
 # --- settings ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("overrides, message", [
-    ({"gama": 0.99}, r"unknown fast_ppo setting\(s\) \['gama'\]"),
-    ({"gamma": 1.5}, r"gamma must be a number in \(0\.0, 1\.0\]"),
-    ({"num_envs": 0}, r"num_envs must be a whole number"),
-    ({"hidden": "64xq"}, r"hidden must be layer sizes"),
-    ({"activation": "sigmoid"}, r"activation must be one of"),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"gama": 0.99}, r"unknown fast_ppo setting\(s\) \['gama'\]"),
+        ({"gamma": 1.5}, r"gamma must be a number in \(0\.0, 1\.0\]"),
+        ({"num_envs": 0}, r"num_envs must be a whole number"),
+        ({"hidden": "64xq"}, r"hidden must be layer sizes"),
+        ({"activation": "sigmoid"}, r"activation must be one of"),
+    ],
+)
 def test_bad_settings_are_refused_naming_them(overrides, message):
     with pytest.raises(ValueError, match=message):
         FastPPOConfig.with_overrides(overrides)
 
 
 def test_the_discount_is_longer_than_the_sb3_configs_by_default_and_settable():
-    assert FastPPOConfig().gamma == 0.99 and 0.99 ** 30 > 0.7
+    assert FastPPOConfig().gamma == 0.99 and 0.99**30 > 0.7
     assert FastPPOConfig.with_overrides({"gamma": 0.995, "hidden": "32x32"}).hidden == (32, 32)
 
 
 def test_war_train_runs_fast_ppo_and_refuses_the_sb3_only_options(tmp_path, capsys):
     from war_env.scripts.train import cli
 
-    assert cli(["--algo", "fast_ppo", "--timesteps", "10", "--set", "num_envs=8,rollout_steps=4,minibatch_size=8",
-                "--run-dir", str(tmp_path / "run"), "--bench-rounds", "0"]) == 0
+    assert (
+        cli(
+            [
+                "--algo",
+                "fast_ppo",
+                "--timesteps",
+                "10",
+                "--set",
+                "num_envs=8,rollout_steps=4,minibatch_size=8",
+                "--run-dir",
+                str(tmp_path / "run"),
+                "--bench-rounds",
+                "0",
+            ]
+        )
+        == 0
+    )
     assert "load it as fast_ppo:" in capsys.readouterr().out
     assert (tmp_path / "run" / "final.zip").is_file() and (tmp_path / "run" / "progress.jsonl").is_file()
     with pytest.raises(SystemExit):
@@ -273,8 +309,9 @@ def test_the_policy_s_tanh_is_torch_s_in_value_and_gradient():
     network with ``torch.nn.Tanh`` (and the numpy forward of ``fast_ppo:PATH`` computes ``np.tanh``)."""
     torch.manual_seed(0)
     ours = build_policy(FastNetwork(7, (16, 16), "tanh", 0)).actor
-    reference = torch.nn.Sequential(*[copy.deepcopy(module) if isinstance(module, torch.nn.Linear) else torch.nn.Tanh()
-                                      for module in ours])
+    reference = torch.nn.Sequential(
+        *[copy.deepcopy(module) if isinstance(module, torch.nn.Linear) else torch.nn.Tanh() for module in ours]
+    )
     x = torch.randn(300, 7) * 3.0
     outputs = [network(x) for network in (ours, reference)]
     for output in outputs:
@@ -296,7 +333,7 @@ def test_a_sequence_replayed_in_one_pass_gives_the_rollouts_step_by_step_lstm_ou
         whole, last = policy.features(x, starts, state)
         steps, carried = [], state
         for t in range(len(x)):
-            out, carried = policy.features(x[t:t + 1], starts[t:t + 1], carried)
+            out, carried = policy.features(x[t : t + 1], starts[t : t + 1], carried)
             steps.append(out)
     torch.testing.assert_close(whole, torch.cat(steps))
     torch.testing.assert_close(last[0], carried[0])
@@ -329,8 +366,12 @@ def test_a_sampled_policy_draws_with_its_probability_and_the_same_round_seed_dra
     assert draws[0] == draws[1] != draws[2]
     assert np.mean(draws[0] + draws[2]) == pytest.approx(0.3, abs=0.02)
     greedy = play_rounds(f"fast_ppo:{hedging_file}", "human", war_env.WarConfig(target_points=8), [0, 1, 2])
-    played = [play_rounds(f"fast_ppo:path={hedging_file},actions=sampled", "human", war_env.WarConfig(target_points=8),
-                          [0, 1, 2]) for _ in range(2)]
+    played = [
+        play_rounds(
+            f"fast_ppo:path={hedging_file},actions=sampled", "human", war_env.WarConfig(target_points=8), [0, 1, 2]
+        )
+        for _ in range(2)
+    ]
     assert all(record.takeover[0] for record in greedy)  # it never draws: the timer takes its seat over
     assert played[0] == played[1] and not any(record.takeover[0] for record in played[0])
 
@@ -352,6 +393,7 @@ class CutOff(Exception):
 
 def cut_off_run(run_dir, after_steps: int):
     """A run of 2,048 steps stopped (as by Ctrl-C) after the update that reaches ``after_steps``."""
+
     def log(entry):
         if entry["steps"] >= after_steps:
             raise CutOff
@@ -366,8 +408,11 @@ def test_a_cut_off_run_resumes_from_its_latest_checkpoint_and_its_progress_has_e
     run_dir = tmp_path / "run"
     cut_off_run(run_dir, after_steps=1280)  # checkpoints at 512 and 1,024; the update to 1,280 is lost
     assert sorted(path.name for path in (run_dir / "checkpoints").iterdir()) == [
-        "fast_ppo_1024_steps.optimizer.pth", "fast_ppo_1024_steps.zip",
-        "fast_ppo_512_steps.optimizer.pth", "fast_ppo_512_steps.zip"]
+        "fast_ppo_1024_steps.optimizer.pth",
+        "fast_ppo_1024_steps.zip",
+        "fast_ppo_512_steps.optimizer.pth",
+        "fast_ppo_512_steps.zip",
+    ]
     checkpoint = make_agent(f"fast_ppo:{run_dir / 'checkpoints' / 'fast_ppo_1024_steps.zip'}")
     assert checkpoint.env_id == "WarLatency-v0"
     assert cli(["--algo", "fast_ppo", "--resume", str(run_dir), "--bench-rounds", "0"]) == 0

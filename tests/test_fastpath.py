@@ -40,13 +40,19 @@ BOTS = ["instant", "human", "uniform:low=1,high=10", "fixed:ticks=29", "fixed:ti
 
 def test_the_numpy_hashes_equal_the_scalar_hashes():
     rng = np.random.default_rng(0)
-    keys = np.concatenate([rng.integers(0, 1 << 63, 3000, dtype=np.int64).astype(np.uint64),
-                           np.array([0, 1, (1 << 64) - 1, 1 << 63], dtype=np.uint64)])
+    keys = np.concatenate(
+        [
+            rng.integers(0, 1 << 63, 3000, dtype=np.int64).astype(np.uint64),
+            np.array([0, 1, (1 << 64) - 1, 1 << 63], dtype=np.uint64),
+        ]
+    )
     counters = rng.integers(0, 1 << 40, keys.size).astype(np.uint64)
     for stream in (1, 2, 3, 18):
         bits = hash64_array(keys, stream, counters)
         uniforms = hash_uniform_array(keys, stream, counters)
-        for key, counter, got_bits, got_uniform in zip(keys.tolist(), counters.tolist(), bits.tolist(), uniforms.tolist()):
+        for key, counter, got_bits, got_uniform in zip(
+            keys.tolist(), counters.tolist(), bits.tolist(), uniforms.tolist()
+        ):
             assert got_bits == hash64(key, stream, counter)
             assert got_uniform == hash_uniform(key, stream, counter)
 
@@ -145,7 +151,11 @@ def test_dealt_piles_reach_each_end_like_the_env(piles, starter, reason):
     batch = simulate(config, models, parsed, np.array([starter]), np.array([77], dtype=np.uint64))
     env = gym.make("War-v0", opponent="human", config=config).unwrapped
     round_info, total = play_with_a_clock_bot_at_seat_0(
-        env, "uniform:low=0,high=3", 0, {"piles": piles, "starter": starter}, round_key=77  # the fast path's key
+        env,
+        "uniform:low=0,high=3",
+        0,
+        {"piles": piles, "starter": starter},
+        round_key=77,  # the fast path's key
     )
     assert batch.round_info(0) == round_info
     assert round_info["reason"] == reason
@@ -203,8 +213,13 @@ def test_a_subclass_that_changes_act_is_played_tick_by_tick():
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "config",
-    [WarConfig(), WarConfig(pickup="shuffled"), WarConfig(target_points=None),
-     WarConfig(war_face_down=3, max_battles=None), WarConfig(target_points=20, max_battles=40, pickup="shuffled")],
+    [
+        WarConfig(),
+        WarConfig(pickup="shuffled"),
+        WarConfig(target_points=None),
+        WarConfig(war_face_down=3, max_battles=None),
+        WarConfig(target_points=20, max_battles=40, pickup="shuffled"),
+    ],
 )
 def test_many_deals_under_other_rules_equal_the_tick_by_tick_env(config):
     # simulate (cards first, then the clock over the moves) against War-v0 under more rules and bot
@@ -238,8 +253,11 @@ def test_without_numba_the_evaluation_loop_plays_tick_by_tick_to_the_same_record
         slow = evaluate("prompt", "human", config, seeds)
     assert slow == fast
     with pytest.raises(ImportError, match=r'"fast" extra'):
-        simulate(config, (ReactionModel.of_bot("human", config, 0), ReactionModel.of_bot("human", config, 1)),
-                 *deals_from_seeds(seeds))
+        simulate(
+            config,
+            (ReactionModel.of_bot("human", config, 0), ReactionModel.of_bot("human", config, 1)),
+            *deals_from_seeds(seeds),
+        )
 
 
 @pytest.mark.parametrize("pickup", ["in_order", "shuffled"])
@@ -259,5 +277,8 @@ def test_the_card_games_alone_are_the_references_with_and_without_numba(pickup, 
     done = False
     while not done:
         *_, done, _, info = env.step(int(env.unwrapped.action_masks()[1]))
-    assert {key: value for key, value in compiled.info(7).as_dict().items() if key in ("winner", "reason", "battles", "wars",
-            "points", "cards")} == {key: info["round"][key] for key in ("winner", "reason", "battles", "wars", "points", "cards")}
+    assert {
+        key: value
+        for key, value in compiled.info(7).as_dict().items()
+        if key in ("winner", "reason", "battles", "wars", "points", "cards")
+    } == {key: info["round"][key] for key in ("winner", "reason", "battles", "wars", "points", "cards")}

@@ -36,18 +36,64 @@ numbers = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.sampled_from([0, 1, -1, 0.1, 3.0, 1e-7, 1e6, 1e12, 1e308, 2**63, 10**20]),
 )
-plausible = st.sampled_from([1, 2, 5, 50, 500, 52, 100_000, 0.05, 0.1, 0.5, 1.0, 3.0, -1.0, "shuffled", "in_order", None])
+plausible = st.sampled_from(
+    [1, 2, 5, 50, 500, 52, 100_000, 0.05, 0.1, 0.5, 1.0, 3.0, -1.0, "shuffled", "in_order", None]
+)
 """Values inside (or at the edge of) the rules' ranges, so that many generated configs are built and played."""
-anything = st.one_of(numbers, st.none(), st.booleans(), st.text(max_size=12), st.lists(st.integers(), max_size=3),
-                     st.dictionaries(st.text(max_size=4), st.integers(), max_size=2))
+anything = st.one_of(
+    numbers,
+    st.none(),
+    st.booleans(),
+    st.text(max_size=12),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),
+)
 spec_values = st.one_of(
-    st.sampled_from(["0", "1", "-1", "0.2", "1.5", "inf", "-inf", "nan", "true", "false", "none", "1e9", "x", "",
-                     "99999999999999999999"]),
+    st.sampled_from(
+        [
+            "0",
+            "1",
+            "-1",
+            "0.2",
+            "1.5",
+            "inf",
+            "-inf",
+            "nan",
+            "true",
+            "false",
+            "none",
+            "1e9",
+            "x",
+            "",
+            "99999999999999999999",
+        ]
+    ),
     st.text(alphabet="abcxyz019.-", max_size=6),
 )
 spec_names = st.one_of(
-    st.sampled_from(["human", "humann", "instant", "fixed", "uniform", "absent", "prompt", "promt", "eager", "random",
-                     "last_moment", "never", "bot", "ppo", "dqn", "maskable_ppo", "HUMAN", " human ", ""]),
+    st.sampled_from(
+        [
+            "human",
+            "humann",
+            "instant",
+            "fixed",
+            "uniform",
+            "absent",
+            "prompt",
+            "promt",
+            "eager",
+            "random",
+            "last_moment",
+            "never",
+            "bot",
+            "ppo",
+            "dqn",
+            "maskable_ppo",
+            "HUMAN",
+            " human ",
+            "",
+        ]
+    ),
     st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=8),
 )
 spec_keys = st.sampled_from(["p", "q", "ticks", "tick", "low", "high", "median", "sigma", "miss", "config", "x"])
@@ -77,8 +123,12 @@ FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 # --- the rules ----------------------------------------------------------------------------------------------
 @pytest.mark.slow
 @FUZZ
-@given(st.one_of(st.dictionaries(st.sampled_from(FIELDS), plausible, max_size=4),
-                 st.dictionaries(st.sampled_from(FIELDS), st.one_of(plausible, numbers, anything), max_size=4)))
+@given(
+    st.one_of(
+        st.dictionaries(st.sampled_from(FIELDS), plausible, max_size=4),
+        st.dictionaries(st.sampled_from(FIELDS), st.one_of(plausible, numbers, anything), max_size=4),
+    )
+)
 def test_warconfig_builds_or_names_the_problem_and_a_built_one_plays(fields):
     try:
         config = WarConfig(**fields)
@@ -99,8 +149,9 @@ def test_warconfig_builds_or_names_the_problem_and_a_built_one_plays(fields):
 
 
 # --- gym.make, reset, step ----------------------------------------------------------------------------------
-constructor_arguments = st.dictionaries(st.sampled_from([*FIELDS, "opponent", "render_mode", "config", "speed"]),
-                                        st.one_of(anything, specs()), max_size=3)
+constructor_arguments = st.dictionaries(
+    st.sampled_from([*FIELDS, "opponent", "render_mode", "config", "speed"]), st.one_of(anything, specs()), max_size=3
+)
 
 
 @FUZZ
@@ -129,13 +180,31 @@ def test_gym_make_builds_or_names_the_problem(kwargs):
 
 
 reset_options = st.one_of(
-    st.none(), anything,
-    st.dictionaries(st.sampled_from(["piles", "starter", "new_match", "pile"]),
-                    st.one_of(anything, st.lists(st.lists(st.sampled_from(["AS", "KD", "2C", "10H", "1X", ""]),
-                                                          max_size=3), max_size=3)), max_size=3),
+    st.none(),
+    anything,
+    st.dictionaries(
+        st.sampled_from(["piles", "starter", "new_match", "pile"]),
+        st.one_of(
+            anything, st.lists(st.lists(st.sampled_from(["AS", "KD", "2C", "10H", "1X", ""]), max_size=3), max_size=3)
+        ),
+        max_size=3,
+    ),
 )
-actions = st.one_of(anything, st.sampled_from([np.int64(1), np.int8(0), np.array(1), np.array([1]), np.array([1, 0]),
-                                               np.float32(1.0), np.bool_(True), np.array(True)]))
+actions = st.one_of(
+    anything,
+    st.sampled_from(
+        [
+            np.int64(1),
+            np.int8(0),
+            np.array(1),
+            np.array([1]),
+            np.array([1, 0]),
+            np.float32(1.0),
+            np.bool_(True),
+            np.array(True),
+        ]
+    ),
+)
 
 
 @FUZZ
@@ -176,14 +245,35 @@ def test_every_spec_builds_or_is_refused_naming_it(spec):
 
 # --- the batched and two-seat envs ---------------------------------------------------------------------------
 @FUZZ
-@given(st.one_of(st.dictionaries(st.sampled_from(["turn_seconds", "war_face_down", "reward_win", "pickup"]), plausible,
-                                 max_size=3),
-                 st.dictionaries(st.sampled_from(["opponent", "max_episode_steps", "render_mode", "backend", "config",
-                                                  "turn_seconds", "war_face_down", "reward_win"]),
-                                 st.one_of(plausible, anything, specs()), max_size=3)),
-       # the number of envs stays small: memory grows with it by design (a bound on it is the vector env's call)
-       st.one_of(st.integers(min_value=1, max_value=4), st.integers(min_value=-3, max_value=0),
-                 st.sampled_from([0.5, True, "2", None, math.nan])))
+@given(
+    st.one_of(
+        st.dictionaries(
+            st.sampled_from(["turn_seconds", "war_face_down", "reward_win", "pickup"]), plausible, max_size=3
+        ),
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "opponent",
+                    "max_episode_steps",
+                    "render_mode",
+                    "backend",
+                    "config",
+                    "turn_seconds",
+                    "war_face_down",
+                    "reward_win",
+                ]
+            ),
+            st.one_of(plausible, anything, specs()),
+            max_size=3,
+        ),
+    ),
+    # the number of envs stays small: memory grows with it by design (a bound on it is the vector env's call)
+    st.one_of(
+        st.integers(min_value=1, max_value=4),
+        st.integers(min_value=-3, max_value=0),
+        st.sampled_from([0.5, True, "2", None, math.nan]),
+    ),
+)
 def test_the_vector_env_builds_or_names_the_problem(kwargs, num_envs):
     try:
         envs = WarVectorEnv(num_envs=num_envs, **kwargs)
@@ -197,8 +287,12 @@ def test_the_vector_env_builds_or_names_the_problem(kwargs, num_envs):
 
 
 @FUZZ
-@given(st.dictionaries(st.sampled_from(["render_mode", "max_cycles", "config", "turn_seconds", "pickup"]), anything,
-                       max_size=3), reset_options)
+@given(
+    st.dictionaries(
+        st.sampled_from(["render_mode", "max_cycles", "config", "turn_seconds", "pickup"]), anything, max_size=3
+    ),
+    reset_options,
+)
 def test_the_two_seat_env_builds_and_resets_or_names_the_problem(kwargs, options):
     try:
         WarParallelEnv(**kwargs).reset(seed=4, options=options)
@@ -211,32 +305,106 @@ def test_the_two_seat_env_builds_and_resets_or_names_the_problem(kwargs, options
 # --- every console script ------------------------------------------------------------------------------------
 BAD_ARGUMENTS = {
     # command: options that are refused before the command does any work (each argv holds at least one)
-    "benchmark": [["--agents", "promt"], ["--opponents", "humann"], ["--opponents", "random:q=0.2"],
-                  ["--rounds", "0"], ["--rounds", "x"], ["--seed", "-1"], ["--env", "turn_seconds=1e7"],
-                  ["--env", "speed=3"], ["--env", "reward_win=1e300"], ["--workers", "0"], ["--shard-rounds", "-2"],
-                  ["--backend", "spark"], ["--address", "auto"], ["--resume", "/nonexistent/run"],
-                  ["--agents", "ppo:/nonexistent/model.zip"], ["--agents", "prompt", "prompt"],
-                  ["--opponents", "human:median=inf"], ["--opponents", "human:miss=true"]],
-    "train": [["--algo", "ppoo"], ["--opponent", "humann"], ["--set", "learning_rate=1e300"],
-              ["--set", "n_steps=1000000000"], ["--set", "n_epochs=100000000"], ["--set", "gamma"],
-              ["--set", "foo=1"], ["--env-arg", "turn_seconds=1e7"], ["--n-envs", "0"], ["--n-envs", "100000"],
-              ["--timesteps", "0"], ["--seed", "-3"], ["--bench-seed", "-1"], ["--bench-rounds", "-5"],
-              ["--resume", "/nonexistent/run"], ["--config", "/nonexistent/config.json"], ["--vec-env", "threads"]],
-    "play": [["--opponent", "humann"], ["--opponent", "prompt"], ["--turn-seconds", "1e7"], ["--turn-seconds", "0"],
-             ["--turn-seconds", "nan"], ["--seed", "-1"], ["--opponent", "fixed:ticks=1e9"]],
-    "tune": [["--algo", "ppoo"], ["--space", "nonsense"], ["--space", '{"gamma": {"uniform": [0.9, 1.5]}}'],
-             ["--samples", "0"], ["--timesteps", "0"], ["--opponent", "humann"], ["--n-envs", "1000"],
-             ["--env-arg", "turn_seconds=-1"], ["--seed", "-1"], ["--address", "x"], ["--config", "/nonexistent.json"]],
-    "selfplay": [["--timesteps", "0"], ["--refresh-every", "0"], ["--algo", "dqn"], ["--seed", "-1"],
-                 ["--turn-seconds", "1e12"], ["--eval-deals", "0"], ["--config", "/nonexistent.json"]],
-    "curves": [["--algo", "ppoo"], ["--seeds", "0", "0"], ["--seeds", "-1"], ["--every", "0"], ["--every", "200000"],
-               ["--timesteps", "0"], ["--rounds", "0"], ["--workers", "0"], ["--opponent", "humann"],
-               ["--eval-seed", "-1"], ["--config", "/nonexistent.json"], ["--env-arg", "turn_seconds=-1"],
-               ["--vec-env", "threads"]],
-    "perf": [["--repeats", "0"], ["--budget", "0"], ["--budget", "nan"], ["--fast-rounds", "0"],
-             ["--league-rounds", "0"]],
+    "benchmark": [
+        ["--agents", "promt"],
+        ["--opponents", "humann"],
+        ["--opponents", "random:q=0.2"],
+        ["--rounds", "0"],
+        ["--rounds", "x"],
+        ["--seed", "-1"],
+        ["--env", "turn_seconds=1e7"],
+        ["--env", "speed=3"],
+        ["--env", "reward_win=1e300"],
+        ["--workers", "0"],
+        ["--shard-rounds", "-2"],
+        ["--backend", "spark"],
+        ["--address", "auto"],
+        ["--resume", "/nonexistent/run"],
+        ["--agents", "ppo:/nonexistent/model.zip"],
+        ["--agents", "prompt", "prompt"],
+        ["--opponents", "human:median=inf"],
+        ["--opponents", "human:miss=true"],
+    ],
+    "train": [
+        ["--algo", "ppoo"],
+        ["--opponent", "humann"],
+        ["--set", "learning_rate=1e300"],
+        ["--set", "n_steps=1000000000"],
+        ["--set", "n_epochs=100000000"],
+        ["--set", "gamma"],
+        ["--set", "foo=1"],
+        ["--env-arg", "turn_seconds=1e7"],
+        ["--n-envs", "0"],
+        ["--n-envs", "100000"],
+        ["--timesteps", "0"],
+        ["--seed", "-3"],
+        ["--bench-seed", "-1"],
+        ["--bench-rounds", "-5"],
+        ["--resume", "/nonexistent/run"],
+        ["--config", "/nonexistent/config.json"],
+        ["--vec-env", "threads"],
+    ],
+    "play": [
+        ["--opponent", "humann"],
+        ["--opponent", "prompt"],
+        ["--turn-seconds", "1e7"],
+        ["--turn-seconds", "0"],
+        ["--turn-seconds", "nan"],
+        ["--seed", "-1"],
+        ["--opponent", "fixed:ticks=1e9"],
+    ],
+    "tune": [
+        ["--algo", "ppoo"],
+        ["--space", "nonsense"],
+        ["--space", '{"gamma": {"uniform": [0.9, 1.5]}}'],
+        ["--samples", "0"],
+        ["--timesteps", "0"],
+        ["--opponent", "humann"],
+        ["--n-envs", "1000"],
+        ["--env-arg", "turn_seconds=-1"],
+        ["--seed", "-1"],
+        ["--address", "x"],
+        ["--config", "/nonexistent.json"],
+    ],
+    "selfplay": [
+        ["--timesteps", "0"],
+        ["--refresh-every", "0"],
+        ["--algo", "dqn"],
+        ["--seed", "-1"],
+        ["--turn-seconds", "1e12"],
+        ["--eval-deals", "0"],
+        ["--config", "/nonexistent.json"],
+    ],
+    "curves": [
+        ["--algo", "ppoo"],
+        ["--seeds", "0", "0"],
+        ["--seeds", "-1"],
+        ["--every", "0"],
+        ["--every", "200000"],
+        ["--timesteps", "0"],
+        ["--rounds", "0"],
+        ["--workers", "0"],
+        ["--opponent", "humann"],
+        ["--eval-seed", "-1"],
+        ["--config", "/nonexistent.json"],
+        ["--env-arg", "turn_seconds=-1"],
+        ["--vec-env", "threads"],
+    ],
+    "perf": [
+        ["--repeats", "0"],
+        ["--budget", "0"],
+        ["--budget", "nan"],
+        ["--fast-rounds", "0"],
+        ["--league-rounds", "0"],
+    ],
 }
-FOLDER_OPTION = {"benchmark": "--out", "train": "--run-dir", "curves": "--run-dir", "tune": "--out", "selfplay": "--run-dir"}
+FOLDER_OPTION = {
+    "benchmark": "--out",
+    "train": "--run-dir",
+    "curves": "--run-dir",
+    "tune": "--out",
+    "selfplay": "--run-dir",
+}
 
 
 @pytest.mark.parametrize("command", sorted(BAD_ARGUMENTS))

@@ -33,23 +33,58 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 CONSTRAINTS = ROOT / "constraints.txt"
-FLOORS = {"gymnasium": "1.1.0", "numpy": "1.26.0", "scipy": "1.15.0", "matplotlib": "3.8.0", "tqdm": "4.66.0",
-          "jsonschema": "4.20.0", "filelock": "3.12.0", "numba": "0.68.0"}
+FLOORS = {
+    "gymnasium": "1.1.0",
+    "numpy": "1.26.0",
+    "scipy": "1.15.0",
+    "matplotlib": "3.8.0",
+    "tqdm": "4.66.0",
+    "jsonschema": "4.20.0",
+    "filelock": "3.12.0",
+    "numba": "0.68.0",
+}
 """The lower bounds of pyproject.toml for the core and the bench extra, installed exactly."""
-LEAGUE = ["--agents", "prompt", "random:p=0.2", "--opponents", "human", "--rounds", "30", "--seed", "5", "--quiet",
-          "--workers", "2"]
+LEAGUE = [
+    "--agents",
+    "prompt",
+    "random:p=0.2",
+    "--opponents",
+    "human",
+    "--rounds",
+    "30",
+    "--seed",
+    "5",
+    "--quiet",
+    "--workers",
+    "2",
+]
 
 
 def plain_environment() -> dict:
     """A user's shell: none of the Makefile's or conftest's variables, no virtual environment active."""
-    drop = {"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS", "SDL_VIDEODRIVER",
-            "SDL_AUDIODRIVER", "VIRTUAL_ENV", "PYTHONPATH"}
+    drop = {
+        "OMP_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+        "NUMBA_NUM_THREADS",
+        "SDL_VIDEODRIVER",
+        "SDL_AUDIODRIVER",
+        "VIRTUAL_ENV",
+        "PYTHONPATH",
+    }
     return {name: value for name, value in os.environ.items() if name not in drop}
 
 
 def run(command: list, cwd: Path, timeout: float = 600, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([str(part) for part in command], cwd=cwd, env=plain_environment(), capture_output=True,
-                          text=True, timeout=timeout, **kwargs)
+    return subprocess.run(
+        [str(part) for part in command],
+        cwd=cwd,
+        env=plain_environment(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **kwargs,
+    )
 
 
 def make_venv(folder: Path, python: str = sys.executable) -> Path:
@@ -70,14 +105,27 @@ def pip_install(bin_dir: Path, *requirements, constraints: Path | None = None) -
 def built(tmp_path_factory) -> tuple[Path, str]:
     """The wheel, built as a packager builds it (``python -m build``), and everything the build printed."""
     out = tmp_path_factory.mktemp("wheel")
-    source = out / "source"  # a clean copy: setuptools' build/ folder in the checkout would skip steps and their warnings
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "runs", "*.egg-info",
-                                                               "__pycache__", ".pytest_cache", ".hypothesis"))
+    source = (
+        out / "source"
+    )  # a clean copy: setuptools' build/ folder in the checkout would skip steps and their warnings
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "dist", "runs", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"
+        ),
+    )
     # This machine sets PYTHONDONTWRITEBYTECODE, which makes setuptools warn that it skips byte-compiling;
     # a user's shell has no such variable.
     environment = {name: value for name, value in plain_environment().items() if name != "PYTHONDONTWRITEBYTECODE"}
-    done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(source)], cwd=out,
-                          env=environment, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(source)],
+        cwd=out,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     (found,) = out.glob("war_env-*.whl")
     return found, done.stdout + done.stderr
@@ -107,12 +155,23 @@ def test_the_wheel_holds_one_top_level_package_with_its_data(wheel):
         (top_level,) = [name for name in names if name.endswith(".dist-info/top_level.txt")]
         assert archive.read(top_level).decode().split() == ["war_env"]
     assert {name.split("/")[0] for name in names if ".dist-info/" not in name} == {"war_env"}
-    for shipped in ("war_env/data/results.schema.json", "war_env/data/configs/ppo.json",
-                    "war_env/data/configs/maskable_ppo.json", "war_env/data/rl_zoo/ppo.yml",
-                    "war_env/agents/__init__.py", "war_env/agents/sb3_agent.py", "war_env/scripts/benchmark.py",
-                    "war_env/league/run.py", "war_env/training/run.py", "war_env/play/session.py",
-                    "war_env/web/app.py", "war_env/web/static/index.html", "war_env/web/static/style.css",
-                    "war_env/web/static/table.js", "war_env/web/static/favicon.svg"):
+    for shipped in (
+        "war_env/data/results.schema.json",
+        "war_env/data/configs/ppo.json",
+        "war_env/data/configs/maskable_ppo.json",
+        "war_env/data/rl_zoo/ppo.yml",
+        "war_env/agents/__init__.py",
+        "war_env/agents/sb3_agent.py",
+        "war_env/scripts/benchmark.py",
+        "war_env/league/run.py",
+        "war_env/training/run.py",
+        "war_env/play/session.py",
+        "war_env/web/app.py",
+        "war_env/web/static/index.html",
+        "war_env/web/static/style.css",
+        "war_env/web/static/table.js",
+        "war_env/web/static/favicon.svg",
+    ):
         assert shipped in names, shipped
 
 
@@ -135,27 +194,31 @@ def core(wheel, tmp_path_factory) -> Path:
 
 
 def test_the_core_install_makes_war_v0_from_anywhere(core, elsewhere):
-    code = ("import gymnasium as gym, war_env, sys; env = gym.make('War-v0'); env.reset(seed=0); "
-            "done = False\nwhile not done:\n    *_, done, _, info = env.step(1)\n"
-            "print(info['round']['reason']); "
-            "assert not {'torch', 'pygame', 'ray', 'scipy'} & set(sys.modules)")
+    code = (
+        "import gymnasium as gym, war_env, sys; env = gym.make('War-v0'); env.reset(seed=0); "
+        "done = False\nwhile not done:\n    *_, done, _, info = env.step(1)\n"
+        "print(info['round']['reason']); "
+        "assert not {'torch', 'pygame', 'ray', 'scipy'} & set(sys.modules)"
+    )
     done = run([core / "python", "-c", code], cwd=elsewhere)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() in ("all_cards", "points", "battle_limit", "war_shortage")
 
 
-@pytest.mark.parametrize("command, extras", [
-    (["war-bench", "--rounds", "2", "--out", "bench-run"], ["bench"]),
-    (["war-train", "--run-dir", "train-run"], ["train"]),
-    (["war-selfplay", "--run-dir", "selfplay-run"], ["train"]),
-    (["war-tune", "--out", "tune-run"], ["train", "distributed"]),
-    (["war-curves", "--run-dir", "curves-run"], ["train", "bench"]),
-    (["war-play", "--window"], ["render"]),
-    (["war-play", "--web"], ["web"]),
-    (["war-perf"], ["bench"]),
-])
-def test_a_command_without_its_extras_names_all_of_them_in_one_line_and_writes_nothing(core, tmp_path, command,
-                                                                                       extras):
+@pytest.mark.parametrize(
+    "command, extras",
+    [
+        (["war-bench", "--rounds", "2", "--out", "bench-run"], ["bench"]),
+        (["war-train", "--run-dir", "train-run"], ["train"]),
+        (["war-selfplay", "--run-dir", "selfplay-run"], ["train"]),
+        (["war-tune", "--out", "tune-run"], ["train", "distributed"]),
+        (["war-curves", "--run-dir", "curves-run"], ["train", "bench"]),
+        (["war-play", "--window"], ["render"]),
+        (["war-play", "--web"], ["web"]),
+        (["war-perf"], ["bench"]),
+    ],
+)
+def test_a_command_without_its_extras_names_all_of_them_in_one_line_and_writes_nothing(core, tmp_path, command, extras):
     done = run([core / command[0], *command[1:]], cwd=tmp_path)
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
@@ -173,9 +236,15 @@ def test_importing_an_optional_module_without_its_extra_names_the_extra(core, el
 
 def test_war_play_in_the_terminal_takes_keys_from_a_script(core, elsewhere):
     """The core install plays in a terminal: a script presses 'Play 10 battles', waits, and quits."""
-    process = subprocess.Popen([core / "war-play", "--terminal", "--opponent", "instant", "--seed", "1"], cwd=elsewhere,
-                               env=plain_environment(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [core / "war-play", "--terminal", "--opponent", "instant", "--seed", "1"],
+        cwd=elsewhere,
+        env=plain_environment(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     process.stdin.write("p")
     process.stdin.flush()
     time.sleep(2.0)
@@ -210,37 +279,91 @@ def test_war_bench_writes_its_report_from_an_installed_package(full_league):
 
 
 def test_war_train_saves_a_model_that_war_bench_loads(full, elsewhere):
-    done = run([full / "war-train", "--algo", "ppo", "--timesteps", "256", "--n-envs", "1", "--set", "n_steps=64",
-                "--set", "batch_size=64", "--bench-rounds", "5", "--run-dir", "model-run", "--no-progress-bar"],
-               cwd=elsewhere)
+    done = run(
+        [
+            full / "war-train",
+            "--algo",
+            "ppo",
+            "--timesteps",
+            "256",
+            "--n-envs",
+            "1",
+            "--set",
+            "n_steps=64",
+            "--set",
+            "batch_size=64",
+            "--bench-rounds",
+            "5",
+            "--run-dir",
+            "model-run",
+            "--no-progress-bar",
+        ],
+        cwd=elsewhere,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "held-out comparison" in done.stdout
     model = elsewhere / "model-run" / "final.zip"
-    done = run([full / "war-bench", "--agents", "prompt", f"ppo:{model}", "--opponents", "human", "--rounds", "6",
-                "--quiet", "--out", "model-league"], cwd=elsewhere)
+    done = run(
+        [
+            full / "war-bench",
+            "--agents",
+            "prompt",
+            f"ppo:{model}",
+            "--opponents",
+            "human",
+            "--rounds",
+            "6",
+            "--quiet",
+            "--out",
+            "model-league",
+        ],
+        cwd=elsewhere,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads((elsewhere / "model-league" / "results.json").read_text())
     assert [entry["agent"] for entry in results["agents"]] == ["oracle", "prompt", f"ppo:{model}"]  # the reference
 
 
 def test_war_selfplay_runs_from_an_installed_package(full, elsewhere):
-    done = run([full / "war-selfplay", "--timesteps", "64", "--refresh-every", "64", "--n-envs", "1",
-                "--eval-deals", "1", "--run-dir", "selfplay-run"], cwd=elsewhere)
+    done = run(
+        [
+            full / "war-selfplay",
+            "--timesteps",
+            "64",
+            "--refresh-every",
+            "64",
+            "--n-envs",
+            "1",
+            "--eval-deals",
+            "1",
+            "--run-dir",
+            "selfplay-run",
+        ],
+        cwd=elsewhere,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert (elsewhere / "selfplay-run" / "selfplay.json").is_file()
 
 
 def test_war_perf_quick_mode_prints_its_table(full, elsewhere):
-    done = run([full / "war-perf", "--repeats", "1", "--budget", "0.01", "--fast-rounds", "64", "--no-league",
-                "--no-memory"], cwd=elsewhere)
+    done = run(
+        [full / "war-perf", "--repeats", "1", "--budget", "0.01", "--fast-rounds", "64", "--no-league", "--no-memory"],
+        cwd=elsewhere,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "CartPole" in done.stdout
 
 
 def test_war_play_web_serves_the_page_from_the_installed_package(full, elsewhere):
     """The page and its files are package data: the installed server serves them at the URL it prints."""
-    process = subprocess.Popen([full / "war-play", "--web", "--port", "0", "--opponent", "instant"], cwd=elsewhere,
-                               env=plain_environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [full / "war-play", "--web", "--port", "0", "--opponent", "instant"],
+        cwd=elsewhere,
+        env=plain_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = process.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/", line)
@@ -262,7 +385,10 @@ def test_every_command_has_help_for_users(full, elsewhere):
 # --- the dependency floors ---------------------------------------------------------------------------------
 def oldest_python() -> str | None:
     """The oldest Python that pyproject.toml allows (3.10), when this machine has one that runs."""
-    candidates = [shutil.which("python3.10"), *sorted(str(p) for p in Path("/root/.pyenv/versions").glob("3.10*/bin/python3.10"))]
+    candidates = [
+        shutil.which("python3.10"),
+        *sorted(str(p) for p in Path("/root/.pyenv/versions").glob("3.10*/bin/python3.10")),
+    ]
     for candidate in filter(None, candidates):
         if subprocess.run([candidate, "--version"], capture_output=True).returncode == 0:
             return candidate
@@ -275,8 +401,15 @@ def test_the_stated_floors_play_the_same_league_to_the_same_numbers(wheel, full_
     floors.write_text("".join(f"{name}=={version}\n" for name, version in FLOORS.items()))
     bin_dir = make_venv(tmp_path / "venv", python)
     pip_install(bin_dir, f"{wheel}[bench]", constraints=floors)
-    versions = run([bin_dir / "python", "-c", "import importlib.metadata as m, json, sys; print(json.dumps("
-                    "{n: m.version(n) for n in %r} | {'python': sys.version.split()[0]}))" % list(FLOORS)], cwd=tmp_path)
+    versions = run(
+        [
+            bin_dir / "python",
+            "-c",
+            "import importlib.metadata as m, json, sys; print(json.dumps("
+            "{n: m.version(n) for n in %r} | {'python': sys.version.split()[0]}))" % list(FLOORS),
+        ],
+        cwd=tmp_path,
+    )
     installed = json.loads(versions.stdout)
     assert {name: installed[name] for name in FLOORS} == FLOORS
     done = run([bin_dir / "war-bench", *LEAGUE, "--out", "league"], cwd=tmp_path)

@@ -22,15 +22,32 @@ def as_policy(rule: PressRule, delay: int):
         if phase == OURS:  # a press of age delay - 1 lands in this tick: it draws
             return (masks == 0) | (rule.at_own_draw & ((masks >> (delay - 1)) & 1 == 1))
         return np.array([rule.presses(elapsed, mask != 0) for mask in masks])
+
     return press
 
 
-@pytest.mark.parametrize("bot, latency", [("uniform:low=3,high=12", 6), ("uniform:low=12,high=13", 4),
-                                          ("uniform:low=4,high=5", 4), ("uniform:low=1,high=20", 2),
-                                          ("fixed:ticks=9", 3)])
-@pytest.mark.parametrize("rule", [PressRule((), ()), PressRule((7,), (False,)), PressRule((2, 7), (True, True)),
-                                  PressRule((1, 5, 9), (True, False, True)), PressRule((0, 1, 2), (True,) * 3),
-                                  PressRule((), (), True), PressRule((7, 15), (True, False), True)])
+@pytest.mark.parametrize(
+    "bot, latency",
+    [
+        ("uniform:low=3,high=12", 6),
+        ("uniform:low=12,high=13", 4),
+        ("uniform:low=4,high=5", 4),
+        ("uniform:low=1,high=20", 2),
+        ("fixed:ticks=9", 3),
+    ],
+)
+@pytest.mark.parametrize(
+    "rule",
+    [
+        PressRule((), ()),
+        PressRule((7,), (False,)),
+        PressRule((2, 7), (True, True)),
+        PressRule((1, 5, 9), (True, False, True)),
+        PressRule((0, 1, 2), (True,) * 3),
+        PressRule((), (), True),
+        PressRule((7, 15), (True, False), True),
+    ],
+)
 def test_the_chain_costs_a_rule_what_the_solver_evaluates_for_it(bot, latency, rule):
     config = WarConfig(latency=f"fixed:ticks={latency}", reward_false_start=-FS, reward_idle_tick=-IDLE)
     problem = problem_with(config, make_bot(bot).reaction_probabilities(config))
@@ -43,8 +60,13 @@ def test_the_best_rule_of_a_family_is_the_least_of_all_its_rules():
     config = WarConfig(latency="fixed:ticks=6", reward_false_start=-FS, reward_idle_tick=-IDLE)
     problem = problem_with(config, make_bot("uniform:low=3,high=12").reaction_probabilities(config))
     best = best_rule([problem], [1.0], [1.0], 2)
-    every = [rule_cost(problem, PressRule((a, b), (x, y))).cost_per_move
-             for a in range(30) for b in range(a + 1, 30) for x in (True, False) for y in (True, False)]
+    every = [
+        rule_cost(problem, PressRule((a, b), (x, y))).cost_per_move
+        for a in range(30)
+        for b in range(a + 1, 30)
+        for x in (True, False)
+        for y in (True, False)
+    ]
     every += [rule_cost(problem, PressRule((a,), (x,), True)).cost_per_move for a in range(30) for x in (True, False)]
     assert best.cost.cost_per_move == pytest.approx(min(every), abs=1e-15)
 

@@ -98,5 +98,6 @@ def test_the_card_games_alone_ignore_latency_which_only_times_them():
     from war_env.evaluation.fastpath import deals_from_seeds, play_cards
 
     deals = deals_from_seeds(range(20))
-    np.testing.assert_array_equal(play_cards(WarConfig(latency="fixed:ticks=3"), *deals).rows,
-                                  play_cards(WarConfig(), *deals).rows)
+    np.testing.assert_array_equal(
+        play_cards(WarConfig(latency="fixed:ticks=3"), *deals).rows, play_cards(WarConfig(), *deals).rows
+    )

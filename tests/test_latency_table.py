@@ -15,15 +15,27 @@ from war_env.league.run import run_league
 
 @pytest.mark.slow
 def test_the_table_has_a_row_per_pairing_with_per_move_numbers(tmp_path):
-    runs = [run_league(agents=["prompt"], opponents=["fixed:ticks=5"], rounds=4, seed=1, out=tmp_path / name,
-                       env_kwargs={"latency": latency}, progress=False, workers=1).run_dir
-            for name, latency in (("zero", "fixed:ticks=0"), ("two", "fixed:ticks=2"))]
+    runs = [
+        run_league(
+            agents=["prompt"],
+            opponents=["fixed:ticks=5"],
+            rounds=4,
+            seed=1,
+            out=tmp_path / name,
+            env_kwargs={"latency": latency},
+            progress=False,
+            workers=1,
+        ).run_dir
+        for name, latency in (("zero", "fixed:ticks=0"), ("two", "fixed:ticks=2"))
+    ]
     rows = latency_table(runs).splitlines()[2:]
     cells = [[cell.strip() for cell in row.strip("|").split("|")] for row in rows]
-    assert [row[:3] for row in cells] == [["`fixed:ticks=0`", "`fixed:ticks=5`", "`oracle`"],
-                                          ["`fixed:ticks=0`", "`fixed:ticks=5`", "`prompt`"],
-                                          ["`fixed:ticks=2`", "`fixed:ticks=5`", "`oracle`"],
-                                          ["`fixed:ticks=2`", "`fixed:ticks=5`", "`prompt`"]]
+    assert [row[:3] for row in cells] == [
+        ["`fixed:ticks=0`", "`fixed:ticks=5`", "`oracle`"],
+        ["`fixed:ticks=0`", "`fixed:ticks=5`", "`prompt`"],
+        ["`fixed:ticks=2`", "`fixed:ticks=5`", "`oracle`"],
+        ["`fixed:ticks=2`", "`fixed:ticks=5`", "`prompt`"],
+    ]
     assert cells[0][3] == cells[2][3] == "reference"
     assert cells[1][3] == "0 (exact)" and cells[1][4] == cells[1][5] == "0 (exact)"  # prompt is the oracle at 0
     # with latency 2 prompt presses on the open ticks t, t+1, t+2: the first draws in t+2, the next two land
@@ -33,8 +45,15 @@ def test_the_table_has_a_row_per_pairing_with_per_move_numbers(tmp_path):
 
 @pytest.fixture(scope="module")
 def random_run(tmp_path_factory):
-    return run_league(agents=["prompt", "random:p=0.2"], opponents=["human"], rounds=12, seed=5,
-                      out=tmp_path_factory.mktemp("table") / "run", progress=False, workers=1).run_dir
+    return run_league(
+        agents=["prompt", "random:p=0.2"],
+        opponents=["human"],
+        rounds=12,
+        seed=5,
+        out=tmp_path_factory.mktemp("table") / "run",
+        progress=False,
+        workers=1,
+    ).run_dir
 
 
 def _copy(run_dir: Path, tmp_path: Path) -> Path:
@@ -75,10 +94,14 @@ def _not_json(record: dict):
     return b'{"round": 1 "seed": 21}' if record["round"] == 3 and record["agent"] == "prompt" else None
 
 
-@pytest.mark.parametrize("edit, complaint", [
-    (_fewer_false_starts, "round 7 of random:p=0.2 vs human is not what the round plays: false_starts"),
-    (_not_json, "is not a round record: Expecting ',' delimiter"),
-], ids=["a forged record", "a line that is not JSON"])
+@pytest.mark.parametrize(
+    "edit, complaint",
+    [
+        (_fewer_false_starts, "round 7 of random:p=0.2 vs human is not what the round plays: false_starts"),
+        (_not_json, "is not a round record: Expecting ',' delimiter"),
+    ],
+    ids=["a forged record", "a line that is not JSON"],
+)
 def test_a_refused_record_is_one_line_naming_the_file_and_the_line(random_run, tmp_path, capsys, edit, complaint):
     """Issue 31: a forged record was accepted, and a bad one gave a 12-line traceback."""
     copy = _copy(random_run, tmp_path)

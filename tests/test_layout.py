@@ -21,8 +21,12 @@ def modules() -> dict[str, Path]:
             if parts[-1] == "__init__":
                 parts.pop()
             name = ".".join([package, *parts])
-            if name.startswith("war_env.agents") and package == "war_env" or \
-                    name.startswith("war_env.scripts") and package == "war_env":
+            if (
+                name.startswith("war_env.agents")
+                and package == "war_env"
+                or name.startswith("war_env.scripts")
+                and package == "war_env"
+            ):
                 continue
             found[name] = path
     return found
@@ -50,7 +54,7 @@ def test_the_modules_import_each_other_without_cycles():
         state[name] = "open"
         for target in sorted(graph[name]):
             if state.get(target) == "open":
-                cycles.append(stack[stack.index(target):] + [target])
+                cycles.append(stack[stack.index(target) :] + [target])
             elif target not in state:
                 visit(target, stack + [target])
         state[name] = "done"
@@ -78,8 +82,11 @@ def test_no_module_imports_another_modules_private_names():
     for name, path in modules().items():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "war_env":
-                private += [(name, node.module, alias.name) for alias in node.names
-                            if alias.name.startswith("_") and node.module != name]
+                private += [
+                    (name, node.module, alias.name)
+                    for alias in node.names
+                    if alias.name.startswith("_") and node.module != name
+                ]
     assert not private, private
 
 
@@ -120,8 +127,13 @@ def test_no_module_imports_from_a_layer_above_its_own():
     for name, path in modules().items():
         own = layer_of(name)
         for node in ast.walk(ast.parse(path.read_text())):
-            targets = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+            targets = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.module
+                else []
+            )
             for target in targets:
                 theirs = layer_of(target)
                 if own is not None and theirs is not None and theirs > own:
@@ -133,15 +145,19 @@ def test_the_game_core_imports_without_gymnasium_or_the_views():
     """``war_env/__init__.py`` runs before any ``war_env.core`` module, so its env registration must wait for
     Gymnasium instead of importing it (``war_env.support.after_import``)."""
     core = sorted(name for name in modules() if name == "war_env.core" or name.startswith("war_env.core."))
-    code = (f"import sys\nfor name in {core!r}:\n    __import__(name)\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'gymnasium' or m.startswith('war_env.views')))")
+    code = (
+        f"import sys\nfor name in {core!r}:\n    __import__(name)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'gymnasium' or m.startswith('war_env.views')))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout
 
 
 def test_war_env_registers_its_envs_whichever_of_it_and_gymnasium_is_imported_first():
     for first, second in (("war_env", "gymnasium"), ("gymnasium", "war_env")):
-        code = f"import {first}, {second}; print(gymnasium.spec('War-v0').entry_point, gymnasium.spec('WarMemory-v1').id)"
+        code = (
+            f"import {first}, {second}; print(gymnasium.spec('War-v0').entry_point, gymnasium.spec('WarMemory-v1').id)"
+        )
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
         assert done.stdout.split() == ["war_env.envs.war:WarEnv", "WarMemory-v1"], (first, done.stdout)
 

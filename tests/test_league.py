@@ -47,8 +47,16 @@ def pairing(results, agent, opponent):
 # --- the files ------------------------------------------------------------------------------------------
 def test_a_run_leaves_every_file_of_the_report(league_run):
     run, _ = league_run
-    for name in ("config.json", ROUNDS_FILE, "results.json", "run.json", "report.md",
-                 "regret.png", "reaction.png", "round_length.png"):
+    for name in (
+        "config.json",
+        ROUNDS_FILE,
+        "results.json",
+        "run.json",
+        "report.md",
+        "regret.png",
+        "reaction.png",
+        "round_length.png",
+    ):
         assert (run.run_dir / name).is_file(), name
     for name in ("regret.png", "reaction.png", "round_length.png"):
         assert (run.run_dir / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -165,18 +173,30 @@ def test_one_and_two_workers_give_the_same_results(tmp_path):
     one = main(**SMALL, out=tmp_path / "one", workers=1, shard_rounds=3, progress=False)
     two = main(**SMALL, out=tmp_path / "two", workers=2, shard_rounds=3, progress=False)
     assert (one.run_dir / "results.json").read_bytes() == (two.run_dir / "results.json").read_bytes()
-    assert sorted(read_rounds(one.run_dir / ROUNDS_FILE), key=repr) == \
-        sorted(read_rounds(two.run_dir / ROUNDS_FILE), key=repr)
+    assert sorted(read_rounds(one.run_dir / ROUNDS_FILE), key=repr) == sorted(
+        read_rounds(two.run_dir / ROUNDS_FILE), key=repr
+    )
 
 
 @pytest.mark.slow
 def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_one(tmp_path):
     league = ["--agents", "prompt", "last_moment", "--opponents", "human", "--rounds", "60", "--seed", "9"]
     killed = tmp_path / "killed"
-    command = [sys.executable, "-m", "war_env.scripts.benchmark", *league, "--out", str(killed), "--quiet", "--shard-rounds", "7"]
+    command = [
+        sys.executable,
+        "-m",
+        "war_env.scripts.benchmark",
+        *league,
+        "--out",
+        str(killed),
+        "--quiet",
+        "--shard-rounds",
+        "7",
+    ]
     command += ["--workers", "2"]  # the parent is killed; its two workers must notice and stop by themselves
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     log = killed / ROUNDS_FILE
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:
@@ -196,8 +216,9 @@ def test_a_killed_run_resumes_to_the_results_of_an_uninterrupted_one(tmp_path):
 
     resumed = main(resume=killed, progress=False)
     assert resumed.rounds_played == 180 - finished
-    whole = main(agents=["prompt", "last_moment"], opponents=["human"], rounds=60, seed=9, out=tmp_path / "whole",
-                 progress=False)
+    whole = main(
+        agents=["prompt", "last_moment"], opponents=["human"], rounds=60, seed=9, out=tmp_path / "whole", progress=False
+    )
     assert (killed / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
     assert len(gzip.decompress(log.read_bytes()).splitlines()) == 180  # whole records in whole gzip members
 
@@ -238,8 +259,14 @@ def test_resume_refuses_new_league_options_and_a_finished_folder_is_not_overwrit
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory):
     """A finished run whose records the tests below edit (in copies)."""
-    return main(agents=["prompt", "random:p=0.2"], opponents=["human", "absent"], rounds=4, seed=20,
-                out=tmp_path_factory.mktemp("small") / "run", progress=False)
+    return main(
+        agents=["prompt", "random:p=0.2"],
+        opponents=["human", "absent"],
+        rounds=4,
+        seed=20,
+        out=tmp_path_factory.mktemp("small") / "run",
+        progress=False,
+    )
 
 
 def _edited_copy(run, tmp_path, line: int, edit) -> Path:
@@ -257,18 +284,33 @@ def _edited_copy(run, tmp_path, line: int, edit) -> Path:
     return copy
 
 
-@pytest.mark.parametrize("line, edit, complaint", [
-    (3, lambda r: r.update(episode_return=r["episode_return"] + 0.5), "episode_return .*, but the record's own fields give"),
-    (5, lambda r: r.update(winner=7), "winner must be 0, 1 or null, got 7"),
-    (2, lambda r: r.update(battles=r["battles"] + 1), "the cards of round .* give RoundResult\\(winner="),
-    (2, lambda r: r.update(winner=None if r["winner"] is not None else 0), "the cards of round"),
-    (4, lambda r: r.update(seed=r["seed"] + 1), "with seed .* is not in this league"),
-    (6, lambda r: r.update(agent="eager"), "the pairing eager vs .* is not in this league"),
-    (7, lambda r: r.update(reaction_ticks=[[99], r["reaction_ticks"][1]]), "a reaction of 99 ticks in a turn of 30"),
-    (8, lambda r: r.pop("opponent"), "a RoundRecord needs exactly the keys"),
-    (2, lambda r: b'{"round": 1, "seed": 21, "agent": "\xff"}', "is not a round record: 'utf-8' codec can't decode"),
-    (3, lambda r: b'{"round": 1 "seed": 21}', "is not a round record: Expecting ',' delimiter"),
-])
+@pytest.mark.parametrize(
+    "line, edit, complaint",
+    [
+        (
+            3,
+            lambda r: r.update(episode_return=r["episode_return"] + 0.5),
+            "episode_return .*, but the record's own fields give",
+        ),
+        (5, lambda r: r.update(winner=7), "winner must be 0, 1 or null, got 7"),
+        (2, lambda r: r.update(battles=r["battles"] + 1), "the cards of round .* give RoundResult\\(winner="),
+        (2, lambda r: r.update(winner=None if r["winner"] is not None else 0), "the cards of round"),
+        (4, lambda r: r.update(seed=r["seed"] + 1), "with seed .* is not in this league"),
+        (6, lambda r: r.update(agent="eager"), "the pairing eager vs .* is not in this league"),
+        (
+            7,
+            lambda r: r.update(reaction_ticks=[[99], r["reaction_ticks"][1]]),
+            "a reaction of 99 ticks in a turn of 30",
+        ),
+        (8, lambda r: r.pop("opponent"), "a RoundRecord needs exactly the keys"),
+        (
+            2,
+            lambda r: b'{"round": 1, "seed": 21, "agent": "\xff"}',
+            "is not a round record: 'utf-8' codec can't decode",
+        ),
+        (3, lambda r: b'{"round": 1 "seed": 21}', "is not a round record: Expecting ',' delimiter"),
+    ],
+)
 def test_an_edited_record_is_refused_naming_the_file_and_the_line(small_run, tmp_path, line, edit, complaint):
     copy = _edited_copy(small_run, tmp_path, line, edit)
     with pytest.raises(ValueError, match=f"{copy / ROUNDS_FILE}:{line}:? .*{complaint}"):
@@ -313,15 +355,23 @@ def _relabelled(record: dict) -> None:
 def test_records_edited_consistently_are_refused_on_resume_by_replaying_them(small_run, tmp_path, forge):
     """Their fields agree with each other and with the cards; only playing the round again shows the edit."""
     copy = _forge(small_run, tmp_path, forge)
-    with pytest.raises(ValueError, match=f"{copy / ROUNDS_FILE}:[0-9]+: round [0-9]+ of .* is not what the round plays"):
+    with pytest.raises(
+        ValueError, match=f"{copy / ROUNDS_FILE}:[0-9]+: round [0-9]+ of .* is not what the round plays"
+    ):
         main(resume=copy, progress=False)
 
 
 @pytest.fixture(scope="module")
 def random_run(tmp_path_factory):
     """More rounds of a tick-by-tick agent than a sample of 8 replays."""
-    return main(agents=["eager", "random:p=0.2"], opponents=["human"], rounds=40, seed=3,
-                out=tmp_path_factory.mktemp("random") / "run", progress=False)
+    return main(
+        agents=["eager", "random:p=0.2"],
+        opponents=["human"],
+        rounds=40,
+        seed=3,
+        out=tmp_path_factory.mktemp("random") / "run",
+        progress=False,
+    )
 
 
 def _three_fewer_false_starts_once(record: dict) -> None:
@@ -337,16 +387,20 @@ def _eager_relabelled_as_random(record: dict) -> None:
 
 
 @pytest.mark.parametrize("forge", [_three_fewer_false_starts_once, _eager_relabelled_as_random])
-def test_every_round_of_a_shipped_agent_is_replayed_and_a_forgery_named_in_one_short_line(random_run, tmp_path,
-                                                                                          forge):
-    records = [json.loads(line) for line in gzip.decompress((random_run.run_dir / ROUNDS_FILE).read_bytes()).splitlines()]
+def test_every_round_of_a_shipped_agent_is_replayed_and_a_forgery_named_in_one_short_line(random_run, tmp_path, forge):
+    records = [
+        json.loads(line) for line in gzip.decompress((random_run.run_dir / ROUNDS_FILE).read_bytes()).splitlines()
+    ]
     assert max(r["false_starts"][0] for r in records if r["agent"] == "random:p=0.2" and r["round"] == 27) >= 3
     copy = _forge(random_run, tmp_path, forge)
     with pytest.raises(ValueError) as refused:
         main(resume=copy, progress=False)
     message = str(refused.value)
-    assert re.fullmatch(f"{re.escape(str(copy / ROUNDS_FILE))}:[0-9]+: round [0-9]+ of (eager|random:p=0.2) vs human "
-                        r"is not what the round plays: \w+ .*\(replayed: .*", message), message
+    assert re.fullmatch(
+        f"{re.escape(str(copy / ROUNDS_FILE))}:[0-9]+: round [0-9]+ of (eager|random:p=0.2) vs human "
+        r"is not what the round plays: \w+ .*\(replayed: .*",
+        message,
+    ), message
     assert "\n" not in message and len(message) < 400
 
 
@@ -391,31 +445,63 @@ def test_a_foreign_or_broken_config_json_is_named(small_run, tmp_path):
 
 def test_the_rounds_file_is_compact_and_reads_as_plain_gzip_jsonl(small_run):
     raw = gzip.decompress((small_run.run_dir / ROUNDS_FILE).read_bytes())
-    assert [RoundRecord.from_json(line) for line in raw.decode().splitlines()] == read_rounds(small_run.run_dir / ROUNDS_FILE)
+    assert [RoundRecord.from_json(line) for line in raw.decode().splitlines()] == read_rounds(
+        small_run.run_dir / ROUNDS_FILE
+    )
     assert (small_run.run_dir / ROUNDS_FILE).stat().st_size < len(raw) / 3
 
 
 # --- one run per folder, failed starts, a full disk, a read-only folder ---------------------------------------
 @pytest.mark.slow
 def test_a_second_run_on_the_same_folder_is_refused_while_the_first_runs(tmp_path):
-    league = ["--agents", "prompt", "human", "--opponents", "human", "--rounds", "400", "--seed", "1", "--quiet",
-              "--workers", "1", "--out", str(tmp_path / "run")]
-    first = subprocess.Popen([sys.executable, "-m", "war_env.scripts.benchmark", *league], cwd=ROOT,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    league = [
+        "--agents",
+        "prompt",
+        "human",
+        "--opponents",
+        "human",
+        "--rounds",
+        "400",
+        "--seed",
+        "1",
+        "--quiet",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "run"),
+    ]
+    first = subprocess.Popen(
+        [sys.executable, "-m", "war_env.scripts.benchmark", *league],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     log = tmp_path / "run" / ROUNDS_FILE
     deadline = time.monotonic() + 60
     while not (log.exists() and read_rounds(log)) and time.monotonic() < deadline and first.poll() is None:
         time.sleep(0.02)
-    second = subprocess.run([sys.executable, "-m", "war_env.scripts.benchmark", *league], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
-    resumed = subprocess.run([sys.executable, "-m", "war_env.scripts.benchmark", "--resume", str(tmp_path / "run")],
-                             cwd=ROOT, capture_output=True, text=True, timeout=60)
+    second = subprocess.run(
+        [sys.executable, "-m", "war_env.scripts.benchmark", *league],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    resumed = subprocess.run(
+        [sys.executable, "-m", "war_env.scripts.benchmark", "--resume", str(tmp_path / "run")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert first.wait(timeout=120) == 0, first.stderr.read()
     for refused in (second, resumed):
         assert refused.returncode == 1
         assert refused.stderr.strip().splitlines() == [
             f"war-bench: error: {tmp_path / 'run'} is in use by another war-bench (it holds {tmp_path / 'run' / '.lock'}); "
-            "wait for it to end, or choose another folder"]
+            "wait for it to end, or choose another folder"
+        ]
     assert len(read_rounds(log)) == 1200  # every round once (the oracle plays too)
 
 
@@ -438,12 +524,28 @@ def test_a_run_that_failed_before_its_first_round_is_started_again_by_the_same_c
 def test_an_address_where_no_ray_cluster_answers_fails_within_seconds_and_makes_no_folder(tmp_path, capsys):
     pytest.importorskip("ray")
     started = time.monotonic()
-    status = cli(["--agents", "prompt", "--opponents", "instant", "--rounds", "2", "--backend", "ray",
-                  "--address", "127.0.0.1:1", "--out", str(tmp_path / "run"), "--quiet"])
+    status = cli(
+        [
+            "--agents",
+            "prompt",
+            "--opponents",
+            "instant",
+            "--rounds",
+            "2",
+            "--backend",
+            "ray",
+            "--address",
+            "127.0.0.1:1",
+            "--out",
+            str(tmp_path / "run"),
+            "--quiet",
+        ]
+    )
     assert time.monotonic() - started < 30
     assert status == 1 and not (tmp_path / "run").exists()
     assert capsys.readouterr().err.strip().splitlines() == [
-        "war-bench: error: no Ray cluster answers at 127.0.0.1:1 (nothing there took a gRPC connection within 5 s)"]
+        "war-bench: error: no Ray cluster answers at 127.0.0.1:1 (nothing there took a gRPC connection within 5 s)"
+    ]
 
 
 def _with_little_memory():
@@ -452,15 +554,30 @@ def _with_little_memory():
     resource.setrlimit(resource.RLIMIT_AS, (3_000_000_000, 3_000_000_000))  # a runaway fails here, not the machine
 
 
-@pytest.mark.parametrize("rounds, refusal", [
-    ("10000000000000", "is 20,000,000,000,000 rounds, above the 100,000,000 a league may play"),
-    ("40000000", "GB of memory for its report, and this machine has"),  # 80M rounds: within the cap, not the RAM
-])
+@pytest.mark.parametrize(
+    "rounds, refusal",
+    [
+        ("10000000000000", "is 20,000,000,000,000 rounds, above the 100,000,000 a league may play"),
+        ("40000000", "GB of memory for its report, and this machine has"),  # 80M rounds: within the cap, not the RAM
+    ],
+)
 def test_a_league_too_big_to_play_is_refused_in_one_line_before_anything_is_written(tmp_path, rounds, refusal):
     """Issue 31: --rounds 10000000000000 was accepted, config.json written, and a list of every seed grew to
     9.7 GB before the first round. Here in a process whose memory is capped, and given a minute."""
-    command = [sys.executable, "-m", "war_env.scripts.benchmark", "--agents", "prompt", "--opponents", "human",
-               "--rounds", rounds, "--out", str(tmp_path / "run"), "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "war_env.scripts.benchmark",
+        "--agents",
+        "prompt",
+        "--opponents",
+        "human",
+        "--rounds",
+        rounds,
+        "--out",
+        str(tmp_path / "run"),
+        "--quiet",
+    ]
     if refusal.startswith("GB") and (os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") > 80e9):
         pytest.skip("this machine has the memory for 80M rounds")
     try:
@@ -483,25 +600,43 @@ def _without_file_size_limit():
 @pytest.mark.slow
 def test_a_full_disk_is_one_line_naming_the_file_and_the_rounds_written_are_kept(tmp_path):
     league = ["--agents", "prompt", "random:p=0.2", "--opponents", "human", "--rounds", "200", "--seed", "4"]
-    command = [sys.executable, "-m", "war_env.scripts.benchmark", *league, "--quiet", "--workers", "1",
-               "--out", str(tmp_path / "run")]
-    full = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          preexec_fn=_without_file_size_limit)  # files end at 12 kB: a disk that fills up
+    command = [
+        sys.executable,
+        "-m",
+        "war_env.scripts.benchmark",
+        *league,
+        "--quiet",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "run"),
+    ]
+    full = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=120, preexec_fn=_without_file_size_limit
+    )  # files end at 12 kB: a disk that fills up
     assert full.returncode == 1
     assert full.stderr.strip().splitlines() == [
-        f"war-bench: error: [Errno 27] File too large: '{tmp_path / 'run' / ROUNDS_FILE}'"]
+        f"war-bench: error: [Errno 27] File too large: '{tmp_path / 'run' / ROUNDS_FILE}'"
+    ]
     kept = len(read_rounds(tmp_path / "run" / ROUNDS_FILE))
     assert 0 < kept < 600  # the oracle plays too
     resumed = main(resume=tmp_path / "run", progress=False)  # with room again
     assert resumed.rounds_played == 600 - kept
-    whole = main(agents=["prompt", "random:p=0.2"], opponents=["human"], rounds=200, seed=4, out=tmp_path / "whole",
-                 progress=False)
+    whole = main(
+        agents=["prompt", "random:p=0.2"],
+        opponents=["human"],
+        rounds=200,
+        seed=4,
+        out=tmp_path / "whole",
+        progress=False,
+    )
     assert (tmp_path / "run" / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
 
 
 @contextlib.contextmanager
 def _read_only(folder: Path):
     """``folder`` made read-only: by its mode, or for root (whom modes do not stop) immutable (chattr +i)."""
+
     def writable() -> bool:
         try:
             (folder / ".probe").touch()
@@ -549,8 +684,21 @@ def test_a_bad_spec_fails_before_anything_is_played(tmp_path):
 
 @pytest.mark.slow
 def test_the_cli_passes_rules_to_the_env_and_to_the_agents(tmp_path):
-    status = cli(["--agents", "last_moment", "--opponents", "instant", "--rounds", "2", "--env", "turn_seconds=1.0",
-                  "--out", str(tmp_path / "cli"), "--quiet"])
+    status = cli(
+        [
+            "--agents",
+            "last_moment",
+            "--opponents",
+            "instant",
+            "--rounds",
+            "2",
+            "--env",
+            "turn_seconds=1.0",
+            "--out",
+            str(tmp_path / "cli"),
+            "--quiet",
+        ]
+    )
     assert status == 0  # an exit status: the console script calls sys.exit(cli())
     results = json.loads((tmp_path / "cli" / "results.json").read_text())
     assert results["rules"]["turn_seconds"] == 1.0
@@ -572,8 +720,9 @@ def _tiny_ppo_file(path: Path) -> Path:
     from war_env.agents.algorithms import build_model
     from war_env.agents.model_files import save_model
 
-    model = build_model("ppo", gym.make("War-v0"), {"net_arch": {"pi": [8], "vf": [8]}}, {"n_steps": 64, "batch_size": 64},
-                        seed=0)
+    model = build_model(
+        "ppo", gym.make("War-v0"), {"net_arch": {"pi": [8], "vf": [8]}}, {"n_steps": 64, "batch_size": 64}, seed=0
+    )
     return save_model(model, path, "ppo", {"net_arch": {"pi": [8], "vf": [8]}})
 
 
@@ -587,9 +736,25 @@ def test_a_model_agent_with_two_workers_finishes_in_a_plain_shell(tmp_path):
 
     model = _tiny_ppo_file(tmp_path / "model.zip")
     plain_shell = {name: value for name, value in os.environ.items() if name not in THREAD_VARIABLES}
-    command = [sys.executable, "-m", "war_env.scripts.benchmark", "--agents", "prompt", f"ppo:{model}",
-               "--opponents", "human", "--rounds", "12", "--shard-rounds", "3", "--workers", "2", "--quiet",
-               "--out", str(tmp_path / "run")]
+    command = [
+        sys.executable,
+        "-m",
+        "war_env.scripts.benchmark",
+        "--agents",
+        "prompt",
+        f"ppo:{model}",
+        "--opponents",
+        "human",
+        "--rounds",
+        "12",
+        "--shard-rounds",
+        "3",
+        "--workers",
+        "2",
+        "--quiet",
+        "--out",
+        str(tmp_path / "run"),
+    ]
     done = subprocess.run(command, env=plain_shell, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert len(read_rounds(tmp_path / "run" / ROUNDS_FILE)) == 36  # the oracle plays too
@@ -610,8 +775,10 @@ def test_resuming_a_run_folder_never_trusts_a_model_file_on_its_word(tmp_path):
     with zipfile.ZipFile(model) as archive:
         entries = {name: archive.read(name) for name in archive.namelist()}
     data = json.loads(entries["data"])
-    data["planted"] = {":type:": "<class 'object'>",
-                       ":serialized:": base64.b64encode(pickle.dumps(_TouchOnUnpickle(str(marker)))).decode()}
+    data["planted"] = {
+        ":type:": "<class 'object'>",
+        ":serialized:": base64.b64encode(pickle.dumps(_TouchOnUnpickle(str(marker)))).decode(),
+    }
     entries["data"] = json.dumps(data).encode()
     planted = tmp_path / "planted.zip"
     with zipfile.ZipFile(planted, "w") as archive:

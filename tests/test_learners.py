@@ -42,15 +42,30 @@ def tiny_config(tmp_path, algo: str, lstm: int = 8):
 @pytest.fixture(scope="module")
 def recurrent(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("recurrent")
-    return train("recurrent_ppo", config_path=tiny_config(tmp_path, "recurrent_ppo"), timesteps=128, n_envs=2,
-                 env_id="WarMemory-v1", run_dir=tmp_path / "run", bench_rounds=2)
+    return train(
+        "recurrent_ppo",
+        config_path=tiny_config(tmp_path, "recurrent_ppo"),
+        timesteps=128,
+        n_envs=2,
+        env_id="WarMemory-v1",
+        run_dir=tmp_path / "run",
+        bench_rounds=2,
+    )
 
 
 @pytest.fixture(scope="module")
 def stacked(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("stacked")
-    return train("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=128, n_envs=2, env_id="WarMemory-v1",
-                 frame_stack=3, run_dir=tmp_path / "run", bench_rounds=2)
+    return train(
+        "ppo",
+        config_path=tiny_config(tmp_path, "ppo"),
+        timesteps=128,
+        n_envs=2,
+        env_id="WarMemory-v1",
+        frame_stack=3,
+        run_dir=tmp_path / "run",
+        bench_rounds=2,
+    )
 
 
 def sb3_actions_over_rounds(model, env_id: str, seeds, frame_stack: int = 1) -> list[list[int]]:
@@ -127,36 +142,73 @@ def test_a_frame_stacked_policy_remembers_its_frames_and_the_agent_stacks_them_a
     assert agent.frame_stack == 3 and agent.batch_policy() is None
     seeds = [5, 6]
     assert agent_actions_over_rounds(agent, "WarMemory-v1", seeds) == sb3_actions_over_rounds(
-        model, "WarMemory-v1", seeds, frame_stack=3)
+        model, "WarMemory-v1", seeds, frame_stack=3
+    )
 
 
 def test_a_model_trained_on_a_probe_refuses_a_game_whose_observation_lacks_its_fields(tmp_path):
     from war_env.evaluation import play_rounds
 
-    result = train("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=1,
-                   env_id="WarInference-v0", run_dir=tmp_path / "run", bench_rounds=0)
+    result = train(
+        "ppo",
+        config_path=tiny_config(tmp_path, "ppo"),
+        timesteps=64,
+        n_envs=1,
+        env_id="WarInference-v0",
+        run_dir=tmp_path / "run",
+        bench_rounds=0,
+    )
     assert "opponent_reaction" in read_metadata(result.final_model)["observation_fields"]
     with pytest.raises(ValueError, match="opponent_reaction.*WarTableReading-v1"):
-        play_rounds(f"ppo:{result.final_model}", "leader:ahead=4,behind=10,width=2",
-                    gym.make("WarTableReading-v1").unwrapped.config, [0], env_id="WarTableReading-v1")
+        play_rounds(
+            f"ppo:{result.final_model}",
+            "leader:ahead=4,behind=10,width=2",
+            gym.make("WarTableReading-v1").unwrapped.config,
+            [0],
+            env_id="WarTableReading-v1",
+        )
 
 
 def test_war_train_takes_the_algorithm_the_probe_and_the_frame_stack_on_its_command_line(tmp_path, capsys):
     from war_env.scripts.train import cli
 
     config = tiny_config(tmp_path, "ppo")
-    assert cli(["--algo", "ppo", "--config", str(config), "--env-id", "WarAnticipation-v1", "--frame-stack", "2",
-                "--timesteps", "64", "--n-envs", "1", "--bench-rounds", "0", "--run-dir", str(tmp_path / "run"),
-                "--no-progress-bar"]) == 0
+    assert (
+        cli(
+            [
+                "--algo",
+                "ppo",
+                "--config",
+                str(config),
+                "--env-id",
+                "WarAnticipation-v1",
+                "--frame-stack",
+                "2",
+                "--timesteps",
+                "64",
+                "--n-envs",
+                "1",
+                "--bench-rounds",
+                "0",
+                "--run-dir",
+                str(tmp_path / "run"),
+                "--no-progress-bar",
+            ]
+        )
+        == 0
+    )
     settings = json.loads((tmp_path / "run" / "config.json").read_text())["settings"]
     assert settings["env_id"] == "WarAnticipation-v1" and settings["frame_stack"] == 2
     assert settings["opponent"] == PROBES["anticipation"].opponent
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--env-id", "WarNothing-v0"], "unknown env id 'WarNothing-v0'"),
-    (["--frame-stack", "0"], r"frame_stack must be an integer in \[1, 64\], got 0"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--env-id", "WarNothing-v0"], "unknown env id 'WarNothing-v0'"),
+        (["--frame-stack", "0"], r"frame_stack must be an integer in \[1, 64\], got 0"),
+    ],
+)
 def test_bad_env_ids_and_frame_stacks_get_one_line_errors(argv, message, tmp_path, capsys):
     from war_env.scripts.train import cli
 
@@ -171,8 +223,16 @@ def test_bad_env_ids_and_frame_stacks_get_one_line_errors(argv, message, tmp_pat
 def test_war_curves_trains_and_evaluates_recurrent_ppo(tmp_path):
     from war_env.training.curves import learning_curves
 
-    result = learning_curves("recurrent_ppo", config_path=tiny_config(tmp_path, "recurrent_ppo"), seeds=(0,),
-                             timesteps=128, every=64, rounds=2, run_dir=tmp_path / "curves", log=lambda _: None)
+    result = learning_curves(
+        "recurrent_ppo",
+        config_path=tiny_config(tmp_path, "recurrent_ppo"),
+        seeds=(0,),
+        timesteps=128,
+        every=64,
+        rounds=2,
+        run_dir=tmp_path / "curves",
+        log=lambda _: None,
+    )
     curves = result.curves
     assert curves["settings"]["algorithm"] == "recurrent_ppo" and curves["steps"] == [64, 128]
     assert result.png.read_bytes().startswith(b"\x89PNG")
@@ -183,8 +243,22 @@ def test_the_learners_table_trains_each_learner_per_probe_and_seed_and_scores_th
     from war_env.experiments.learners import main
 
     out = tmp_path / "learners"
-    argv = ["--out", str(out), "--timesteps", "64", "--seeds", "0", "1", "--learners", "ppo", "a2c", "--probes",
-            "memory", "--rounds", "2"]
+    argv = [
+        "--out",
+        str(out),
+        "--timesteps",
+        "64",
+        "--seeds",
+        "0",
+        "1",
+        "--learners",
+        "ppo",
+        "a2c",
+        "--probes",
+        "memory",
+        "--rounds",
+        "2",
+    ]
     table = main(argv)
     for name in ("ppo", "a2c"):
         for seed in (0, 1):
@@ -209,11 +283,37 @@ def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curve
     from war_env.experiments.learners import main
 
     out = tmp_path / "fast"
-    table = main(["--out", str(out), "--timesteps", "64", "--budget", "fast_lstm=131072", "--seeds", "0", "1",
-                  "--learners", "fast_mlp", "fast_lstm", "--probes", "anticipation", "--rounds", "2", "--jobs", "2",
-                  "--fast-set", "learning_rate=0.0005"])
-    cards = {name: [json.loads((out / "runs" / "anticipation" / f"{name}-s{seed}" / "model_card.json").read_text())
-                    for seed in (0, 1)] for name in ("fast_mlp", "fast_lstm")}
+    table = main(
+        [
+            "--out",
+            str(out),
+            "--timesteps",
+            "64",
+            "--budget",
+            "fast_lstm=131072",
+            "--seeds",
+            "0",
+            "1",
+            "--learners",
+            "fast_mlp",
+            "fast_lstm",
+            "--probes",
+            "anticipation",
+            "--rounds",
+            "2",
+            "--jobs",
+            "2",
+            "--fast-set",
+            "learning_rate=0.0005",
+        ]
+    )
+    cards = {
+        name: [
+            json.loads((out / "runs" / "anticipation" / f"{name}-s{seed}" / "model_card.json").read_text())
+            for seed in (0, 1)
+        ]
+        for name in ("fast_mlp", "fast_lstm")
+    }
     assert [card["timesteps"] for card in cards["fast_mlp"]] == [65536, 65536]  # 64 steps: one whole rollout
     assert [card["timesteps"] for card in cards["fast_lstm"]] == [131072, 131072]
     assert all(card["config"]["lstm_hidden_size"] == 64 for card in cards["fast_lstm"])
@@ -229,9 +329,30 @@ def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curve
         assert all(point["seconds"] > 0 and point["return"]["low"] <= point["return"]["high"] for point in points)
     assert (out / "curves.png").read_bytes().startswith(b"\x89PNG")
     assert set(saved["last_stretch"]["anticipation"]) == {"fast_mlp", "fast_lstm"}
-    sampled = main(["--out", str(out), "--timesteps", "64", "--budget", "fast_lstm=131072", "--seeds", "0", "1",
-                    "--learners", "fast_mlp", "fast_lstm", "--probes", "anticipation", "--rounds", "2", "--jobs", "2",
-                    "--actions", "sampled"])  # the same runs (nothing trained again), played as trained
+    sampled = main(
+        [
+            "--out",
+            str(out),
+            "--timesteps",
+            "64",
+            "--budget",
+            "fast_lstm=131072",
+            "--seeds",
+            "0",
+            "1",
+            "--learners",
+            "fast_mlp",
+            "fast_lstm",
+            "--probes",
+            "anticipation",
+            "--rounds",
+            "2",
+            "--jobs",
+            "2",
+            "--actions",
+            "sampled",
+        ]
+    )  # the same runs (nothing trained again), played as trained
     suite_dir = out / "suites" / "anticipation-seeds-0-1-fast_mlp-fast_lstm-sampled"
     suite = json.loads((suite_dir / "suite.json").read_text())
     played = [spec for spec in suite["suite"]["agents"] if spec.startswith("fast_ppo:")]
@@ -263,12 +384,18 @@ def test_a_table_continued_from_another_trains_its_fast_runs_on_from_their_last_
         card = json.loads((run / "model_card.json").read_text())
         assert (card["timesteps"], card["resumed_from_timesteps"]) == (131072, 65536)
         assert [json.loads(line)["steps"] for line in (run / "progress.jsonl").read_text().splitlines()] == [
-            65536, 131072]
+            65536,
+            131072,
+        ]
     origin = {"folder": str(first.resolve()), "steps": 65536, "goes_on_from": 65536}
     assert json.loads((longer / "learners.json").read_text())["continued_from"] == {
-        "memory/fast_mlp-s0": origin, "memory/fast_mlp-s1": origin}
-    assert (f"Continued from `{first.resolve()}` at 65,536 steps: memory/fast_mlp (seeds 0, 1)."
-            in (longer / "learners.md").read_text())
+        "memory/fast_mlp-s0": origin,
+        "memory/fast_mlp-s1": origin,
+    }
+    assert (
+        f"Continued from `{first.resolve()}` at 65,536 steps: memory/fast_mlp (seeds 0, 1)."
+        in (longer / "learners.md").read_text()
+    )
     assert main(["--out", str(same), "--timesteps", "64", "--continue-from", str(first), *common]) == table
     for seed in (0, 1):  # at the same budget a run is copied whole, not trained again
         model = Path("runs") / "memory" / f"fast_mlp-s{seed}" / "final.zip"
@@ -285,16 +412,30 @@ def _finished_run(table: Path, run: str, card: dict) -> Path:
 FAST_CARD = {"timesteps": 131072, "config": {"num_envs": 1024, "rollout_steps": 64}}
 
 
-@pytest.mark.parametrize("runs, argv, message", [
-    ({}, ["--timesteps", "64"], "holds no table's runs"),
-    ({"memory/fast_mlp-s0": {**FAST_CARD, "timesteps": 65536}, "memory/fast_mlp-s1": FAST_CARD},
-     ["--timesteps", "65536"], "trained 131,072 steps, past the budget 65,536 of fast_mlp"),
-    ({"memory/ppo-s0": {"timesteps": 100352, "timesteps_requested": 100000}}, ["--timesteps", "200000"],
-     "trained 100000 steps, not the budget 200000, and an SB3 run cannot go on"),
-    ({"memory/fast_mlp-s1": None}, ["--timesteps", "200000"], "did not finish; finish it with its own table's command"),
-])
-def test_a_table_that_cannot_go_on_from_another_is_refused_before_anything_is_copied(runs, argv, message, tmp_path,
-                                                                                      capsys):
+@pytest.mark.parametrize(
+    "runs, argv, message",
+    [
+        ({}, ["--timesteps", "64"], "holds no table's runs"),
+        (
+            {"memory/fast_mlp-s0": {**FAST_CARD, "timesteps": 65536}, "memory/fast_mlp-s1": FAST_CARD},
+            ["--timesteps", "65536"],
+            "trained 131,072 steps, past the budget 65,536 of fast_mlp",
+        ),
+        (
+            {"memory/ppo-s0": {"timesteps": 100352, "timesteps_requested": 100000}},
+            ["--timesteps", "200000"],
+            "trained 100000 steps, not the budget 200000, and an SB3 run cannot go on",
+        ),
+        (
+            {"memory/fast_mlp-s1": None},
+            ["--timesteps", "200000"],
+            "did not finish; finish it with its own table's command",
+        ),
+    ],
+)
+def test_a_table_that_cannot_go_on_from_another_is_refused_before_anything_is_copied(
+    runs, argv, message, tmp_path, capsys
+):
     from war_env.experiments.learners import main
 
     source, out = tmp_path / "source", tmp_path / "out"
@@ -303,8 +444,23 @@ def test_a_table_that_cannot_go_on_from_another_is_refused_before_anything_is_co
         if card is None:
             (run_dir / "model_card.json").unlink()  # cut off
     with pytest.raises(SystemExit):
-        main(["--out", str(out), "--continue-from", str(source), "--seeds", "0", "1", "--learners", "fast_mlp", "ppo",
-              "--probes", "memory", *argv])
+        main(
+            [
+                "--out",
+                str(out),
+                "--continue-from",
+                str(source),
+                "--seeds",
+                "0",
+                "1",
+                "--learners",
+                "fast_mlp",
+                "ppo",
+                "--probes",
+                "memory",
+                *argv,
+            ]
+        )
     assert message in capsys.readouterr().err
     assert not (out / "runs").exists()
 
@@ -317,12 +473,36 @@ def test_each_run_is_continued_from_the_first_folder_that_holds_it(tmp_path, cap
     for table, runs in [(first, ["memory/ppo-s0"]), (second, ["memory/ppo-s0", "memory/ppo-s1"])]:
         for run in runs:
             (_finished_run(table, run, sb3_card) / "final.zip").write_text(f"{table.name}'s {run}")
-    assert main(["--out", str(out), "--continue-from", str(first), str(second), "--timesteps", "100", "--seeds", "0",
-                 "1", "--learners", "ppo", "--probes", "memory", "--train-only"]) == {}  # at their budget: no training
+    assert (
+        main(
+            [
+                "--out",
+                str(out),
+                "--continue-from",
+                str(first),
+                str(second),
+                "--timesteps",
+                "100",
+                "--seeds",
+                "0",
+                "1",
+                "--learners",
+                "ppo",
+                "--probes",
+                "memory",
+                "--train-only",
+            ]
+        )
+        == {}
+    )  # at their budget: no training
     assert [(out / "runs" / "memory" / f"ppo-s{seed}" / "final.zip").read_text() for seed in (0, 1)] == [
-        "first's memory/ppo-s0", "second's memory/ppo-s1"]
+        "first's memory/ppo-s0",
+        "second's memory/ppo-s1",
+    ]
     assert {run: origin["folder"] for run, origin in json.loads((out / "continued_from.json").read_text()).items()} == {
-        "memory/ppo-s0": str(first.resolve()), "memory/ppo-s1": str(second.resolve())}
+        "memory/ppo-s0": str(first.resolve()),
+        "memory/ppo-s1": str(second.resolve()),
+    }
     assert "memory/ppo-s1: 128 steps copied from" in capsys.readouterr().out
 
 
@@ -349,20 +529,26 @@ def test_a_table_continues_neither_itself_nor_runs_trained_with_other_fast_setti
     assert f"--continue-from {source} is the table's own --out" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["--out", str(tmp_path / "out"), "--fast-set", "learning_rate=0.00025", *argv])
-    assert ("fast_mlp-s0 was trained with {'learning_rate': 0.001}, not with --fast-set {'learning_rate': 0.00025}: "
-            "continue only from a table trained with the same --fast-set") in capsys.readouterr().err
+    assert (
+        "fast_mlp-s0 was trained with {'learning_rate': 0.001}, not with --fast-set {'learning_rate': 0.00025}: "
+        "continue only from a table trained with the same --fast-set"
+    ) in capsys.readouterr().err
     for table, rate in [(source, 0.001), (tmp_path / "other", 0.00025)]:
         _finished_run(table, "memory/fast_mlp-s1", FAST_CARD)
         (table / "fast_settings.json").write_text(json.dumps({"learning_rate": rate}))
     with pytest.raises(SystemExit):
         main(["--out", str(tmp_path / "out"), *argv[2:], "--continue-from", str(source), str(tmp_path / "other")])
-    assert ("--continue-from folders started with other --fast-set settings, [{'learning_rate': 0.001}, "
-            "{'learning_rate': 0.00025}]: a table holds one" in capsys.readouterr().err)
+    assert (
+        "--continue-from folders started with other --fast-set settings, [{'learning_rate': 0.001}, "
+        "{'learning_rate': 0.00025}]: a table holds one" in capsys.readouterr().err
+    )
     assert not (tmp_path / "out" / "runs").exists()
 
 
-LINES = {"memory": {"yardstick": "press_once", "regret": 3.39, "oracle_cost": 2.45},
-         "reading": {"yardstick": "score_blind", "regret": 1.04, "oracle_cost": 1.2}}
+LINES = {
+    "memory": {"yardstick": "press_once", "regret": 3.39, "oracle_cost": 2.45},
+    "reading": {"yardstick": "score_blind", "regret": 1.04, "oracle_cost": 1.2},
+}
 
 
 def _table_file(folder: Path, scores: dict[str, dict[str, list[float]]], budget: int, rounds: int = 200) -> Path:
@@ -370,13 +556,25 @@ def _table_file(folder: Path, scores: dict[str, dict[str, list[float]]], budget:
     from war_env.experiments.learners import with_aggregates
 
     probes = list(next(iter(scores.values())))
-    table = {name: {"scores": per_probe, "regrets": {probe: [1 - score for score in values]
-                                                     for probe, values in per_probe.items()},
-                    "capability": {probe: [score > 0.5 for score in values] for probe, values in per_probe.items()}}
-             for name, per_probe in scores.items()}
-    report = {"seeds": [0, 1], "rounds": rounds, "actions": "greedy", "fast_settings": {"learning_rate": 0.00025},
-              "budgets": dict.fromkeys(scores, budget), "capability_lines": {probe: LINES[probe] for probe in probes},
-              "learners": with_aggregates(table, probes), "curves": {}, "last_stretch": {}}
+    table = {
+        name: {
+            "scores": per_probe,
+            "regrets": {probe: [1 - score for score in values] for probe, values in per_probe.items()},
+            "capability": {probe: [score > 0.5 for score in values] for probe, values in per_probe.items()},
+        }
+        for name, per_probe in scores.items()
+    }
+    report = {
+        "seeds": [0, 1],
+        "rounds": rounds,
+        "actions": "greedy",
+        "fast_settings": {"learning_rate": 0.00025},
+        "budgets": dict.fromkeys(scores, budget),
+        "capability_lines": {probe: LINES[probe] for probe in probes},
+        "learners": with_aggregates(table, probes),
+        "curves": {},
+        "last_stretch": {},
+    }
     folder.mkdir(parents=True)
     (folder / "learners.json").write_text(json.dumps(report))
     return folder
@@ -386,8 +584,14 @@ def test_a_merged_table_takes_each_learner_on_each_probe_from_the_first_folder_t
     from war_env.experiments.learners import main, with_aggregates
 
     longer = _table_file(tmp_path / "longer", {"fast_mlp": {"memory": [0.5, 0.7]}}, budget=800)
-    shorter = _table_file(tmp_path / "shorter", {"fast_mlp": {"memory": [0.0, 0.0], "reading": [0.2, 0.3]},
-                                                 "ppo": {"memory": [0.1, 0.1], "reading": [0.0, 0.4]}}, budget=100)
+    shorter = _table_file(
+        tmp_path / "shorter",
+        {
+            "fast_mlp": {"memory": [0.0, 0.0], "reading": [0.2, 0.3]},
+            "ppo": {"memory": [0.1, 0.1], "reading": [0.0, 0.4]},
+        },
+        budget=100,
+    )
     out = tmp_path / "merged"
     table = main(["--out", str(out), "--merge", str(longer), str(shorter)])
 
@@ -397,11 +601,16 @@ def test_a_merged_table_takes_each_learner_on_each_probe_from_the_first_folder_t
     assert table == with_aggregates(raw, ["memory", "reading"])  # the IQM and the improvements of the merged scores
     report = json.loads((out / "learners.json").read_text())
     assert report["budgets"] == {"fast_mlp": 800, "fast_mlp@reading": 100, "ppo": 100}
-    assert report["merged_from"] == {"fast_mlp@memory": str(longer), "fast_mlp@reading": str(shorter),
-                                     "ppo@memory": str(shorter), "ppo@reading": str(shorter)}
+    assert report["merged_from"] == {
+        "fast_mlp@memory": str(longer),
+        "fast_mlp@reading": str(shorter),
+        "ppo@memory": str(shorter),
+        "ppo@reading": str(shorter),
+    }
     text = (out / "learners.md").read_text()
-    assert (f"From `{longer}`: fast_mlp (memory).\n\n"
-            f"From `{shorter}`: fast_mlp (reading); ppo (memory, reading).") in text
+    assert (
+        f"From `{longer}`: fast_mlp (memory).\n\nFrom `{shorter}`: fast_mlp (reading); ppo (memory, reading)."
+    ) in text
     assert "| fast_mlp | 800 (reading 100) | 0.60 | 0.25 |" in text
 
 
@@ -413,9 +622,13 @@ def test_merging_one_table_gives_that_table(tmp_path):
     assert merge_reports([(str(folder), report)])["learners"] == report["learners"]
 
 
-@pytest.mark.parametrize("shorter_rounds, out_name, message", [
-    (100, "merged", "--merge: {shorter} has rounds 100, {longer} 200: their scores cannot share a table"),
-    (200, "longer", "--out must not be one of the folders merged")])
+@pytest.mark.parametrize(
+    "shorter_rounds, out_name, message",
+    [
+        (100, "merged", "--merge: {shorter} has rounds 100, {longer} 200: their scores cannot share a table"),
+        (200, "longer", "--out must not be one of the folders merged"),
+    ],
+)
 def test_tables_that_cannot_share_a_table_are_not_merged(shorter_rounds, out_name, message, tmp_path, capsys):
     from war_env.experiments.learners import main
 
@@ -449,10 +662,14 @@ def test_rerendering_a_folder_without_a_table_names_the_file(tmp_path, capsys):
     assert "lacks ['budgets', 'capability_lines', 'curves', 'last_stretch', 'seeds']" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("setting, message", [
-    ("frame_stack=2", "--fast-set cannot change ['frame_stack']"),
-    ("lr=0.001", "unknown fast_ppo setting(s) ['lr']"),
-    ("learning_rate", "expected key=value")])
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ("frame_stack=2", "--fast-set cannot change ['frame_stack']"),
+        ("lr=0.001", "unknown fast_ppo setting(s) ['lr']"),
+        ("learning_rate", "expected key=value"),
+    ],
+)
 def test_a_fast_setting_that_would_change_a_learner_or_is_unknown_is_named(setting, message, tmp_path, capsys):
     from war_env.experiments.learners import main
 
@@ -480,8 +697,11 @@ def test_a_table_folder_older_than_its_fast_settings_is_held_to_the_settings_its
     run_dir = tmp_path / "runs" / "memory" / "fast_stack4-s0"  # cut off before fast_settings.json existed
     run_dir.mkdir(parents=True)
     _new_settings(run_dir, 4096, {"frame_stack": 4, "checkpoint_every": 512}, "WarMemory-v0", None, None, 0, 1)
-    with pytest.raises(ValueError, match=r"fast_stack4-s0 was trained with {'learning_rate': 0.001}, not with "
-                                         r"--fast-set {'learning_rate': 0.00025}"):
+    with pytest.raises(
+        ValueError,
+        match=r"fast_stack4-s0 was trained with {'learning_rate': 0.001}, not with "
+        r"--fast-set {'learning_rate': 0.00025}",
+    ):
         check_fast_settings(tmp_path, ["learning_rate=0.00025"])
     assert not (tmp_path / "fast_settings.json").exists()
     assert check_fast_settings(tmp_path, []) == {}  # the defaults its runs trained with, now kept in the file
@@ -507,7 +727,9 @@ def test_the_capability_line_is_the_best_policy_that_lacks_the_capability():
     assert {probe: line["yardstick"] for probe, line in lines.items()} == {
         "anticipation": "2 press times",  # the clock is shown: two fixed press times play without the capability
         "memory": "press_once",  # the clock is hidden: a fixed press time needs counting, the capability itself
-        "inference": "blind", "reading": "score_blind"}
+        "inference": "blind",
+        "reading": "score_blind",
+    }
     anticipation = exact_gaps(PROBES["anticipation"])
     two_presses = next(rung for rung in ladder(PROBES["anticipation"], anticipation) if rung.family == "2 press times")
     assert lines["anticipation"]["regret"] == two_presses.margin < anticipation.gap("lead")
@@ -519,13 +741,26 @@ def test_the_capability_line_is_the_best_policy_that_lacks_the_capability():
 def test_a_run_shows_the_capability_only_when_its_whole_regret_interval_is_below_the_line(tmp_path):
     from war_env.experiments.learners import _spec, learners_table, render_table
 
-    models = {(name, "inference", seed): tmp_path / f"{name}-s{seed}.zip" for name in ("fast_mlp", "fast_lstm")
-              for seed in (0, 1)}
-    regrets = {("fast_mlp", 0): (0.90, 0.95), ("fast_mlp", 1): (0.90, 0.97),  # the interval reaches the line
-               ("fast_lstm", 0): (0.01, 0.02), ("fast_lstm", 1): (1.40, 1.50)}
-    scores = {"inference": {_spec(name, models[(name, "inference", seed)]): {
-        "score": {"value": 0.5}, "regret": {"value": (low + high) / 2, "low": low, "high": high}}
-        for (name, seed), (low, high) in regrets.items()}}
+    models = {
+        (name, "inference", seed): tmp_path / f"{name}-s{seed}.zip"
+        for name in ("fast_mlp", "fast_lstm")
+        for seed in (0, 1)
+    }
+    regrets = {
+        ("fast_mlp", 0): (0.90, 0.95),
+        ("fast_mlp", 1): (0.90, 0.97),  # the interval reaches the line
+        ("fast_lstm", 0): (0.01, 0.02),
+        ("fast_lstm", 1): (1.40, 1.50),
+    }
+    scores = {
+        "inference": {
+            _spec(name, models[(name, "inference", seed)]): {
+                "score": {"value": 0.5},
+                "regret": {"value": (low + high) / 2, "low": low, "high": high},
+            }
+            for (name, seed), (low, high) in regrets.items()
+        }
+    }
     lines = {"inference": {"yardstick": "blind", "regret": 0.96, "oracle_cost": 0.5}}
     table = learners_table(scores, models, ["fast_mlp", "fast_lstm"], ["inference"], [0, 1], capability=lines)
     assert table["fast_mlp"]["capability"] == {"inference": [True, False]}
@@ -538,8 +773,10 @@ def test_a_run_shows_the_capability_only_when_its_whole_regret_interval_is_below
 def test_below_the_baseline_the_regret_still_orders_the_learners_that_the_score_ties_at_0():
     from war_env.experiments.learners import render_regret_improvement
 
-    table = {"fast_mlp": {"regrets": {"memory": [97.8, 98.4]}, "scores": {"memory": [0.0, 0.0]}},  # never presses
-             "fast_stack4": {"regrets": {"memory": [3.378, 3.378]}, "scores": {"memory": [0.0, 0.0]}}}  # press_once
+    table = {
+        "fast_mlp": {"regrets": {"memory": [97.8, 98.4]}, "scores": {"memory": [0.0, 0.0]}},  # never presses
+        "fast_stack4": {"regrets": {"memory": [3.378, 3.378]}, "scores": {"memory": [0.0, 0.0]}},
+    }  # press_once
     text = render_regret_improvement(table, ["memory"])
     assert "| memory: P(row's regret < column's) | fast_mlp | fast_stack4 |" in text
     assert "| fast_stack4 | 1.00 [1.00, 1.00] |  |" in text and "| fast_mlp |  | 0.00 [0.00, 0.00] |" in text
@@ -549,11 +786,21 @@ def test_an_undefined_score_is_named_not_averaged(tmp_path):
     from war_env.experiments.learners import _spec, learners_table
 
     models = {("fast_mlp", "inference", seed): tmp_path / f"s{seed}.zip" for seed in (0, 1)}
-    scores = {"inference": {_spec("fast_mlp", path): {"score": {"value": None}, "regret": {"value": 0.0, "high": 0.1}}
-                            for path in models.values()}}
+    scores = {
+        "inference": {
+            _spec("fast_mlp", path): {"score": {"value": None}, "regret": {"value": 0.0, "high": 0.1}}
+            for path in models.values()
+        }
+    }
     with pytest.raises(ValueError, match="no score for fast_mlp seed 0 on the inference probe .* play more --rounds"):
-        learners_table(scores, models, ["fast_mlp"], ["inference"], [0, 1],
-                       capability={"inference": {"yardstick": "blind", "regret": 0.96, "oracle_cost": 0.5}})
+        learners_table(
+            scores,
+            models,
+            ["fast_mlp"],
+            ["inference"],
+            [0, 1],
+            capability={"inference": {"yardstick": "blind", "regret": 0.96, "oracle_cost": 0.5}},
+        )
 
 
 def test_a_curve_still_rising_over_its_last_eighth_is_named_and_a_flat_one_is_not(tmp_path):
@@ -562,8 +809,9 @@ def test_a_curve_still_rising_over_its_last_eighth_is_named_and_a_flat_one_is_no
     def write_log(name: str, seed: int, mean_return) -> None:
         run = tmp_path / "runs" / "memory" / f"{name}-s{seed}"
         run.mkdir(parents=True)
-        entries = [{"steps": 100 * k, "seconds": float(k), "rounds": 10, "mean_return": mean_return(k)}
-                   for k in range(1, 17)]
+        entries = [
+            {"steps": 100 * k, "seconds": float(k), "rounds": 10, "mean_return": mean_return(k)} for k in range(1, 17)
+        ]
         (run / "progress.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries))
 
     for seed in (0, 1):

@@ -41,9 +41,15 @@ class TouchOnUnpickle:
 
 def _small_model(algo: str):
     hyperparameters = {"dqn": {"buffer_size": 100, "learning_starts": 0}, "a2c": {"n_steps": 16}}.get(
-        algo, {"n_steps": 16, "batch_size": 16})
-    return build_model(algo, gym.make("War-v0"), {"net_arch": [8, 8]} if algo == "dqn" else
-                       {"net_arch": {"pi": [8], "vf": [8]}}, hyperparameters, seed=0)
+        algo, {"n_steps": 16, "batch_size": 16}
+    )
+    return build_model(
+        algo,
+        gym.make("War-v0"),
+        {"net_arch": [8, 8]} if algo == "dqn" else {"net_arch": {"pi": [8], "vf": [8]}},
+        hyperparameters,
+        seed=0,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +72,10 @@ def _rewrite_zip(source: pathlib.Path, target: pathlib.Path, replace: dict[str, 
 def _plant_in_data(source: pathlib.Path, target: pathlib.Path, marker: pathlib.Path) -> None:
     with zipfile.ZipFile(source) as archive:
         data = json.loads(archive.read("data"))
-    data["planted"] = {":type:": "<class 'object'>",
-                       ":serialized:": base64.b64encode(pickle.dumps(TouchOnUnpickle(marker))).decode()}
+    data["planted"] = {
+        ":type:": "<class 'object'>",
+        ":serialized:": base64.b64encode(pickle.dumps(TouchOnUnpickle(marker))).decode(),
+    }
     _rewrite_zip(source, target, {"data": json.dumps(data).encode()})
 
 
@@ -237,11 +245,14 @@ def test_a_policy_trained_on_some_fields_gets_those_fields_from_the_full_observa
     assert np.array_equal(agent.predict(full)[0], model.predict(full[:, columns], deterministic=True)[0])
 
 
-@pytest.mark.parametrize("fields, message", [
-    (["can_draw", "pile"], r"unknown observation field\(s\) \['pile'\]"),
-    ([], "non-empty list"),
-    (["can_draw", "can_draw"], "must not repeat"),
-])
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        (["can_draw", "pile"], r"unknown observation field\(s\) \['pile'\]"),
+        ([], "non-empty list"),
+        (["can_draw", "can_draw"], "must not repeat"),
+    ],
+)
 def test_bad_observation_fields_get_clear_errors(fields, message):
     from war_env.agents.fields import check_observation_fields
 
@@ -269,8 +280,10 @@ def test_an_entry_that_inflates_past_the_cap_is_refused_from_the_zip_directory(s
     _, path = saved_ppo
     bomb = tmp_path / "bomb.zip"
     _rewrite_zip(path, bomb, {})
-    with zipfile.ZipFile(bomb, "a", compression=zipfile.ZIP_DEFLATED) as archive, \
-            archive.open("padding.pth", "w", force_zip64=True) as entry:
+    with (
+        zipfile.ZipFile(bomb, "a", compression=zipfile.ZIP_DEFLATED) as archive,
+        archive.open("padding.pth", "w", force_zip64=True) as entry,
+    ):
         chunk = bytes(1 << 20)
         for _ in range(MAX_ENTRY_BYTES // len(chunk) + 1):
             entry.write(chunk)
@@ -292,13 +305,17 @@ def test_a_huge_metadata_entry_is_refused_before_it_is_read(saved_ppo, tmp_path)
         read_metadata(padded)
 
 
-@pytest.mark.parametrize("net_arch, message", [
-    ({"pi": [60000, 60000], "vf": [8]}, "make a network of 3,601,.* parameters; at most 10,000,000"),
-    ({"pi": [1] * 200, "vf": [8]}, "200 layers; at most 32"),
-    ({"pi": [1000, 1000], "vf": [8]}, "needs 4,0.* bytes of weights, the file's policy.pth holds"),
-])
-def test_an_architecture_larger_than_the_weights_in_the_file_is_refused_before_it_is_built(saved_ppo, tmp_path,
-                                                                                          net_arch, message):
+@pytest.mark.parametrize(
+    "net_arch, message",
+    [
+        ({"pi": [60000, 60000], "vf": [8]}, "make a network of 3,601,.* parameters; at most 10,000,000"),
+        ({"pi": [1] * 200, "vf": [8]}, "200 layers; at most 32"),
+        ({"pi": [1000, 1000], "vf": [8]}, "needs 4,0.* bytes of weights, the file's policy.pth holds"),
+    ],
+)
+def test_an_architecture_larger_than_the_weights_in_the_file_is_refused_before_it_is_built(
+    saved_ppo, tmp_path, net_arch, message
+):
     _, path = saved_ppo
     with zipfile.ZipFile(path) as archive:
         record = json.loads(archive.read(METADATA_NAME))
@@ -309,12 +326,17 @@ def test_an_architecture_larger_than_the_weights_in_the_file_is_refused_before_i
         load_sb3_agent("ppo", str(inflated))
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda state: state["action_net.weight"].__setitem__((0, 0), float("nan")), "action_net.weight holds NaN"),
-    (lambda state: state["mlp_extractor.policy_net.0.bias"].__setitem__(0, float("inf")), "holds NaN or infinite"),
-    (lambda state: state.__setitem__("action_net.bias", state["action_net.bias"].double()),
-     "action_net.bias is torch.float64, not torch.float32"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda state: state["action_net.weight"].__setitem__((0, 0), float("nan")), "action_net.weight holds NaN"),
+        (lambda state: state["mlp_extractor.policy_net.0.bias"].__setitem__(0, float("inf")), "holds NaN or infinite"),
+        (
+            lambda state: state.__setitem__("action_net.bias", state["action_net.bias"].double()),
+            "action_net.bias is torch.float64, not torch.float32",
+        ),
+    ],
+)
 def test_weights_that_are_not_finite_float32_are_refused_naming_the_file(saved_ppo, tmp_path, change, message):
     _, path = saved_ppo
     broken = tmp_path / "broken.zip"
@@ -384,12 +406,14 @@ def _entries(path: pathlib.Path) -> dict[str, bytes]:
 
 def _strided(size: int):
     """policy.pth whose action_net.weight is one float seen as a size x size matrix (stride 0)."""
+
     def craft(entries):
         state = torch.load(io.BytesIO(entries["policy.pth"]), weights_only=True)
         state["action_net.weight"] = torch.zeros(1).as_strided((size, size), (0, 0))
         buffer = io.BytesIO()
         torch.save(state, buffer)
         return {**entries, "policy.pth": buffer.getvalue()}
+
     return craft
 
 
@@ -416,12 +440,14 @@ def _nested_metadata(entries):
 def _self_referencing(entry: str):
     """``entry``'s data.pkl a list that holds itself 500,000 times (1 MB of pickle; issue 31: 3.4 GB and 38 s
     before the walk of its containers refused it)."""
+
     def craft(entries):
         pickled = b"\x80\x02]q\x00(" + b"h\x00" * 500_000 + b"e."
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as inner:
             inner.writestr("archive/data.pkl", pickled)
         return {**entries, entry: buffer.getvalue()}
+
     return craft
 
 
@@ -469,21 +495,39 @@ def loading_a_small_model(saved_ppo):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("craft, message", [
-    (_strided(30_000), r"policy.pth: a tensor of size \[30000, 30000\] and stride \[0, 0\] at offset 0 views "
-                       "900,000,000 elements of a storage of 1"),
-    (_strided(100_000), "views 10,000,000,000 elements of a storage of 1"),
-    (_inner_deflated_record, "record 'archive/data/0' is compressed"),
-    (_ten_large_entries, "its weights entries are .*'padding0'"),
-    (_nested_metadata, f"unreadable {METADATA_NAME}: it nests deeper than Python parses"),
-    (_self_referencing("policy.pth"), "crafted.zip': policy.pth: data.pkl holds more than 100,000 values"),
-    (_self_referencing("policy.optimizer.pth"),
-     "crafted.zip': policy.optimizer.pth: data.pkl holds more than 100,000 values"),
-    (_huge_integer_metadata, f"crafted.zip' has an unreadable {METADATA_NAME}: Exceeds the limit"),
-], ids=["stride-0 30000x30000", "stride-0 100000x100000", "inner 1 GiB deflated record", "ten 200 MB entries",
-        "nested metadata", "self-referencing policy", "self-referencing optimizer", "5000-digit metadata"])
-def test_a_crafted_model_file_is_refused_in_one_line_within_the_memory_bound(saved_ppo, loading_a_small_model,
-                                                                             tmp_path, craft, message):
+@pytest.mark.parametrize(
+    "craft, message",
+    [
+        (
+            _strided(30_000),
+            r"policy.pth: a tensor of size \[30000, 30000\] and stride \[0, 0\] at offset 0 views "
+            "900,000,000 elements of a storage of 1",
+        ),
+        (_strided(100_000), "views 10,000,000,000 elements of a storage of 1"),
+        (_inner_deflated_record, "record 'archive/data/0' is compressed"),
+        (_ten_large_entries, "its weights entries are .*'padding0'"),
+        (_nested_metadata, f"unreadable {METADATA_NAME}: it nests deeper than Python parses"),
+        (_self_referencing("policy.pth"), "crafted.zip': policy.pth: data.pkl holds more than 100,000 values"),
+        (
+            _self_referencing("policy.optimizer.pth"),
+            "crafted.zip': policy.optimizer.pth: data.pkl holds more than 100,000 values",
+        ),
+        (_huge_integer_metadata, f"crafted.zip' has an unreadable {METADATA_NAME}: Exceeds the limit"),
+    ],
+    ids=[
+        "stride-0 30000x30000",
+        "stride-0 100000x100000",
+        "inner 1 GiB deflated record",
+        "ten 200 MB entries",
+        "nested metadata",
+        "self-referencing policy",
+        "self-referencing optimizer",
+        "5000-digit metadata",
+    ],
+)
+def test_a_crafted_model_file_is_refused_in_one_line_within_the_memory_bound(
+    saved_ppo, loading_a_small_model, tmp_path, craft, message
+):
 
     from war_env.agents.model_files import MAX_LOAD_BYTES
 
@@ -502,8 +546,9 @@ def test_the_largest_network_allowed_loads_within_the_memory_bound(loading_a_sma
 
     arch = {"pi": [2200, 2200], "vf": [2200, 2200]}
     assert 0.95 * MAX_PARAMETERS < network_parameters("ppo", {"net_arch": arch}, OBSERVATION_SIZE) <= MAX_PARAMETERS
-    model = build_model("ppo", gym.make("War-v0"), {"net_arch": arch}, {"n_steps": 16, "batch_size": 16, "n_epochs": 1},
-                        seed=0)
+    model = build_model(
+        "ppo", gym.make("War-v0"), {"net_arch": arch}, {"n_steps": 16, "batch_size": 16, "n_epochs": 1}, seed=0
+    )
     model.learn(16)  # Adam's moments are in the file, as in every checkpoint
     path = save_model(model, tmp_path / "largest.zip", "ppo", {"net_arch": arch})
     status, peak, output = _load_in_a_process(path)

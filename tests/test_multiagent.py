@@ -274,7 +274,9 @@ def test_a_seat_that_never_draws_is_taken_over_and_leaves_while_the_other_plays_
         par.step({idle: 0, active: 0})
     steps_alone = 0
     while par.agents:  # the active seat plays on, drawing in turn, against the takeover bot
-        observations, rewards, terminations, truncations, infos = par.step({active: int(observations[active]["action_mask"][1])})
+        observations, rewards, terminations, truncations, infos = par.step(
+            {active: int(observations[active]["action_mask"][1])}
+        )
         assert set(rewards) == {active}
         steps_alone += 1
     assert steps_alone > 10 and terminations[active]

@@ -9,7 +9,11 @@ from war_env.core.observation import INDEX, OBSERVATION_FIELDS, OBSERVATION_SIZE
 
 
 def test_the_docstring_index_table_matches_the_encoding():
-    rows = re.findall(r"^\s*\|\s*(\d+)\s*\|\s*(\w+)\s*\|", war_env.WarEnv.__doc__.split("## Observation Space")[1].split("##")[0], re.M)
+    rows = re.findall(
+        r"^\s*\|\s*(\d+)\s*\|\s*(\w+)\s*\|",
+        war_env.WarEnv.__doc__.split("## Observation Space")[1].split("##")[0],
+        re.M,
+    )
     assert [(int(i), name) for i, name in rows] == list(enumerate(OBSERVATION_FIELDS))
     assert OBSERVATION_SIZE == 16 == gym.make("War-v0").observation_space.shape[0]
 

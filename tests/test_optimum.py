@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from war_env.core.bots import make_bot
-from war_env.core.optimum import (MAX_DELAY, OURS, THEIRS, State, TimingProblem, InFlight, evaluate, expected_cost,
-                                  solve)
+from war_env.core.optimum import MAX_DELAY, OURS, THEIRS, State, TimingProblem, InFlight, evaluate, expected_cost, solve
 from war_env.core.rules import WarConfig
 
 BOTS = ("instant", "fixed:ticks=5", "uniform:low=1,high=10", "human", "absent")
@@ -19,8 +18,9 @@ FS, IDLE, TAKEOVER = 0.1, 0.001, 1.0
 
 
 def problem(bot: str, latency: tuple[float, ...], config: WarConfig = WarConfig()) -> TimingProblem:
-    return TimingProblem(config.turn_ticks, latency, tuple(make_bot(bot).reaction_probabilities(config)),
-                         FS, IDLE, TAKEOVER)
+    return TimingProblem(
+        config.turn_ticks, latency, tuple(make_bot(bot).reaction_probabilities(config)), FS, IDLE, TAKEOVER
+    )
 
 
 # --- no latency: the optimum is prompt --------------------------------------------------------------------
@@ -56,8 +56,11 @@ def one_move_cost_by_enumeration(p: TimingProblem, delay: int, presses: frozense
 def test_one_move_costs_what_the_best_press_schedule_costs(bot, delay):
     config = WarConfig(turn_seconds=0.8)  # 8 ticks: 256 schedules
     p = problem(bot, tuple(1.0 if d == delay else 0.0 for d in range(delay + 1)), config)
-    best = min(one_move_cost_by_enumeration(p, delay, frozenset(schedule))
-               for size in range(p.turn_ticks + 1) for schedule in itertools.combinations(range(p.turn_ticks), size))
+    best = min(
+        one_move_cost_by_enumeration(p, delay, frozenset(schedule))
+        for size in range(p.turn_ticks + 1)
+        for schedule in itertools.combinations(range(p.turn_ticks), size)
+    )
     assert expected_cost(p, 1, State(THEIRS, 0)) == pytest.approx(best, abs=1e-12)
 
 
@@ -71,8 +74,7 @@ def test_a_random_latency_is_at_least_as_good_as_any_schedule_fixed_in_advance()
 
     def cost(presses):
         total = 0.0
-        for (r, pr), delays in itertools.product(enumerate(reaction),
-                                                 itertools.product((1, 2), repeat=len(presses))):
+        for (r, pr), delays in itertools.product(enumerate(reaction), itertools.product((1, 2), repeat=len(presses))):
             weight = pr * 0.5 ** len(presses)
             sent = [(i, d) for i, d in zip(sorted(presses), delays) if i <= r]
             landings = sorted(i + d for i, d in sent)
@@ -122,11 +124,14 @@ def simulate_cost_per_move(p: TimingProblem, press, moves: int, seed: int) -> fl
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("bot, latency", [
-    ("uniform:low=1,high=10", (0.0, 0.0, 1.0)),
-    ("uniform:low=1,high=10", (0.0, 0.25, 0.25, 0.25, 0.25)),
-    ("fixed:ticks=2", (0.0, 0.0, 0.0, 0.0, 1.0)),
-])
+@pytest.mark.parametrize(
+    "bot, latency",
+    [
+        ("uniform:low=1,high=10", (0.0, 0.0, 1.0)),
+        ("uniform:low=1,high=10", (0.0, 0.25, 0.25, 0.25, 0.25)),
+        ("fixed:ticks=2", (0.0, 0.0, 0.0, 0.0, 1.0)),
+    ],
+)
 def test_the_policy_costs_in_simulation_what_the_solver_says_and_beats_waiting_to_see(bot, latency):
     p = problem(bot, latency)
     policy = solve(p)
@@ -156,8 +161,9 @@ def test_the_landings_of_the_presses_in_flight_are_every_outcome_weighed_by_its_
         for m in range(masks.size):
             ages = [a for a in range(masks.width) if m >> a & 1]
             for lands in itertools.product((False, True), repeat=len(ages)):
-                weight = np.prod([p.landing_hazard[a] if landed else 1 - p.landing_hazard[a]
-                                  for a, landed in zip(ages, lands)])
+                weight = np.prod(
+                    [p.landing_hazard[a] if landed else 1 - p.landing_hazard[a] for a, landed in zip(ages, lands)]
+                )
                 after = sum(1 << (a + 1) for a, landed in zip(ages, lands) if not landed)
                 if weight == 0:
                     continue  # the oldest age always lands
@@ -170,10 +176,10 @@ def test_the_landings_of_the_presses_in_flight_are_every_outcome_weighed_by_its_
 
 SHORTCUT_CASES = [
     ("human", (0.0, 0.0, 1.0), 3.0),
-    ("uniform:low=4,high=9", (0.0, 0.25, 0.25, 0.25, 0.25), 3.0),   # the opponent cannot draw in ticks 0..3
-    ("fixed:ticks=12", (0.0,) * 5 + (1.0,), 2.0),                    # a long stretch where it cannot
-    ("absent", (0.0, 0.5, 0.5), 3.0),                                # it can only be taken over
-    ("human", (0.0, 0.0, 0.0, 1.0), 60.0),                            # 600 ticks: human cannot react after ~400
+    ("uniform:low=4,high=9", (0.0, 0.25, 0.25, 0.25, 0.25), 3.0),  # the opponent cannot draw in ticks 0..3
+    ("fixed:ticks=12", (0.0,) * 5 + (1.0,), 2.0),  # a long stretch where it cannot
+    ("absent", (0.0, 0.5, 0.5), 3.0),  # it can only be taken over
+    ("human", (0.0, 0.0, 0.0, 1.0), 60.0),  # 600 ticks: human cannot react after ~400
     ("uniform:low=2,high=4", (0.3, 0.0, 0.7), 1.0),
 ]
 
@@ -249,8 +255,9 @@ def test_bad_problems_are_refused():
 
 def test_a_solve_reports_every_iteration_to_its_progress_callback():
     seen = []
-    policy = solve(problem("human", (0.0, 0.0, 1.0)),
-                   progress=lambda stage, iteration, seconds: seen.append((stage, iteration)))
+    policy = solve(
+        problem("human", (0.0, 0.0, 1.0)), progress=lambda stage, iteration, seconds: seen.append((stage, iteration))
+    )
     stages = [stage for stage, _ in seen]
     order = ["optimum", "cost per move"]  # the optimum first, then its cost per move
     assert stages == sorted(stages, key=order.index) and set(stages) == set(order)

@@ -88,8 +88,10 @@ def test_on_small_rounds_the_oracle_returns_the_best_of_every_press_schedule(lat
     best_schedule_ticks = 11
     oracle, ticks = oracle_round(config, piles, starter, bot)
     assert ticks <= best_schedule_ticks  # its own schedule is among those searched
-    best = max(timing_return(config, piles, starter, bot, schedule)[0]
-               for schedule in itertools.product((0, 1), repeat=best_schedule_ticks))
+    best = max(
+        timing_return(config, piles, starter, bot, schedule)[0]
+        for schedule in itertools.product((0, 1), repeat=best_schedule_ticks)
+    )
     assert oracle == pytest.approx(best, abs=1e-12)
 
 
@@ -110,8 +112,10 @@ SCRIPTED = ["prompt", "eager", "random:p=0.2", "last_moment", "never", "human", 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("latency, bot", [("fixed:ticks=2", "human"), ("uniform:low=1,high=4", "uniform"),
-                                          ("fixed:ticks=4", "fixed:ticks=5")])
+@pytest.mark.parametrize(
+    "latency, bot",
+    [("fixed:ticks=2", "human"), ("uniform:low=1,high=4", "uniform"), ("fixed:ticks=4", "fixed:ticks=5")],
+)
 def test_no_scripted_agent_beats_the_oracle_on_paired_rounds_beyond_the_interval(latency, bot):
     config = WarConfig(latency=latency)
     seeds = range(30)
@@ -145,8 +149,10 @@ def test_the_oracle_refuses_rewards_that_pay_for_bad_timing_and_the_war_v0_obser
 
 def test_the_oracle_is_solved_once_per_problem():
     config = WarConfig(latency="uniform:low=1,high=3")
-    assert make_agent("oracle", config=config, opponent="human").policy is \
+    assert (
         make_agent("oracle", config=config, opponent="human").policy
+        is make_agent("oracle", config=config, opponent="human").policy
+    )
     assert isinstance(make_agent("oracle", config=config, opponent="human"), Oracle)
 
 
@@ -190,8 +196,9 @@ def test_anticipate_is_one_fixed_lead_which_beats_waiting_to_see_and_never_the_b
     records = play_rounds(anticipate, bot, config, seeds, env_id=probe.env_id)
     same = play_rounds(f"lead:ticks={ticks}", bot, config, seeds, env_id=probe.env_id)
     assert [dataclasses.replace(r, agent=f"lead:ticks={ticks}") for r in records] == same
-    parts = [(weight, problem_with(config, part.reaction_probabilities(config))) for weight, part in
-             components(config, bot)]
+    parts = [
+        (weight, problem_with(config, part.reaction_probabilities(config))) for weight, part in components(config, bot)
+    ]
 
     def cost(lead):
         return sum(weight * lead_cost(problem, lead) for weight, problem in parts)

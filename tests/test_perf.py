@@ -6,14 +6,22 @@ import pytest
 
 from war_env import batched
 from war_env.core.rules import WarConfig
-from war_env.perf import (MEMORY_ENV_STEPS, REFERENCE_SHARE, WITHOUT_ROUND_INFO, WORKLOADS, measure_all,
-                          reference_cards_run, vector_row_name)
+from war_env.perf import (
+    MEMORY_ENV_STEPS,
+    REFERENCE_SHARE,
+    WITHOUT_ROUND_INFO,
+    WORKLOADS,
+    measure_all,
+    reference_cards_run,
+    vector_row_name,
+)
 
 
 @pytest.mark.slow
 def test_the_table_has_every_measurement_and_its_peer():
-    result = measure_all(repeats=1, budget=0.01, fast_rounds=64, league=False, memory=False, training=False,
-                         print_table=False)
+    result = measure_all(
+        repeats=1, budget=0.01, fast_rounds=64, league=False, memory=False, training=False, print_table=False
+    )
     names = [row.what for row in result.rows]
     assert "single env via gym.make" in names
     for num_envs in (1, 16, 256, 4096):
@@ -49,8 +57,9 @@ def test_every_section_scales_its_work_with_the_budget(monkeypatch, compiled):
     budget = 0.001
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = measure_all(repeats=1, budget=budget, fast_rounds=64, league_rounds=1000, training=False,
-                             print_table=False)
+        result = measure_all(
+            repeats=1, budget=budget, fast_rounds=64, league_rounds=1000, training=False, print_table=False
+        )
     fallbacks = [w for w in caught if "numba is not installed" in str(w.message)]
     assert bool(fallbacks) != compiled  # without numba the env and the league say that they fall back
     share = 1.0 if compiled else REFERENCE_SHARE
@@ -77,14 +86,19 @@ def test_the_solver_benchmark_prints_one_line_per_config_with_its_time_or_its_re
 def test_progress_names_each_section_as_it_starts(capsys):
     from war_env.scripts.perf import cli
 
-    assert cli(["--repeats", "1", "--budget", "0.01", "--fast-rounds", "64", "--no-league", "--no-training",
-                "--no-memory"]) == 0
+    assert (
+        cli(
+            ["--repeats", "1", "--budget", "0.01", "--fast-rounds", "64", "--no-league", "--no-training", "--no-memory"]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
     assert all(line.startswith("war-perf: ") and " s, " in line for line in lines), lines
     said = [line.split(" s, ", 1)[1] for line in lines]
     expected = ["the single env against CartPole and Blackjack"] + [
-        f"the vector env at N={num_envs} against CartPole's" for num_envs in (1, 16, 256, 4096)]
+        f"the vector env at N={num_envs} against CartPole's" for num_envs in (1, 16, 256, 4096)
+    ]
     assert [message for message in said if message in expected] == expected
     if batched.available():
         assert said[0] == "the engine's start in a new process" and "the fast path against War-v0 tick by tick" in said
@@ -96,8 +110,16 @@ def test_a_section_whose_extra_is_missing_is_named_as_skipped_with_the_install(m
 
     monkeypatch.setattr(perf, "has_extra", lambda extra: extra != "train")
     said = []
-    result = measure_all(repeats=1, budget=0.01, fast_rounds=64, league=False, memory=False, training=True,
-                         print_table=False, progress=said.append)
+    result = measure_all(
+        repeats=1,
+        budget=0.01,
+        fast_rounds=64,
+        league=False,
+        memory=False,
+        training=True,
+        print_table=False,
+        progress=said.append,
+    )
     skipped = 'PPO training frames: the "train" extra is not installed (pip install "war-env[train]"'
     assert [section for section in result.skipped if section.startswith(skipped)]
     assert f"Not measured: {skipped}" in result.table
@@ -151,7 +173,13 @@ def test_the_fast_trainers_targets_are_judged_against_the_shipped_peers():
     def row(network, peer, ours_rate, peer_rate):
         return Row(FAST_ROW.format(network=network), Timing(ours_rate, 1.0, 1.0), peer, Timing(peer_rate, 1.0, 1.0))
 
-    result = PerfResult(rows=[row("MLP", "same sizes", 200e3, 100e3), row("MLP", "shipped", 200e3, 10e3),
-                              row("LSTM", "same sizes", 40e3, 20e3), row("LSTM", "shipped", 40e3, 5e3)])
+    result = PerfResult(
+        rows=[
+            row("MLP", "same sizes", 200e3, 100e3),
+            row("MLP", "shipped", 200e3, 10e3),
+            row("LSTM", "same sizes", 40e3, 20e3),
+            row("LSTM", "shipped", 40e3, 5e3),
+        ]
+    )
     found = {target.split(" at least")[0]: met for target, _, met in targets(result)}
     assert found == {"fast_ppo MLP": True, "fast_ppo LSTM": False}  # 20x and 200k/s; but only 8x RecurrentPPO

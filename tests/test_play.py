@@ -101,8 +101,14 @@ def test_a_click_on_turn_cards_draws_your_card(table, view):
         pygame.event.Event(pygame.KEYDOWN, key=pygame.K_SPACE),
         pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN),
         pygame.event.Event(
-            pygame.FINGERDOWN, x=center(L.BUTTONS[0])[0] / L.WIDTH, y=center(L.BUTTONS[0])[1] / L.HEIGHT,
-            touch_id=0, finger_id=0, dx=0.0, dy=0.0, pressure=1.0,
+            pygame.FINGERDOWN,
+            x=center(L.BUTTONS[0])[0] / L.WIDTH,
+            y=center(L.BUTTONS[0])[1] / L.HEIGHT,
+            touch_id=0,
+            finger_id=0,
+            dx=0.0,
+            dy=0.0,
+            pressure=1.0,
         ),
     ],
     ids=["space", "enter", "touch"],
@@ -233,20 +239,31 @@ def test_terminal_keys_map_to_the_same_commands():
 
 def test_the_terminal_game_ends_at_the_end_of_its_input():
     """``war-play --terminal`` quits when its input ends; keys piped in are played first."""
-    done = subprocess.run([sys.executable, "-m", "war_env.scripts.play", "--terminal", "--seed", "1"],
-                          input="p", capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "war_env.scripts.play", "--terminal", "--seed", "1"],
+        input="p",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "Rounds won: You 0, Bot 0, draws 0"
 
 
 def test_the_terminal_game_with_no_input_at_all_says_so_and_fails():
     """``war-play < /dev/null`` (no terminal, a CI job) once quit with status 0 and not a word."""
-    done = subprocess.run([sys.executable, "-m", "war_env.scripts.play", "--terminal", "--seed", "1"],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "war_env.scripts.play", "--terminal", "--seed", "1"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
         "war-play: error: standard input ended before any key was pressed (it is not a terminal): play in a "
-        "terminal, or pipe keys into it, e.g. printf 'pq' | war-play --terminal"]
+        "terminal, or pipe keys into it, e.g. printf 'pq' | war-play --terminal"
+    ]
 
 
 def test_when_the_bot_starts_the_round_the_notice_says_it_draws_first():
@@ -263,14 +280,17 @@ def test_a_window_without_a_display_is_refused_in_one_line(monkeypatch, capsys):
     assert cli(["--window"]) == 1
     assert capsys.readouterr().err.strip().splitlines() == [
         "war-play: error: a window needs a display, and none was found (DISPLAY and WAYLAND_DISPLAY unset, or not "
-        "usable): play in the terminal with --terminal"]
+        "usable): play in the terminal with --terminal"
+    ]
 
 
 def test_the_terminal_mode_plays_with_keys_and_shows_the_ansi_table():
     read_end, write_end = os.pipe()
     out = io.StringIO()
     with os.fdopen(read_end, "rb", buffering=0) as stream:
-        result = main(opponent="instant", seed=3, mode="terminal", clock=ManualClock(), keys=stream, out=out, max_frames=2)
+        result = main(
+            opponent="instant", seed=3, mode="terminal", clock=ManualClock(), keys=stream, out=out, max_frames=2
+        )
         assert result.stopped == "max_frames"
         waiting = out.getvalue()
         assert ">> Press Space or Start round to begin" in waiting and "[space] Start round" in waiting
@@ -281,9 +301,11 @@ def test_the_terminal_mode_plays_with_keys_and_shows_the_ansi_table():
         play_loop(session, TerminalKeys(stream), clock, TerminalView(out), fps=FPS, max_frames=3)
         assert session.timed.game.moves == [1, 1]
         os.write(write_end, b"q")
-        result = main(opponent="instant", seed=3, mode="terminal", clock=ManualClock(), keys=stream, out=out, max_frames=5)
+        result = main(
+            opponent="instant", seed=3, mode="terminal", clock=ManualClock(), keys=stream, out=out, max_frames=5
+        )
     os.close(write_end)
-    text = out.getvalue()[len(waiting):]
+    text = out.getvalue()[len(waiting) :]
     assert result.stopped == "quit"
     assert "pile 25" in text and "[space] Turn cards" in text and "[p] Play 10 battles" in text
     assert "key: * draws first in every battle" in text and "You win the battle: J beats 7" in text

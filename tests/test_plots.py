@@ -146,8 +146,11 @@ def test_a_model_agent_named_by_a_long_path_keeps_its_axes_and_shows_its_file(tm
     long_spec = "ppo:path=" + "/home/someone/experiments/war/2026-12-04/run-17/checkpoints" * 2 + "/final.zip"
     played = League(("prompt", "eager"), ("instant",), 10, 2)
     renamed = dataclasses.replace(played, agents=(long_spec, "eager"))
-    records = [dataclasses.replace(r, agent=long_spec) if r.agent == "prompt" else r
-               for shard in make_shards(played, set(), 50) for r in play_shard(shard)]
+    records = [
+        dataclasses.replace(r, agent=long_spec) if r.agent == "prompt" else r
+        for shard in make_shards(played, set(), 50)
+        for r in play_shard(shard)
+    ]
     rounds = rounds_of(renamed, records)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # "constrained_layout not applied because axes sizes collapsed to zero"

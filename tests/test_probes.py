@@ -29,8 +29,14 @@ from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
 from war_env.envs.probes import WarMemoryEnv
 from war_env.evaluation import play_round, play_rounds
-from war_env.evaluation.probes import (TABLE_FIELDS, best_field_reader, clairvoyant_records, exact_gaps, seat_moves,
-                                       visible_table_fields)
+from war_env.evaluation.probes import (
+    TABLE_FIELDS,
+    best_field_reader,
+    clairvoyant_records,
+    exact_gaps,
+    seat_moves,
+    visible_table_fields,
+)
 from war_env.league.probes import records_of
 from war_env.league.stats import bootstrap_mean
 
@@ -61,7 +67,9 @@ def test_being_taken_over_costs_more_than_the_timing_of_the_longest_round_played
     longest_round = config.max_delay * IDLE * seat_moves(config).max()
     assert -config.reward_takeover >= 10 * longest_round, (config.reward_takeover, longest_round)
     never = play_rounds("never", PROBES[name].opponent, config, [0], env_id=PROBES[name].env_id)[0]
-    assert never.takeover[0] and never.episode_return <= config.reward_takeover + outcome_reward(config, never.winner, 0)
+    assert never.takeover[0] and never.episode_return <= config.reward_takeover + outcome_reward(
+        config, never.winner, 0
+    )
 
 
 def test_the_inference_observation_shows_how_long_the_opponent_took_last_time():
@@ -108,6 +116,7 @@ def test_the_lead_costs_what_the_solver_evaluates_for_it_and_the_best_lead_is_th
     def leading(ticks):
         def rule(phase, elapsed, masks):
             return (masks == 0) & ((phase == OURS) | (ticks is not None and elapsed == ticks))
+
         return rule
 
     costs = {ticks: evaluate(problem, leading(ticks)) for ticks in [None, *range(config.turn_ticks)]}
@@ -143,10 +152,12 @@ def test_no_memoryless_policy_beats_pressing_once_in_the_memory_probe():
     problem = TimingProblem(config.turn_ticks, config.latency_probabilities, reactions, FS, IDLE, 1.0)
     once = lead_cost(problem, None)
     for q, own_tick in itertools.product([0.0, 0.01, 0.05, 0.1, 0.3, 1.0], [0, 1, 3]):
+
         def memoryless(phase, elapsed, masks, q=q, own_tick=own_tick):
             if phase == THEIRS:
                 return np.full(len(masks), q)
             return np.full(len(masks), elapsed == own_tick, dtype=bool)
+
         assert evaluate(problem, memoryless) >= once - 1e-12
 
 
@@ -207,11 +218,16 @@ def test_on_small_rounds_the_bayes_optimal_oracle_is_the_best_policy_that_does_n
             for shown in range(ticks + 1):
                 key = (shown, schedule[:shown])
                 best_slow_after[key] = max(best_slow_after.get(key, -np.inf), total)
-    bayes_best = max(pool.prior[0] * total + pool.prior[1] * best_slow_after[first_draw, schedule[:first_draw]]
-                     for (member, schedule), (total, first_draw) in runs.items() if member == 0)
+    bayes_best = max(
+        pool.prior[0] * total + pool.prior[1] * best_slow_after[first_draw, schedule[:first_draw]]
+        for (member, schedule), (total, first_draw) in runs.items()
+        if member == 0
+    )
     oracle = make_agent("oracle", config=config, opponent=pool)
-    played = sum(share * timing_return(WarLatencyEnv(opponent=bot, config=config), oracle, piles, starter)
-                 for share, bot in zip(pool.prior, pool.windows()))
+    played = sum(
+        share * timing_return(WarLatencyEnv(opponent=bot, config=config), oracle, piles, starter)
+        for share, bot in zip(pool.prior, pool.windows())
+    )
     assert played == pytest.approx(bayes_best, abs=1e-12)
 
 
@@ -307,8 +323,10 @@ def test_the_price_of_not_knowing_the_member_is_what_a_finite_horizon_bayes_dp_s
     reactions = [window.reaction_probabilities(config) for window in pool.windows()]
     policy = pool_policy(config, pool)
     for starts, phase in ((True, OURS), (False, THEIRS)):
-        costs = [finite_horizon_cost(reactions, pool.prior, config.max_delay, FS, IDLE, 12, starts, known)
-                 for known in (False, True)]
+        costs = [
+            finite_horizon_cost(reactions, pool.prior, config.max_delay, FS, IDLE, 12, starts, known)
+            for known in (False, True)
+        ]
         assert costs[0] - costs[1] == pytest.approx(policy.price_of_not_knowing(phase), abs=1e-9), phase
     assert policy.price_of_not_knowing(OURS) == pytest.approx(0.010, abs=5e-4)
 
@@ -320,8 +338,11 @@ def test_a_round_the_seat_starts_costs_its_first_turns_excess_beyond_the_cost_pe
     config = probe.config()
     reactions = [make_bot(probe.opponent).reaction_probabilities(config)]
     policy = solve(problem_with(config, reactions[0]))
-    cost = {(starts, n): finite_horizon_cost(reactions, [1.0], config.max_delay, FS, IDLE, n, starts, True)
-            for starts in (True, False) for n in (10, 11)}
+    cost = {
+        (starts, n): finite_horizon_cost(reactions, [1.0], config.max_delay, FS, IDLE, n, starts, True)
+        for starts in (True, False)
+        for n in (10, 11)
+    }
     assert cost[False, 11] - cost[False, 10] == pytest.approx(policy.cost_per_move, abs=1e-9)
     assert cost[True, 11] - cost[False, 11] == pytest.approx(policy.first_turn_excess, abs=1e-9)
     assert policy.first_turn_excess > 0.02  # 6 idle ticks (0.06) against 0.0316 a move
@@ -335,13 +356,21 @@ def test_a_per_round_figure_counts_the_first_turn_of_the_rounds_the_seat_starts(
     assert gaps.first_turn["press_once"] == pytest.approx(0.0, abs=1e-12)
     assert 0.4 < gaps.starts < 0.6
     assert per_move_times_moves - gaps.gap("press_once") == pytest.approx(
-        gaps.starts * gaps.first_turn["oracle"], abs=1e-12)
+        gaps.starts * gaps.first_turn["oracle"], abs=1e-12
+    )
     assert per_move_times_moves - gaps.gap("press_once") > 0.01
 
 
 # --- reading: no field but the score passes the probe -----------------------------------------------------------
-PROXIES = [("own_pile", "opponent_pile"), ("opponent_pile",), ("battles",), ("own_pile", "opponent_pile", "battles"),
-           ("own_card", "opponent_card"), ("at_war", "pot", "started"), ("own_card",)]
+PROXIES = [
+    ("own_pile", "opponent_pile"),
+    ("opponent_pile",),
+    ("battles",),
+    ("own_pile", "opponent_pile", "battles"),
+    ("own_card", "opponent_card"),
+    ("at_war", "pot", "started"),
+    ("own_card",),
+]
 """Score-blind readers of the table: the pile counts (a policy reading them passed 0.69 of the v0 probe, issue 29),
 the battle count (how far into the round), the last revealed cards, the war and the pot."""
 
@@ -417,8 +446,16 @@ def test_a_reader_of_the_pile_counts_passes_the_reading_probe_only_where_they_ar
     assert regrets[probe.env_id]["high"] >= gaps.gap("score_blind"), regrets
 
 
-GYMNASIUM_SECTIONS = ["Description", "Action Space", "Observation Space", "Rewards", "Starting State", "Episode End",
-                      "Arguments", "Version History"]
+GYMNASIUM_SECTIONS = [
+    "Description",
+    "Action Space",
+    "Observation Space",
+    "Rewards",
+    "Starting State",
+    "Episode End",
+    "Arguments",
+    "Version History",
+]
 
 
 @pytest.mark.parametrize("name", sorted(PROBES))

@@ -67,8 +67,9 @@ def attempts(folder: Path, agent: str, opponent: str, first_round: int) -> int:
 def test_ray_gives_the_same_results_json_as_the_local_backend(ray_instance, local_small, tmp_path, workers):
     on_ray = main(**SMALL, out=tmp_path / "ray", workers=workers, shard_rounds=3, progress=False, backend="ray")
     assert (on_ray.run_dir / "results.json").read_bytes() == (local_small.run_dir / "results.json").read_bytes()
-    assert sorted(read_rounds(on_ray.run_dir / ROUNDS_FILE), key=repr) == \
-        sorted(read_rounds(local_small.run_dir / ROUNDS_FILE), key=repr)
+    assert sorted(read_rounds(on_ray.run_dir / ROUNDS_FILE), key=repr) == sorted(
+        read_rounds(local_small.run_dir / ROUNDS_FILE), key=repr
+    )
     session = json.loads((on_ray.run_dir / "run.json").read_text())["sessions"][-1]
     assert session["backend"] == "ray" and session["workers"] == workers
 
@@ -101,8 +102,9 @@ def test_a_task_that_raises_is_retried_by_ray(ray_instance, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_shard_that_keeps_failing_is_reported_and_the_run_resumes(ray_instance, local_small, tmp_path, monkeypatch,
-                                                                    capsys):
+def test_a_shard_that_keeps_failing_is_reported_and_the_run_resumes(
+    ray_instance, local_small, tmp_path, monkeypatch, capsys
+):
     counters = tmp_path / "attempts"
     counters.mkdir()
     failing = {("human", "prompt", 3): 100}
@@ -112,7 +114,9 @@ def test_a_shard_that_keeps_failing_is_reported_and_the_run_resumes(ray_instance
         main(**SMALL, out=run_dir, workers=2, shard_rounds=3, progress=False, backend="ray")
     assert attempts(counters, "human", "prompt", 3) == 4  # the first try and Ray's 3 retries (the default)
     report = json.loads((run_dir / "failed_shards.json").read_text())["failed_shards"]
-    assert [(f["agent"], f["opponent"], f["rounds"], f["attempts"]) for f in report] == [("human", "prompt", [3, 4, 5], 4)]
+    assert [(f["agent"], f["opponent"], f["rounds"], f["attempts"]) for f in report] == [
+        ("human", "prompt", [3, 4, 5], 4)
+    ]
     assert "injected failure of human|prompt|3" in report[0]["error"] and failed.value.failures[0].rounds == (3, 4, 5)
     played = {(r.agent, r.opponent, r.round) for r in read_rounds(run_dir / ROUNDS_FILE)}
     assert len(played) == 3 * 2 * 8 - 3 and not played & {("human", "prompt", i) for i in (3, 4, 5)}
@@ -156,8 +160,23 @@ def test_a_killed_ray_worker_process_is_replaced_and_its_shard_played_again(ray_
 def test_a_killed_driver_resumes_to_the_results_of_an_uninterrupted_run(ray_instance, tmp_path):
     league = ["--agents", "prompt", "last_moment", "--opponents", "human", "--rounds", "60", "--seed", "9"]
     killed = tmp_path / "killed"
-    command = [sys.executable, "-m", "war_env.scripts.benchmark", *league, "--out", str(killed), "--quiet",
-               "--shard-rounds", "5", "--workers", "1", "--backend", "ray", "--address", ray_instance]
+    command = [
+        sys.executable,
+        "-m",
+        "war_env.scripts.benchmark",
+        *league,
+        "--out",
+        str(killed),
+        "--quiet",
+        "--shard-rounds",
+        "5",
+        "--workers",
+        "1",
+        "--backend",
+        "ray",
+        "--address",
+        ray_instance,
+    ]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     log = killed / ROUNDS_FILE
     deadline = time.monotonic() + 90
@@ -173,8 +192,9 @@ def test_a_killed_driver_resumes_to_the_results_of_an_uninterrupted_run(ray_inst
 
     resumed = main(resume=killed, progress=False, backend="ray", workers=2)
     assert resumed.rounds_played == 180 - finished
-    whole = main(agents=["prompt", "last_moment"], opponents=["human"], rounds=60, seed=9, out=tmp_path / "whole",
-                 progress=False)
+    whole = main(
+        agents=["prompt", "last_moment"], opponents=["human"], rounds=60, seed=9, out=tmp_path / "whole", progress=False
+    )
     assert (killed / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
     assert len(gzip.decompress(log.read_bytes()).splitlines()) == 180
 
@@ -182,10 +202,12 @@ def test_a_killed_driver_resumes_to_the_results_of_an_uninterrupted_run(ray_inst
 # --- Ray stays out of the core and of the local benchmark ----------------------------------------------
 @pytest.mark.slow
 def test_the_benchmark_and_a_local_run_never_import_ray(tmp_path):
-    code = ("import sys; from war_env.league import run_league; import war_env.league.ray_backend; "
-            f"run_league(agents=['prompt'], opponents=['instant'], rounds=2, out={str(tmp_path / 'run')!r}, workers=2, "
-            "shard_rounds=1, progress=False); "
-            "assert 'ray' not in sys.modules, sorted(m for m in sys.modules if m.startswith('ray'))")
+    code = (
+        "import sys; from war_env.league import run_league; import war_env.league.ray_backend; "
+        f"run_league(agents=['prompt'], opponents=['instant'], rounds=2, out={str(tmp_path / 'run')!r}, workers=2, "
+        "shard_rounds=1, progress=False); "
+        "assert 'ray' not in sys.modules, sorted(m for m in sys.modules if m.startswith('ray'))"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "run" / "results.json").is_file()

@@ -37,8 +37,13 @@ class Node:
     starts for tasks (in groups of their own). Killing them all is what a lost machine does."""
 
     def __init__(self, arguments: list[str], env: dict, log: Path):
-        self.process = subprocess.Popen([str(RAY), "start", *arguments, "--disable-usage-stats"], env=env,
-                                        stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(
+            [str(RAY), "start", *arguments, "--disable-usage-stats"],
+            env=env,
+            stdout=log.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         if self.process.wait(timeout=120) != 0:
             raise RuntimeError(f"ray start failed: {log.read_text()[-2000:]}")
 
@@ -81,11 +86,28 @@ def cluster():
     common = ["--num-cpus=1", f"--temp-dir={folder}", "--node-ip-address=127.0.0.1"]
     nodes = []
     try:
-        nodes.append(Node(["--head", f"--port={gcs}", f"--ray-client-server-port={client}", "--include-dashboard=false",
-                           f"--dashboard-port={dashboard}", f"--dashboard-agent-listen-port={head_agent}", *common],
-                          env, folder / "head.log"))
-        nodes.append(Node([f"--address=127.0.0.1:{gcs}", f"--dashboard-agent-listen-port={worker_agent}", *common],
-                          env, folder / "worker.log"))
+        nodes.append(
+            Node(
+                [
+                    "--head",
+                    f"--port={gcs}",
+                    f"--ray-client-server-port={client}",
+                    "--include-dashboard=false",
+                    f"--dashboard-port={dashboard}",
+                    f"--dashboard-agent-listen-port={head_agent}",
+                    *common,
+                ],
+                env,
+                folder / "head.log",
+            )
+        )
+        nodes.append(
+            Node(
+                [f"--address=127.0.0.1:{gcs}", f"--dashboard-agent-listen-port={worker_agent}", *common],
+                env,
+                folder / "worker.log",
+            )
+        )
         yield f"127.0.0.1:{gcs}", env, nodes[1]
     finally:
         for node in nodes:
@@ -97,10 +119,32 @@ def cluster():
 def test_a_league_survives_the_loss_of_a_worker_node_with_the_results_of_an_undisturbed_run(cluster, tmp_path):
     address, env, worker_node = cluster
     run = tmp_path / "run"
-    command = [sys.executable, "-m", "war_env.scripts.benchmark", *LEAGUE, "--shard-rounds", "50", "--workers", "2",
-               "--backend", "ray", "--address", address, "--out", str(run), "--quiet"]
-    bench = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                             start_new_session=True)
+    command = [
+        sys.executable,
+        "-m",
+        "war_env.scripts.benchmark",
+        *LEAGUE,
+        "--shard-rounds",
+        "50",
+        "--workers",
+        "2",
+        "--backend",
+        "ray",
+        "--address",
+        address,
+        "--out",
+        str(run),
+        "--quiet",
+    ]
+    bench = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
     try:
         log, killed, deadline = run / ROUNDS_FILE, False, time.monotonic() + 180
         while not killed and bench.poll() is None and time.monotonic() < deadline:
@@ -116,7 +160,8 @@ def test_a_league_survives_the_loss_of_a_worker_node_with_the_results_of_an_undi
     assert killed, f"the league ended before the worker node ran a shard:\n{err[-2000:]}"
     assert bench.returncode == 0, err[-3000:]
     assert not worker_node.processes()
-    whole = run_league(agents=["random:p=0.2"], opponents=["human"], rounds=600, seed=5, out=tmp_path / "whole",
-                       progress=False)
+    whole = run_league(
+        agents=["random:p=0.2"], opponents=["human"], rounds=600, seed=5, out=tmp_path / "whole", progress=False
+    )
     assert (run / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
     assert len(read_rounds(run / ROUNDS_FILE)) == 1200  # the oracle plays too; no round twice

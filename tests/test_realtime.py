@@ -55,8 +55,7 @@ def test_an_agent_that_answers_within_its_tick_plays_the_lock_step_game():
     seeds = list(range(6))
     lock_step = play_rounds("prompt", "human", SHORT, seeds)
     clock = SimulatedClock()
-    real = play_rounds(Thinking(clock, 0.099), "human", SHORT, seeds, realtime=TICK, clock=clock,
-                       agent_spec="prompt")
+    real = play_rounds(Thinking(clock, 0.099), "human", SHORT, seeds, realtime=TICK, clock=clock, agent_spec="prompt")
     assert [without_compute(record) for record in real] == lock_step
     assert all(set(record.compute_ticks) == {0} for record in real)
     assert all(len(record.compute_ticks) == record.steps - _ticks_missed(record) for record in real)
@@ -133,17 +132,31 @@ PYTHON_CLIENT = f"exec:{sys.executable} {Path(__file__).resolve().parent.parent 
 
 @pytest.mark.slow
 def test_war_bench_realtime_plays_scripted_and_exec_agents_and_prices_their_thinking_time(tmp_path):
-    run = run_league(["prompt", PYTHON_CLIENT], ["instant"], rounds=2, env_kwargs={"target_points": 8},
-                     out=tmp_path / "run", workers=1, progress=False, realtime=True, tick_seconds=0.02)
+    run = run_league(
+        ["prompt", PYTHON_CLIENT],
+        ["instant"],
+        rounds=2,
+        env_kwargs={"target_points": 8},
+        out=tmp_path / "run",
+        workers=1,
+        progress=False,
+        realtime=True,
+        tick_seconds=0.02,
+    )
     config = json.loads((tmp_path / "run" / "config.json").read_text())["league"]
     assert config["realtime"] == 0.02 and config["agents"] == ["oracle", "prompt", PYTHON_CLIENT]
     records = read_rounds(tmp_path / "run" / "rounds.jsonl.gz")
     assert len(records) == 6 and all(record.compute_ticks and record.agent_error is None for record in records)
     by_agent = {entry["agent"]: entry for entry in run.results["realtime"]["agents"]}
-    assert by_agent[PYTHON_CLIENT]["decisions"] == sum(len(r.compute_ticks) for r in records if r.agent == PYTHON_CLIENT)
+    assert by_agent[PYTHON_CLIENT]["decisions"] == sum(
+        len(r.compute_ticks) for r in records if r.agent == PYTHON_CLIENT
+    )
     assert by_agent["prompt"]["ticks"]["median"] == 0 and by_agent["prompt"]["compute_regret"]["value"] >= 0
     report = (tmp_path / "run" / "report.md").read_text()
-    assert "## Thinking time (real time)" in report and "| compute regret | stalls (rounds) | stall regret | policy regret |" in report
+    assert (
+        "## Thinking time (real time)" in report
+        and "| compute regret | stalls (rounds) | stall regret | policy regret |" in report
+    )
 
 
 @pytest.mark.slow
@@ -156,12 +169,25 @@ def test_the_thinking_time_section_shows_a_model_agents_parameters_file_size_and
     model = _tiny_ppo_file(tmp_path / "model.zip")
     threads = min(2, os.cpu_count())
     agents = [f"ppo:{model}", f"ppo:path={model},threads={threads}"]
-    run = run_league(agents, ["instant"], rounds=1, env_kwargs={"target_points": 4}, out=tmp_path / "run",
-                     workers=1, progress=False, realtime=True, tick_seconds=0.02)
+    run = run_league(
+        agents,
+        ["instant"],
+        rounds=1,
+        env_kwargs={"target_points": 4},
+        out=tmp_path / "run",
+        workers=1,
+        progress=False,
+        realtime=True,
+        tick_seconds=0.02,
+    )
     by_agent = {entry["agent"]: entry for entry in run.results["realtime"]["agents"]}
     parameters = network_parameters("ppo", {"net_arch": {"pi": [8], "vf": [8]}}, 16)
     for agent, count in zip(agents, (1, threads)):
-        assert by_agent[agent]["model"] == {"parameters": parameters, "file_bytes": model.stat().st_size, "threads": count}
+        assert by_agent[agent]["model"] == {
+            "parameters": parameters,
+            "file_bytes": model.stat().st_size,
+            "threads": count,
+        }
     assert "model" not in by_agent["oracle"]
     report = (tmp_path / "run" / "report.md").read_text()
     size = f"{parameters:,} parameters, file {model.stat().st_size / 1024:,.1f} KiB"
@@ -181,7 +207,9 @@ def test_each_model_agent_computes_on_its_own_threads_in_one_process(tmp_path):
     for agent, count in ((more, threads), (one, 1)):  # the process's setting, set by each agent as it acts
         agent.act(np.zeros(16, np.float32))
         assert torch.get_num_threads() == count
-        assert {pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"} <= {count}
+        assert {pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"} <= {
+            count
+        }
 
 
 def played_gap(slower: WarConfig, faster: WarConfig, opponent: str, seeds) -> tuple[np.ndarray, list]:
@@ -198,8 +226,10 @@ def priced_rounds(records, cap: int = 8) -> list[PricedRound]:
 def old_formula(config: WarConfig, opponent: str, delays: tuple[float, ...], moves: float) -> float:
     """The pricing before issue 31: (cost per move at the measured delays alone - at none) x moves."""
     problem = timing_problem(config, make_bot(opponent))
-    return (solved(dataclasses.replace(problem, latency=delays)).cost_per_move
-            - solved(dataclasses.replace(problem, latency=(1.0,))).cost_per_move) * moves
+    return (
+        solved(dataclasses.replace(problem, latency=delays)).cost_per_move
+        - solved(dataclasses.replace(problem, latency=(1.0,))).cost_per_move
+    ) * moves
 
 
 def test_the_compute_regret_of_one_tick_is_what_the_oracle_one_tick_late_loses_on_the_same_deals():
@@ -252,8 +282,16 @@ def test_a_stall_that_gets_the_seat_taken_over_is_priced_as_a_stall_not_as_polic
     was priced as policy regret. Now it is a stall, priced by what its round lost."""
     seeds, config = list(range(4)), WarConfig(target_points=8)
     clock = SimulatedClock()
-    stalling = play_rounds(Stalling(clock, 41), "human", config, seeds, realtime=TICK, clock=clock,
-                           agent_spec="stalling", opponent_spec="human")
+    stalling = play_rounds(
+        Stalling(clock, 41),
+        "human",
+        config,
+        seeds,
+        realtime=TICK,
+        clock=clock,
+        agent_spec="stalling",
+        opponent_spec="human",
+    )
     oracle = play_rounds("oracle", "human", config, seeds, realtime=TICK, clock=SimulatedClock(), opponent_spec="human")
     assert stalling[0].takeover[0] and not any(record.takeover[0] for record in stalling[1:])
     league = League(("oracle", "stalling"), ("human",), len(seeds), 0, {"target_points": 8}, TICK)
@@ -274,12 +312,12 @@ def test_the_report_prices_each_agent_with_one_solve_per_opponent_however_many_d
     import war_env.league.compute as compute
 
     solves = []
-    monkeypatch.setattr(compute, "round_costs", lambda policy, moves: solves.append(policy.problem.latency) or
-                        np.zeros((moves + 1, 2)))
+    monkeypatch.setattr(
+        compute, "round_costs", lambda policy, moves: solves.append(policy.problem.latency) or np.zeros((moves + 1, 2))
+    )
     league = League(("oracle", "slow"), ("human", "instant"), 1, 0, {}, 0.1)
     records = play_rounds("prompt", "human", SHORT, range(6), agent_spec="slow")
-    varied = [dataclasses.replace(record, compute_ticks=(i % 4, 0, 2 * (i % 3), 1))
-              for i, record in enumerate(records)]
+    varied = [dataclasses.replace(record, compute_ticks=(i % 4, 0, 2 * (i % 3), 1)) for i, record in enumerate(records)]
     pricing = Pricing(league)
     for opponent in league.opponents:
         pricing.split("slow", {opponent: priced_rounds(varied)}, {}, None)
@@ -303,8 +341,17 @@ def test_machine_stalls_are_misses_beyond_the_agents_own_time_and_a_loaded_machi
 
 
 def test_a_real_time_run_records_how_quiet_the_machine_was(tmp_path):
-    run = run_league(["prompt"], ["instant"], rounds=1, env_kwargs={"target_points": 4}, out=tmp_path / "run",
-                     workers=1, progress=False, realtime=True, tick_seconds=0.02)
+    run = run_league(
+        ["prompt"],
+        ["instant"],
+        rounds=1,
+        env_kwargs={"target_points": 4},
+        out=tmp_path / "run",
+        workers=1,
+        progress=False,
+        realtime=True,
+        tick_seconds=0.02,
+    )
     machine = run.results["realtime"]["machine"]  # results.json is checked against its schema as it is written
     assert machine["workers"] == 1 and machine["wall_seconds"] > 0 and len(machine["load_average_before"]) == 3
     report = (tmp_path / "run" / "report.md").read_text()
@@ -314,8 +361,15 @@ def test_a_real_time_run_records_how_quiet_the_machine_was(tmp_path):
 
 @pytest.mark.slow
 def test_resuming_a_run_with_exec_agents_needs_them_restated(tmp_path):
-    run_league(["prompt", PYTHON_CLIENT], ["instant"], rounds=1, env_kwargs={"target_points": 8},
-               out=tmp_path / "run", workers=1, progress=False)
+    run_league(
+        ["prompt", PYTHON_CLIENT],
+        ["instant"],
+        rounds=1,
+        env_kwargs={"target_points": 8},
+        out=tmp_path / "run",
+        workers=1,
+        progress=False,
+    )
     with pytest.raises(ValueError, match="a run folder never starts a program by itself: restate them"):
         run_league(resume=tmp_path / "run", workers=1, progress=False)
     with pytest.raises(ValueError, match=r"--agents on a resume only restates its exec: specs, and \['eager'\] is not"):
@@ -327,8 +381,10 @@ def test_resuming_a_run_with_exec_agents_needs_them_restated(tmp_path):
 @pytest.mark.slow
 def test_a_bad_exec_client_leaves_the_other_pairings_as_they_would_be(tmp_path):
     bad = tmp_path / "bad.py"
-    bad.write_text('import json, sys\nsys.stdin.readline()\nprint(json.dumps({"type": "hello"}), flush=True)\n'
-                   'sys.stdin.readline()\nsys.exit(5)\n')
+    bad.write_text(
+        'import json, sys\nsys.stdin.readline()\nprint(json.dumps({"type": "hello"}), flush=True)\n'
+        "sys.stdin.readline()\nsys.exit(5)\n"
+    )
     league = dict(opponents=["human"], rounds=2, env_kwargs={"target_points": 8}, workers=1, progress=False)
     with_bad = run_league(["prompt", f"exec:{sys.executable} {bad}"], out=tmp_path / "a", **league)
     alone = run_league(["prompt"], out=tmp_path / "b", **league)

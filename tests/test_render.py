@@ -115,7 +115,12 @@ def test_the_timer_ring_and_the_bot_badge_are_drawn_at_the_seat(painter):
     before, after = painter.frame(scene), painter.frame(badge)
     assert inside(changed_box(before, after), (cx - 60, cy - 70, 130, 130))  # the grey avatar and its BOT badge
     noted = painter.frame(dataclasses.replace(badge, takeover_note="Your timer ran out: the computer plays your cards"))
-    between_the_rows = (L.TABLE[0], L.card_top(1) + L.CARD_H, L.SCOREBOARD[0] - L.TABLE[0], L.card_top(0) - L.card_top(1) - L.CARD_H)
+    between_the_rows = (
+        L.TABLE[0],
+        L.card_top(1) + L.CARD_H,
+        L.SCOREBOARD[0] - L.TABLE[0],
+        L.card_top(0) - L.card_top(1) - L.CARD_H,
+    )
     assert inside(changed_box(after, noted), between_the_rows), changed_box(after, noted)
 
 
@@ -172,8 +177,10 @@ def test_the_pixel_modes_name_the_render_extra_when_pygame_is_missing(monkeypatc
     monkeypatch.setitem(sys.modules, "pygame", None)  # import pygame now raises ImportError
     env = gym.make("War-v0", render_mode="rgb_array")
     env.reset(seed=0)
-    with pytest.raises(DependencyNotInstalled,
-                       match=r'pip install "war-env\[render\]" \(or, from a clone, pip install -e "\.\[render\]"\)'):
+    with pytest.raises(
+        DependencyNotInstalled,
+        match=r'pip install "war-env\[render\]" \(or, from a clone, pip install -e "\.\[render\]"\)',
+    ):
         env.render()
 
 
@@ -181,7 +188,9 @@ def test_record_video_writes_a_video_of_a_round(tmp_path):
     pytest.importorskip("moviepy", reason="RecordVideo needs moviepy")
     imageio_ffmpeg = pytest.importorskip("imageio_ffmpeg", reason="no video writer (ffmpeg) installed")
     env = gym.make("War-v0", render_mode="rgb_array", opponent="instant")
-    env = gym.wrappers.RecordVideo(env, str(tmp_path / "videos"), episode_trigger=lambda episode: True, disable_logger=True)
+    env = gym.wrappers.RecordVideo(
+        env, str(tmp_path / "videos"), episode_trigger=lambda episode: True, disable_logger=True
+    )
     env.reset(seed=0, options={"piles": [["KC", "QC"], ["7D", "3D"]], "starter": 0})  # over in 2 battles
     steps, terminated = 0, False
     while not terminated:
@@ -210,8 +219,9 @@ def test_presses_in_flight_are_marks_beside_the_timer_ring_filled_while_they_fly
         env.step(action)
     scene = build_scene(env.round, env.scoreboard)
     assert scene.seats[0].in_flight == (True, False, True) and scene.seats[1].in_flight == ()  # a bot
-    landed = dataclasses.replace(scene, seats=(dataclasses.replace(scene.seats[0], in_flight=(False,) * 3),
-                                               scene.seats[1]))
+    landed = dataclasses.replace(
+        scene, seats=(dataclasses.replace(scene.seats[0], in_flight=(False,) * 3), scene.seats[1])
+    )
     flying, empty = painter.frame(scene), painter.frame(landed)
     for age, expected in enumerate((True, False, True)):
         x, y = L.in_flight_mark(0, age, 3)

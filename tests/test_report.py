@@ -16,8 +16,14 @@ AGENTS = ["eager", "human", "prompt", "never"]
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    return run_league(agents=AGENTS, opponents=["instant", "uniform"], rounds=30, seed=4,
-                      out=tmp_path_factory.mktemp("report") / "run", progress=False)
+    return run_league(
+        agents=AGENTS,
+        opponents=["instant", "uniform"],
+        rounds=30,
+        seed=4,
+        out=tmp_path_factory.mktemp("report") / "run",
+        progress=False,
+    )
 
 
 def first_screen(report: str) -> str:
@@ -44,8 +50,19 @@ def cells(row: str) -> list[str]:
     return [cell.strip() for cell in row.strip("|").split("|")]
 
 
-HEADER = ["rank", "agent", "mean return", "regret per round", "lost to false starts", "lost to idle ticks",
-          "lost to takeovers", "mostly", "false starts / round", "idle ticks / round", "rounds taken over"]
+HEADER = [
+    "rank",
+    "agent",
+    "mean return",
+    "regret per round",
+    "lost to false starts",
+    "lost to idle ticks",
+    "lost to takeovers",
+    "mostly",
+    "false starts / round",
+    "idle ticks / round",
+    "rounds taken over",
+]
 MOSTLY = HEADER.index("mostly")
 
 
@@ -82,7 +99,11 @@ def test_the_lost_return_columns_share_one_unit_and_the_counts_stand_apart(run):
     (never,) = [line for line in top.splitlines() if re.match(r"\| \d \| `never`", line)]
     row = dict(zip(HEADER, cells(never)))
     # -1 for the takeover, 30 idle ticks of -0.001 before it: each cause in return, each count in its own unit
-    assert (row["lost to takeovers"], row["lost to idle ticks"], row["lost to false starts"]) == ("1.000", "0.030", "0.000")
+    assert (row["lost to takeovers"], row["lost to idle ticks"], row["lost to false starts"]) == (
+        "1.000",
+        "0.030",
+        "0.000",
+    )
     assert (row["rounds taken over"], row["idle ticks / round"], row["false starts / round"]) == ("100%", "30.0", "0.0")
 
 
@@ -111,8 +132,10 @@ def test_the_speed_line_gives_its_figure_once(run):
 
 def test_a_resumed_run_lists_its_sessions_in_the_speed_line(run):
     results = run.results
-    sessions = [{"rounds_played": 100, "seconds": 2.0, "workers": 1, "backend": "local"},
-                {"rounds_played": 140, "seconds": 1.0, "workers": 2, "backend": "local"}]
+    sessions = [
+        {"rounds_played": 100, "seconds": 2.0, "workers": 1, "backend": "local"},
+        {"rounds_played": 140, "seconds": 1.0, "workers": 2, "backend": "local"},
+    ]
     run_json = {"sessions": sessions, "provenance": json.loads((run.run_dir / "run.json").read_text())["provenance"]}
     (speed,) = [line for line in render_report(results, run_json, {}).splitlines() if line.startswith("- speed:")]
     assert "240 rounds in 3.0 s over 2 sessions" in speed and "**80.0 rounds/s**" in speed
@@ -150,8 +173,15 @@ def test_the_largest_rewards_the_rules_allow_give_a_finite_report_and_resume_wor
     """Reward weights are bounded at 1e6, so every sum over a round and over rounds stays a finite
     float64: results.json stays strict JSON, the plots are drawn, a resume changes nothing."""
     out = tmp_path / "huge"
-    first = run_league(agents=["prompt", "eager"], opponents=["human"], rounds=6, seed=1,
-                       env_kwargs={"reward_false_start": -1e6, "reward_idle_tick": -1e6}, out=out, progress=False)
+    first = run_league(
+        agents=["prompt", "eager"],
+        opponents=["human"],
+        rounds=6,
+        seed=1,
+        env_kwargs={"reward_false_start": -1e6, "reward_idle_tick": -1e6},
+        out=out,
+        progress=False,
+    )
     report = (out / "report.md").read_text()
     assert "not finite" not in first_screen(report)
     assert "**`oracle` is the exact optimum**" in report  # the reference (it plays as prompt)
@@ -164,13 +194,19 @@ def test_the_largest_rewards_the_rules_allow_give_a_finite_report_and_resume_wor
     assert again.rounds_played == 0 and again.results == first.results
 
 
-@pytest.mark.parametrize("entry, text", [
-    ({"value": 0.0, "low": 0.0, "high": 0.0, "method": "m", "exact": True}, "0 (exact)"),
-    ({"value": 1.03, "low": 1.03, "high": 1.03, "method": "m", "exact": True}, "1.030 (exact)"),
-    ({"value": None, "low": None, "high": None, "method": "m", "not_finite": True}, "not finite"),
-    ({"value": None, "low": None, "high": None, "method": "m"}, "–"),
-    ({"value": 0.5, "low": None, "high": None, "method": "m"}, "0.500 (no interval)"),
-    ({"value": -5.4e302, "low": -6.4e302, "high": -4.1e302, "method": "m"}, "-5.400e+302 [-6.400e+302, -4.100e+302]"),
-])
+@pytest.mark.parametrize(
+    "entry, text",
+    [
+        ({"value": 0.0, "low": 0.0, "high": 0.0, "method": "m", "exact": True}, "0 (exact)"),
+        ({"value": 1.03, "low": 1.03, "high": 1.03, "method": "m", "exact": True}, "1.030 (exact)"),
+        ({"value": None, "low": None, "high": None, "method": "m", "not_finite": True}, "not finite"),
+        ({"value": None, "low": None, "high": None, "method": "m"}, "–"),
+        ({"value": 0.5, "low": None, "high": None, "method": "m"}, "0.500 (no interval)"),
+        (
+            {"value": -5.4e302, "low": -6.4e302, "high": -4.1e302, "method": "m"},
+            "-5.400e+302 [-6.400e+302, -4.100e+302]",
+        ),
+    ],
+)
 def test_estimates_read_as_text(entry, text):
     assert fmt(entry) == text

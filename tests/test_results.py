@@ -11,8 +11,14 @@ from war_env.evaluation.summary import RoundColumns, paired_difference, paired_d
 from war_env.league import League, make_shards, play_shard
 from war_env.league.results import choose_reference, ranked, rounds_of, summarise
 
-ODD_WEIGHTS = dict(reward_win=3.0, reward_loss=-2.0, reward_draw=0.5, reward_takeover=-2.0, reward_false_start=-0.5,
-                   reward_idle_tick=-0.01)
+ODD_WEIGHTS = dict(
+    reward_win=3.0,
+    reward_loss=-2.0,
+    reward_draw=0.5,
+    reward_takeover=-2.0,
+    reward_false_start=-0.5,
+    reward_idle_tick=-0.01,
+)
 
 
 def play(league: League) -> dict:
@@ -48,7 +54,9 @@ def test_the_rates_count_what_the_records_show():
     assert played.takeover_rate() == played.takeovers() / 30
     assert played.idle_ticks_per_round == sum(r.idle_ticks(0, config.turn_ticks) for r in records) / 30
     eager = play_rounds("eager", "human", config, range(30))
-    assert RoundColumns.of_records(eager, config).false_starts_per_round == sum(r.false_starts[0] for r in eager) / 30 > 1
+    assert (
+        RoundColumns.of_records(eager, config).false_starts_per_round == sum(r.false_starts[0] for r in eager) / 30 > 1
+    )
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +86,11 @@ def test_regrets_are_paired_differences_to_the_reference_and_add_up_from_their_c
         if entry["agent"] == "prompt":
             assert entry["regret"] is None and entry["regret_by_cause"] is None
             continue
-        gaps = [gap for o in league.opponents
-                for gap in indexed[("prompt", o)].returns - indexed[(entry["agent"], o)].returns]
+        gaps = [
+            gap
+            for o in league.opponents
+            for gap in indexed[("prompt", o)].returns - indexed[(entry["agent"], o)].returns
+        ]
         assert entry["regret"]["value"] == pytest.approx(sum(gaps) / len(gaps))
         assert sum(entry["regret_by_cause"].values()) == pytest.approx(entry["regret"]["value"])
         assert entry["regret_by_cause"]["outcome"] == 0  # paired deals: the cards are the same

@@ -18,8 +18,14 @@ TRAIN = ["--algo", "ppo", "--env", "War-v0", "-conf", str(rl_zoo_file("ppo")), "
 
 
 def zoo(*arguments, cwd: Path) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "war_env.training.rl_zoo", *arguments], capture_output=True, text=True,
-                          timeout=600, cwd=cwd, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    done = subprocess.run(
+        [sys.executable, "-m", "war_env.training.rl_zoo", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done
 
@@ -40,7 +46,9 @@ def test_the_zoo_eval_env_keeps_the_outcome_rewards_unless_told_otherwise(tmp_pa
     round) between the eval env as the zoo makes it and one given the training rewards."""
     evaluations = []
     for name, extra in (("as-is", []), ("training-scale", ["--eval-env-kwargs", "reward_win:0.0", "reward_loss:0.0"])):
-        zoo("train", *TRAIN, "-n", "500", "--eval-freq", "250", "--eval-episodes", "4", "-f", name, *extra, cwd=tmp_path)
+        zoo(
+            "train", *TRAIN, "-n", "500", "--eval-freq", "250", "--eval-episodes", "4", "-f", name, *extra, cwd=tmp_path
+        )
         evaluations.append(np.load(tmp_path / name / "ppo" / "War-v0_1" / "evaluations.npz")["results"])
     as_is, training_scale = evaluations
     assert np.all(training_scale <= 0)  # idle ticks, false starts, takeovers: only costs
@@ -51,7 +59,12 @@ def test_the_zoo_eval_env_keeps_the_outcome_rewards_unless_told_otherwise(tmp_pa
 @pytest.mark.slow
 def test_an_unknown_script_or_no_script_is_a_one_line_error():
     for arguments in ([], ["record_vidoe"]):
-        done = subprocess.run([sys.executable, "-m", "war_env.training.rl_zoo", *arguments], capture_output=True, text=True,
-                              timeout=120, cwd=ROOT)
+        done = subprocess.run(
+            [sys.executable, "-m", "war_env.training.rl_zoo", *arguments],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+        )
         assert done.returncode != 0 and "usage: python -m war_env.training.rl_zoo SCRIPT" in done.stderr
         assert "Traceback" not in done.stderr

@@ -7,9 +7,19 @@ from war_env.core.round_info import RoundInfo, RoundResult
 
 
 def _round() -> dict:
-    return {"winner": 0, "reason": "all_cards", "battles": 3, "wars": 0, "points": [2, 1], "cards": [30, 22],
-            "ticks": 40, "steps": 20, "false_starts": [0, 1], "takeover": [False, False],
-            "reaction_ticks": [[0, 2, 5], [1, 1]]}
+    return {
+        "winner": 0,
+        "reason": "all_cards",
+        "battles": 3,
+        "wars": 0,
+        "points": [2, 1],
+        "cards": [30, 22],
+        "ticks": 40,
+        "steps": 20,
+        "false_starts": [0, 1],
+        "takeover": [False, False],
+        "reaction_ticks": [[0, 2, 5], [1, 1]],
+    }
 
 
 def test_a_round_read_from_json_is_the_round_written():

@@ -66,8 +66,14 @@ def test_either_end_may_be_switched_off_alone():
 
 
 def test_the_largest_values_are_allowed_and_a_reset_stays_quick():
-    config = WarConfig(tick_seconds=0.01, turn_seconds=MAX_TURN_TICKS / 100, war_face_down=52,
-                       target_points=MAX_ROUND_LENGTH, max_battles=MAX_ROUND_LENGTH, reward_win=MAX_REWARD)
+    config = WarConfig(
+        tick_seconds=0.01,
+        turn_seconds=MAX_TURN_TICKS / 100,
+        war_face_down=52,
+        target_points=MAX_ROUND_LENGTH,
+        max_battles=MAX_ROUND_LENGTH,
+        reward_win=MAX_REWARD,
+    )
     assert config.turn_ticks == MAX_TURN_TICKS
     env = gym.make("War-v0", config=config)
     started = time.perf_counter()
@@ -76,12 +82,15 @@ def test_the_largest_values_are_allowed_and_a_reset_stays_quick():
 
 
 # --- action latency --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("latency, probabilities", [
-    ("fixed:ticks=0", (1.0,)),
-    ("fixed:ticks=3", (0.0, 0.0, 0.0, 1.0)),
-    ("uniform:low=1,high=2", (0.0, 0.5, 0.5)),
-    ("uniform:low=0,high=0", (1.0,)),
-])
+@pytest.mark.parametrize(
+    "latency, probabilities",
+    [
+        ("fixed:ticks=0", (1.0,)),
+        ("fixed:ticks=3", (0.0, 0.0, 0.0, 1.0)),
+        ("uniform:low=1,high=2", (0.0, 0.5, 0.5)),
+        ("uniform:low=0,high=0", (1.0,)),
+    ],
+)
 def test_a_latency_spec_is_a_distribution_of_delays(latency, probabilities):
     config = WarConfig(latency=latency)
     assert config.latency_probabilities == probabilities
@@ -93,30 +102,39 @@ def test_by_default_there_is_no_latency():
     assert WarConfig().latency == "fixed:ticks=0" and not WarConfig().has_latency
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"latency": "fixed:ticks=10", "turn_seconds": 1.0}, "a turn has 10"),  # a press sent as the turn opens must land in it
-    ({"latency": "uniform:low=1,high=5", "turn_seconds": 0.5}, "a turn has 5"),
-    ({"latency": "fixed:ticks=17", "turn_seconds": 10.0}, "from 0 to 16"),
-    ({"latency": "fixed:ticks=-1"}, "from 0 to 16"),
-    ({"latency": "uniform:low=3,high=1"}, "low <= high"),
-    ({"latency": "gauss:mean=2"}, "unknown latency 'gauss'"),
-    ({"latency": "fixed:tick=2"}, "has no parameter 'tick'"),
-    ({"latency": 2}, "latency must be a spec string"),
-    ({"latency": "fixed:ticks=\uff12"}, "whole number of ticks from 0 to 16, got '\uff12'"),  # a full-width 2
-    ({"latency": "fixed:ticks=\u0662"}, "got '\u0662'"),  # an Arabic-Indic 2
-    ({"latency": "uniform:low=1,high=1_0"}, "high must be a whole number .* got '1_0'"),
-    ({"latency": "fixed"}, "missing 1 required .*'ticks'"),  # fixed alone names no delay
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        (
+            {"latency": "fixed:ticks=10", "turn_seconds": 1.0},
+            "a turn has 10",
+        ),  # a press sent as the turn opens must land in it
+        ({"latency": "uniform:low=1,high=5", "turn_seconds": 0.5}, "a turn has 5"),
+        ({"latency": "fixed:ticks=17", "turn_seconds": 10.0}, "from 0 to 16"),
+        ({"latency": "fixed:ticks=-1"}, "from 0 to 16"),
+        ({"latency": "uniform:low=3,high=1"}, "low <= high"),
+        ({"latency": "gauss:mean=2"}, "unknown latency 'gauss'"),
+        ({"latency": "fixed:tick=2"}, "has no parameter 'tick'"),
+        ({"latency": 2}, "latency must be a spec string"),
+        ({"latency": "fixed:ticks=\uff12"}, "whole number of ticks from 0 to 16, got '\uff12'"),  # a full-width 2
+        ({"latency": "fixed:ticks=\u0662"}, "got '\u0662'"),  # an Arabic-Indic 2
+        ({"latency": "uniform:low=1,high=1_0"}, "high must be a whole number .* got '1_0'"),
+        ({"latency": "fixed"}, "missing 1 required .*'ticks'"),  # fixed alone names no delay
+    ],
+)
 def test_a_bad_latency_is_refused_with_an_error_that_names_it(changes, message):
     with pytest.raises(ValueError, match=message):
         WarConfig(**changes)
 
 
-@pytest.mark.parametrize("written, canonical", [
-    ("Fixed: ticks = 02", "fixed:ticks=2"),
-    ("uniform:high=4,low=1", "uniform:low=1,high=4"),
-    ("fixed:ticks=+3", "fixed:ticks=3"),
-])
+@pytest.mark.parametrize(
+    "written, canonical",
+    [
+        ("Fixed: ticks = 02", "fixed:ticks=2"),
+        ("uniform:high=4,low=1", "uniform:low=1,high=4"),
+        ("fixed:ticks=+3", "fixed:ticks=3"),
+    ],
+)
 def test_a_latency_is_held_in_one_spelling(written, canonical):
     assert WarConfig(latency=written).latency == canonical
     assert WarConfig(latency=written) == WarConfig(latency=canonical)

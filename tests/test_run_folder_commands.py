@@ -37,9 +37,12 @@ def plant(path: Path, key: str, field: str, spec: str) -> None:
 def test_the_rule_refuses_an_unrestated_command_and_a_spec_that_is_not_the_folders():
     check_commands_restated(["prompt", "exec:a"], ["exec:a"], "f.json", "--agents", "war-bench --resume d")
     check_commands_restated(["prompt"], [], "f.json", "--agents", "war-bench --resume d")
-    with pytest.raises(ValueError, match=r"f.json has exec: specs that run commands: \['exec:b'\]; a run folder never "
-                                         r"starts a program by itself: restate them to run them \(war-bench --resume d "
-                                         r"--agents exec:a exec:b\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"f.json has exec: specs that run commands: \['exec:b'\]; a run folder never "
+        r"starts a program by itself: restate them to run them \(war-bench --resume d "
+        r"--agents exec:a exec:b\)",
+    ):
         check_commands_restated(["exec:a", "exec:b"], ["exec:a"], "f.json", "--agents", "war-bench --resume d")
     with pytest.raises(ValueError, match=r"--agents on a resume only restates its exec: specs, and \['eager'\] is not"):
         check_commands_restated(["prompt"], ["eager"], "f.json", "--agents", "war-bench --resume d")
@@ -58,8 +61,9 @@ def test_a_resumed_suite_does_not_run_a_command_planted_in_its_config(tmp_path):
     marker = tmp_path / "marker"
     folder = tmp_path / "suite"
     folder.mkdir()
-    (folder / SUITE_CONFIG).write_text(json.dumps(
-        {"suite": {"agents": [touch(marker)], "probes": ["memory"], "rounds": 2, "seed": 0}}))
+    (folder / SUITE_CONFIG).write_text(
+        json.dumps({"suite": {"agents": [touch(marker)], "probes": ["memory"], "rounds": 2, "seed": 0}})
+    )
     with pytest.raises(ValueError, match="a run folder never starts a program by itself"):
         run_suite(resume=folder, progress=False)
     assert not marker.exists()
@@ -109,8 +113,15 @@ def test_the_latency_table_reads_a_folder_without_running_its_commands(tmp_path)
 
 
 def test_a_resumed_training_does_not_run_an_opponent_command_planted_in_its_config(tmp_path):
-    first = train("ppo", timesteps=64, n_envs=1, overrides={"n_steps": 32, "batch_size": 32},
-                  run_dir=tmp_path / "run", bench_rounds=0, vec_env="dummy")
+    first = train(
+        "ppo",
+        timesteps=64,
+        n_envs=1,
+        overrides={"n_steps": 32, "batch_size": 32},
+        run_dir=tmp_path / "run",
+        bench_rounds=0,
+        vec_env="dummy",
+    )
     marker = tmp_path / "marker"
     config_file = first.run_dir / "config.json"
     recorded = json.loads(config_file.read_text())

@@ -111,8 +111,12 @@ def test_vec_video_recorder_records_the_games_the_adapter_plays(tmp_path, seeded
     (video,) = tmp_path.glob("*.mp4")
     assert video.stat().st_size > 0 and recorder.frames_per_sec == 10  # War-v0's, not the default 30
     if seeded:
-        theirs = DummyVecEnv([lambda: gym.make("War-v0", opponent="instant", max_episode_steps=150,
-                                               render_mode="rgb_array") for _ in range(2)])
+        theirs = DummyVecEnv(
+            [
+                lambda: gym.make("War-v0", opponent="instant", max_episode_steps=150, render_mode="rgb_array")
+                for _ in range(2)
+            ]
+        )
         theirs.seed(3)
         theirs.reset()
         ours = WarSB3VecEnv(2, opponent="instant", max_episode_steps=150, render_mode="rgb_array")

@@ -153,7 +153,9 @@ def test_after_a_takeover_the_popup_says_whose_seat_the_bot_played():
     while not terminated:
         _, _, terminated, _, _ = env.step(0)  # never draw: taken over, the env plays the rest
     scene = scene_of(env)
-    assert scene.seats[0].taken_over and scene.popup.takeover_note == "Your timer ran out: the computer played your cards"
+    assert (
+        scene.seats[0].taken_over and scene.popup.takeover_note == "Your timer ran out: the computer played your cards"
+    )
     assert scene.takeover_note == scene.popup.takeover_note
 
 

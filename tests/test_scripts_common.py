@@ -7,7 +7,14 @@ import re
 
 import pytest
 
-COMMANDS = ["benchmark", "train", "curves", "perf", "selfplay", "tune"]  # war-play's help is tested with the play session
+COMMANDS = [
+    "benchmark",
+    "train",
+    "curves",
+    "perf",
+    "selfplay",
+    "tune",
+]  # war-play's help is tested with the play session
 
 
 def help_text(module: str, capsys) -> str:

@@ -29,8 +29,9 @@ def same_weights(first: dict, second: dict) -> bool:
 
 def test_a_tiny_self_play_run_refreshes_the_opponent_every_n_steps_and_keeps_each_copy(tmp_path):
     # two envs x 64 steps: a rollout of 128 learner steps, then an update
-    result = selfplay.self_play(timesteps=384, refresh_every=128, n_envs=2, run_dir=tmp_path, eval_deals=1,
-                                hyperparameters=TINY, seed=3)
+    result = selfplay.self_play(
+        timesteps=384, refresh_every=128, n_envs=2, run_dir=tmp_path, eval_deals=1, hyperparameters=TINY, seed=3
+    )
     assert result.timesteps == 384 and result.refreshes == 2
     # the untrained learner, then a copy after the update at 128 and at 256 learner steps
     assert [read_metadata(path)["num_timesteps"] for path in result.snapshots] == [0, 128, 256]
@@ -50,16 +51,18 @@ def test_a_tiny_self_play_run_refreshes_the_opponent_every_n_steps_and_keeps_eac
 def test_a_refresh_interval_shorter_than_a_rollout_never_saves_the_same_weights_twice(tmp_path):
     # --refresh-every 1000 with rollouts of 2048 steps once saved a copy every 1000 steps, half of them
     # identical to the one before, and the evaluation then compared them
-    result = selfplay.self_play(timesteps=384, refresh_every=32, n_envs=2, run_dir=tmp_path, eval_deals=1,
-                                hyperparameters=TINY, seed=3)
+    result = selfplay.self_play(
+        timesteps=384, refresh_every=32, n_envs=2, run_dir=tmp_path, eval_deals=1, hyperparameters=TINY, seed=3
+    )
     assert [read_metadata(path)["num_timesteps"] for path in result.snapshots] == [0, 128, 256]
     copies = [weights(path) for path in result.snapshots]
     assert not any(same_weights(a, b) for a, b in zip(copies, copies[1:]))
 
 
 def test_a_run_that_never_refreshed_is_not_compared_with_its_only_copy_twice(tmp_path):
-    result = selfplay.self_play(timesteps=128, refresh_every=1000, n_envs=2, run_dir=tmp_path, eval_deals=1,
-                                hyperparameters=TINY, seed=3)
+    result = selfplay.self_play(
+        timesteps=128, refresh_every=1000, n_envs=2, run_dir=tmp_path, eval_deals=1, hyperparameters=TINY, seed=3
+    )
     assert result.refreshes == 0 and set(result.evaluation) == {"first opponent (untrained)", "prompt"}
 
 
@@ -72,7 +75,9 @@ def test_a_match_plays_every_deal_with_each_agent_in_seat_0():
     assert prompt["wins"] + prompt["losses"] >= 4
     assert prompt["takeover_rate"] == 0 and prompt["false_starts_per_round"] == 0 and prompt["mean_reaction_ticks"] == 0
     assert never["takeover_rate"] == 1 and never["mean_reaction_ticks"] is None
-    assert prompt["mean_return"] - never["mean_return"] == pytest.approx(1.0 + 30 * 0.001, abs=1e-9)  # taken over: 30 idle ticks and -1
+    assert prompt["mean_return"] - never["mean_return"] == pytest.approx(
+        1.0 + 30 * 0.001, abs=1e-9
+    )  # taken over: 30 idle ticks and -1
     assert match.as_dict()["mean_return_difference"] == pytest.approx(1.0 + 30 * 0.001, abs=1e-9)
 
 

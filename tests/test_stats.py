@@ -112,8 +112,13 @@ def test_the_iqm_interval_of_one_task_is_scipys_percentile_bootstrap_over_its_ru
     runs = [0.0, 0.02, 0.001, 0.5, 0.0]
     entry = iqm_interval(runs)
     x = np.asarray(runs)
-    expected = scipy_stats.bootstrap((x,), lambda a, axis=-1: scipy_stats.trim_mean(a, 0.25, axis=axis),
-                                     n_resamples=BOOTSTRAP_RESAMPLES, method="percentile", rng=data_rng(x))
+    expected = scipy_stats.bootstrap(
+        (x,),
+        lambda a, axis=-1: scipy_stats.trim_mean(a, 0.25, axis=axis),
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        method="percentile",
+        rng=data_rng(x),
+    )
     assert entry["value"] == scipy_stats.trim_mean(x, 0.25)
     assert (entry["low"], entry["high"]) == (expected.confidence_interval.low, expected.confidence_interval.high)
     assert entry["low"] <= entry["value"] <= entry["high"]

@@ -82,11 +82,16 @@ def test_adversarial_agents_score_0_in_every_probe_and_their_regret_says_how_muc
 def test_the_report_has_the_headline_the_scores_the_regrets_and_the_chart(suite):
     report = (suite.run_dir / REPORT_FILE).read_text()
     # in 4 rounds no agent given shows a capability: the headline says so, and per probe who has the least regret
-    assert ("**No agent given beats a probe's best simple baseline**: each of the 3 agent(s) given that are not "
-            "yardsticks scores 0") in report
+    assert (
+        "**No agent given beats a probe's best simple baseline**: each of the 3 agent(s) given that are not "
+        "yardsticks scores 0"
+    ) in report
     assert "- **reading** (WarTableReading-v1): `anticipate`, score" in report
-    assert re.search(r"- \*\*memory\*\* \(WarMemory-v1\): `eager`, score 0.00 \[0.00, 0.00\] \(clipped\), regret "
-                     r"[0-9.]+ \[[0-9.]+, [0-9.]+\] per round \(the best simple baseline `press_once`'s", report)
+    assert re.search(
+        r"- \*\*memory\*\* \(WarMemory-v1\): `eager`, score 0.00 \[0.00, 0.00\] \(clipped\), regret "
+        r"[0-9.]+ \[[0-9.]+, [0-9.]+\] per round \(the best simple baseline `press_once`'s",
+        report,
+    )
     assert re.search(r"Ahead of `never` by [0-9.]+ \[[0-9.]+, [0-9.]+\] per round\.", report)
     header = "| agent | memory (0 = `press_once`) | reading (0 = `lead`) |"
     assert header in report and "## Regret per round" in report
@@ -94,7 +99,8 @@ def test_the_report_has_the_headline_the_scores_the_regrets_and_the_chart(suite)
     assert rows == {f"`{agent}`" for agent in [*GIVEN, "press_once", "lead", "oracle"]}
     oracle_rows = [line for line in report.splitlines() if line.startswith("| `oracle`")]
     assert re.search(r"\| 1 \(exact\) \| 1 \(exact\) \|$", oracle_rows[0]) and oracle_rows[1].endswith(
-        "| reference | reference |")
+        "| reference | reference |"
+    )
     assert f"![scores by agent and probe]({CHART_FILE})" in report
     png = (suite.run_dir / CHART_FILE).read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
@@ -117,7 +123,11 @@ def test_the_headline_never_names_a_yardstick(suite):
     text = "\n".join(headline(one_probe))
     assert text.startswith("**Best agent: `anticipate`**, mean score 0.50 over the 1 probe(s) it played, of 3 agent(s)")
     assert "`anticipate`, score 0.50 [0.25, 0.75], regret" in text and "short of the oracle" in text
-    close = {"best": "anticipate", "next": "eager", "difference": {"value": 0.1, "low": -0.2, "high": 0.4, "method": "m"}}
+    close = {
+        "best": "anticipate",
+        "next": "eager",
+        "difference": {"value": 0.1, "low": -0.2, "high": 0.4, "method": "m"},
+    }
     one_probe["probes"][0]["separation"] = close
     assert "Not told apart from `eager` by 0.100 [-0.200, 0.400] per round." in "\n".join(headline(one_probe))
 
@@ -148,7 +158,8 @@ def test_the_command_line_refuses_what_the_suite_decides_itself(tmp_path, capsys
         cli(["--suite", "--opponents", "human", "--out", str(tmp_path / "s")])
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         "war-bench: error: --suite plays each probe against its own opponent and rules, locally; do not give "
-        "['--opponents']")
+        "['--opponents']"
+    )
     with pytest.raises(SystemExit):
         cli(["--probes", "memory"])
     assert capsys.readouterr().err.strip().endswith("--probes goes with --suite")

@@ -26,9 +26,25 @@ def torch_on_two_threads():
 
 
 def test_war_train_trains_on_one_torch_thread(torch_on_two_threads, tmp_path):
-    argv = ["--algo", "ppo", "--timesteps", "64", "--n-envs", "1", "--run-dir", str(tmp_path / "run"),
-            "--bench-rounds", "2", "--no-progress-bar", "--set", "n_steps=64", "--set", "batch_size=64",
-            "--set", "n_epochs=1"]
+    argv = [
+        "--algo",
+        "ppo",
+        "--timesteps",
+        "64",
+        "--n-envs",
+        "1",
+        "--run-dir",
+        str(tmp_path / "run"),
+        "--bench-rounds",
+        "2",
+        "--no-progress-bar",
+        "--set",
+        "n_steps=64",
+        "--set",
+        "batch_size=64",
+        "--set",
+        "n_epochs=1",
+    ]
     assert war_train(argv) == 0
     assert torch.get_num_threads() == 1
 

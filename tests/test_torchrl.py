@@ -37,8 +37,13 @@ def test_gym_env_builds_war_from_its_id_and_plays_rounds():
 def test_gym_wrapper_over_a_sync_vector_env_with_autoreset_disabled_plays_rounds():
     # TorchRL resets finished sub-envs itself (reset(options={"reset_mask": ...})), which Gymnasium's
     # DISABLED autoreset mode leaves to the caller.
-    vector = gym.make_vec("War-v0", num_envs=4, vectorization_mode="sync",
-                          vector_kwargs={"autoreset_mode": AutoresetMode.DISABLED}, **SHORT)
+    vector = gym.make_vec(
+        "War-v0",
+        num_envs=4,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": AutoresetMode.DISABLED},
+        **SHORT,
+    )
     env = GymWrapper(vector)
     check_env_specs(env)
     rollout = env.rollout(STEPS, break_when_any_done=False)
@@ -67,8 +72,13 @@ def test_gym_wrapper_over_the_batched_vector_env_with_autoreset_disabled_plays_r
 # --- same-step autoreset: TorchRL reads the whole info as a TensorDict ------------------------------------
 def same_step_vector(vectorization_mode: str):
     if vectorization_mode == "sync":
-        return gym.make_vec("War-v0", num_envs=4, vectorization_mode="sync",
-                            vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP}, **SHORT)
+        return gym.make_vec(
+            "War-v0",
+            num_envs=4,
+            vectorization_mode="sync",
+            vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+            **SHORT,
+        )
     return gym.make_vec("War-v0", num_envs=4, autoreset_mode=AutoresetMode.SAME_STEP, **SHORT)
 
 
@@ -94,8 +104,11 @@ def test_same_step_autoreset_through_tensor_info_plays_step_for_step_as_disabled
     env = GymWrapper(TensorInfo(same_step_vector(vectorization_mode)))
     check_env_specs(env)
     same_step = seeded_rollout(TensorInfo(same_step_vector(vectorization_mode)))
-    kind = {"vectorization_mode": "sync", "vector_kwargs": {"autoreset_mode": AutoresetMode.DISABLED}} \
-        if vectorization_mode == "sync" else {"autoreset_mode": AutoresetMode.DISABLED}
+    kind = (
+        {"vectorization_mode": "sync", "vector_kwargs": {"autoreset_mode": AutoresetMode.DISABLED}}
+        if vectorization_mode == "sync"
+        else {"autoreset_mode": AutoresetMode.DISABLED}
+    )
     disabled = seeded_rollout(gym.make_vec("War-v0", num_envs=4, **kind, **SHORT))
     assert rounds_finished(same_step) >= 4
     # The observation that ended each round (from final_obs), not the next round's first one

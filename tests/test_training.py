@@ -124,19 +124,31 @@ def test_a_config_file_error_names_the_file(tmp_path):
 
 def test_command_line_assignments_are_typed():
     assert parse_assignments(["gamma=0.95", "n_steps=128", "pickup=shuffled", "target_points=None"], "--set") == {
-        "gamma": 0.95, "n_steps": 128, "pickup": "shuffled", "target_points": None}
+        "gamma": 0.95,
+        "n_steps": 128,
+        "pickup": "shuffled",
+        "target_points": None,
+    }
     with pytest.raises(ValueError, match="expected key=value"):
         parse_assignments(["gamma"], "--set")
     # numbers are ASCII digits: Python's int() also reads these, which would then be stored as written
     assert parse_assignments(["a=\uff11\uff10,b=\u0661\u0660,c=1_0,d=1_0.5"]) == {
-        "a": "\uff11\uff10", "b": "\u0661\u0660", "c": "1_0", "d": "1_0.5"}
+        "a": "\uff11\uff10",
+        "b": "\u0661\u0660",
+        "c": "1_0",
+        "d": "1_0.5",
+    }
 
 
 def test_a_spec_value_takes_the_rest_of_its_item_commas_included():
     assert parse_assignments(["turn_seconds=2,latency=uniform:low=1,high=4"], "--env") == {
-        "turn_seconds": 2, "latency": "uniform:low=1,high=4"}
+        "turn_seconds": 2,
+        "latency": "uniform:low=1,high=4",
+    }
     assert parse_assignments(["latency=fixed:ticks=2", "reward_idle_tick=0"], "--env") == {
-        "latency": "fixed:ticks=2", "reward_idle_tick": 0}
+        "latency": "fixed:ticks=2",
+        "reward_idle_tick": 0,
+    }
 
 
 def test_bad_env_arguments_fail_before_a_run_folder_is_made(tmp_path):
@@ -152,8 +164,15 @@ def test_bad_env_arguments_fail_before_a_run_folder_is_made(tmp_path):
 # --- a smoke run per algorithm -----------------------------------------------------------------
 @pytest.mark.parametrize("algo", ALGORITHMS)
 def test_each_algorithm_trains_saves_reloads_and_plays(algo, tmp_path):
-    result = main(algo, config_path=tiny_config(tmp_path, algo), timesteps=256, n_envs=2, seed=3,
-                  run_dir=tmp_path / "run", bench_rounds=2)
+    result = main(
+        algo,
+        config_path=tiny_config(tmp_path, algo),
+        timesteps=256,
+        n_envs=2,
+        seed=3,
+        run_dir=tmp_path / "run",
+        bench_rounds=2,
+    )
     run = result.run_dir
     assert result.timesteps >= 256
     for name in ("config.json", "final.zip", "best.zip", "model_card.json", "eval/evaluations.npz"):
@@ -179,8 +198,15 @@ def test_each_algorithm_trains_saves_reloads_and_plays(algo, tmp_path):
 
 @pytest.mark.slow
 def test_subprocess_envs_train_in_real_worker_processes(tmp_path):
-    result = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=128, n_envs=2, vec_env="subproc",
-                  run_dir=tmp_path / "run", bench_rounds=0)
+    result = main(
+        "ppo",
+        config_path=tiny_config(tmp_path, "ppo"),
+        timesteps=128,
+        n_envs=2,
+        vec_env="subproc",
+        run_dir=tmp_path / "run",
+        bench_rounds=0,
+    )
     assert result.timesteps == 128
     assert json.loads((result.run_dir / "config.json").read_text())["settings"]["vec_env"] == "subproc"
 
@@ -197,8 +223,16 @@ def test_the_batched_env_and_sb3s_dummy_vec_env_train_the_same_weights(algo, tmp
 
     weights = {}
     for vec_env in ("batched", "dummy"):
-        result = main(algo, config_path=tiny_config(tmp_path, algo), timesteps=640, n_envs=3, seed=4, vec_env=vec_env,
-                      run_dir=tmp_path / vec_env, bench_rounds=0)
+        result = main(
+            algo,
+            config_path=tiny_config(tmp_path, algo),
+            timesteps=640,
+            n_envs=3,
+            seed=4,
+            vec_env=vec_env,
+            run_dir=tmp_path / vec_env,
+            bench_rounds=0,
+        )
         assert json.loads((result.run_dir / "config.json").read_text())["settings"]["vec_env"] == vec_env
         weights[vec_env] = load_model(algo, result.final_model).policy.state_dict()
     assert weights["batched"].keys() == weights["dummy"].keys()
@@ -206,17 +240,36 @@ def test_the_batched_env_and_sb3s_dummy_vec_env_train_the_same_weights(algo, tmp
 
 
 def test_war_train_trains_on_the_batched_env_by_default(tmp_path):
-    result = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=2, run_dir=tmp_path / "run",
-                  bench_rounds=0)
+    result = main(
+        "ppo",
+        config_path=tiny_config(tmp_path, "ppo"),
+        timesteps=64,
+        n_envs=2,
+        run_dir=tmp_path / "run",
+        bench_rounds=0,
+    )
     assert json.loads((result.run_dir / "config.json").read_text())["settings"]["vec_env"] == "batched"
 
 
 def test_a_saved_model_can_be_the_opponent_for_self_play(tmp_path):
-    first = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=1,
-                 run_dir=tmp_path / "first", bench_rounds=0)
+    first = main(
+        "ppo",
+        config_path=tiny_config(tmp_path, "ppo"),
+        timesteps=64,
+        n_envs=1,
+        run_dir=tmp_path / "first",
+        bench_rounds=0,
+    )
     opponent = f"ppo:{first.best_model}"
-    second = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=1, opponent=opponent,
-                  run_dir=tmp_path / "second", bench_rounds=1)
+    second = main(
+        "ppo",
+        config_path=tiny_config(tmp_path, "ppo"),
+        timesteps=64,
+        n_envs=1,
+        opponent=opponent,
+        run_dir=tmp_path / "second",
+        bench_rounds=1,
+    )
     assert second.model_card["opponent"] == opponent
     assert second.model_card["benchmark"]["baseline"]["opponent"] == opponent
 
@@ -234,11 +287,22 @@ def test_a_policy_can_train_on_the_timing_fields_only(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("vec_env", ["batched", "dummy"])
 def test_with_latency_a_run_trains_on_war_latency_v0_and_its_model_sees_the_presses_in_flight(vec_env, tmp_path):
-    result = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=64, n_envs=2, vec_env=vec_env,
-                  env_args={"latency": "uniform:low=1,high=3"}, run_dir=tmp_path / "run", bench_rounds=1)
+    result = main(
+        "ppo",
+        config_path=tiny_config(tmp_path, "ppo"),
+        timesteps=64,
+        n_envs=2,
+        vec_env=vec_env,
+        env_args={"latency": "uniform:low=1,high=3"},
+        run_dir=tmp_path / "run",
+        bench_rounds=1,
+    )
     fields = read_metadata(result.best_model)["observation_fields"]
-    assert fields == result.model_card["observation_fields"] == list(latency_fields(WarConfig.from_kwargs({
-        "latency": "uniform:low=1,high=3"})))
+    assert (
+        fields
+        == result.model_card["observation_fields"]
+        == list(latency_fields(WarConfig.from_kwargs({"latency": "uniform:low=1,high=3"})))
+    )
     agent = load_sb3_agent("ppo", str(result.best_model))
     env = gym.make("WarLatency-v0", opponent="human", latency="uniform:low=1,high=3")
     observation, _ = env.reset(seed=3)
@@ -248,9 +312,25 @@ def test_with_latency_a_run_trains_on_war_latency_v0_and_its_model_sees_the_pres
 def test_the_command_line_trains_and_prints_the_comparison(tmp_path, capsys):
     from war_env.scripts.train import cli
 
-    argv = ["--algo", "ppo", "--config", str(tiny_config(tmp_path, "ppo")), "--timesteps", "64", "--n-envs", "1",
-            "--run-dir", str(tmp_path / "run"), "--bench-rounds", "2", "--no-progress-bar",
-            "--set", "gamma=0.8", "--env-arg", "turn_seconds=2"]
+    argv = [
+        "--algo",
+        "ppo",
+        "--config",
+        str(tiny_config(tmp_path, "ppo")),
+        "--timesteps",
+        "64",
+        "--n-envs",
+        "1",
+        "--run-dir",
+        str(tmp_path / "run"),
+        "--bench-rounds",
+        "2",
+        "--no-progress-bar",
+        "--set",
+        "gamma=0.8",
+        "--env-arg",
+        "turn_seconds=2",
+    ]
     assert cli(argv) == 0  # an exit status: the console script calls sys.exit(cli())
     printed = capsys.readouterr().out
     assert "held-out comparison, 2 rounds vs human" in printed and "bar (0 takeovers" in printed
@@ -264,8 +344,21 @@ def test_the_command_line_trains_and_prints_the_comparison(tmp_path, capsys):
 def test_a_comparison_of_one_round_prints_its_stderr_as_undefined(tmp_path, capsys):
     from war_env.scripts.train import cli
 
-    argv = ["--algo", "ppo", "--config", str(tiny_config(tmp_path, "ppo")), "--timesteps", "64", "--n-envs", "1",
-            "--run-dir", str(tmp_path / "run"), "--bench-rounds", "1", "--no-progress-bar"]
+    argv = [
+        "--algo",
+        "ppo",
+        "--config",
+        str(tiny_config(tmp_path, "ppo")),
+        "--timesteps",
+        "64",
+        "--n-envs",
+        "1",
+        "--run-dir",
+        str(tmp_path / "run"),
+        "--bench-rounds",
+        "1",
+        "--no-progress-bar",
+    ]
     assert cli(argv) == 0
     assert "(stderr undefined for one round)" in capsys.readouterr().out
 
@@ -273,13 +366,28 @@ def test_a_comparison_of_one_round_prints_its_stderr_as_undefined(tmp_path, caps
 def test_require_bar_makes_a_missed_bar_a_failure_and_keeps_the_run(tmp_path, capsys):
     from war_env.scripts.train import cli
 
-    argv = ["--algo", "ppo", "--config", str(tiny_config(tmp_path, "ppo")), "--timesteps", "64", "--n-envs", "1",
-            "--run-dir", str(tmp_path / "run"), "--bench-rounds", "2", "--no-progress-bar", "--require-bar"]
+    argv = [
+        "--algo",
+        "ppo",
+        "--config",
+        str(tiny_config(tmp_path, "ppo")),
+        "--timesteps",
+        "64",
+        "--n-envs",
+        "1",
+        "--run-dir",
+        str(tmp_path / "run"),
+        "--bench-rounds",
+        "2",
+        "--no-progress-bar",
+        "--require-bar",
+    ]
     assert cli(argv) == 1  # 64 steps of PPO are far from the bar
     captured = capsys.readouterr()
     assert "bar (0 takeovers" in captured.out and "NOT reached" in captured.out
-    assert captured.err.strip().splitlines() == [f"war-train: error: the bar was not reached (--require-bar); "
-                                                 f"the run is in {tmp_path / 'run'}"]
+    assert captured.err.strip().splitlines() == [
+        f"war-train: error: the bar was not reached (--require-bar); the run is in {tmp_path / 'run'}"
+    ]
     assert (tmp_path / "run" / "final.zip").is_file()
     with pytest.raises(SystemExit) as usage:
         cli([*argv[:-1], "--bench-rounds", "0", "--require-bar"])
@@ -313,8 +421,14 @@ def test_a_run_folder_is_never_overwritten(tmp_path):
 
 # --- resume -------------------------------------------------------------------------------------
 def test_resume_continues_from_the_checkpoint_weights_and_step_count(tmp_path):
-    first = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=256, n_envs=2,
-                 run_dir=tmp_path / "run", bench_rounds=0)
+    first = main(
+        "ppo",
+        config_path=tiny_config(tmp_path, "ppo"),
+        timesteps=256,
+        n_envs=2,
+        run_dir=tmp_path / "run",
+        bench_rounds=0,
+    )
     checkpoint = first.run_dir / "checkpoints" / "ckpt_128.zip"
     assert read_metadata(checkpoint)["num_timesteps"] == 128
 
@@ -327,8 +441,10 @@ def test_resume_continues_from_the_checkpoint_weights_and_step_count(tmp_path):
     expected = load_model("ppo", checkpoint).policy.state_dict()
     resumed = load_model("ppo", same.final_model).policy.state_dict()
     assert all(np.array_equal(expected[key].numpy(), resumed[key].numpy()) for key in expected)
-    assert np.array_equal(load_sb3_agent("ppo", str(checkpoint)).predict(observations)[0],
-                          load_sb3_agent("ppo", str(same.final_model)).predict(observations)[0])
+    assert np.array_equal(
+        load_sb3_agent("ppo", str(checkpoint)).predict(observations)[0],
+        load_sb3_agent("ppo", str(same.final_model)).predict(observations)[0],
+    )
 
     # Resuming the run folder (its latest checkpoint) to a larger budget continues the step count.
     longer = main(resume=first.run_dir, timesteps=512, bench_rounds=0)
@@ -365,8 +481,14 @@ def test_resume_appends_to_the_evaluation_log_and_the_model_card_keeps_every_ses
 def test_resuming_an_earlier_checkpoint_evaluates_each_step_once(tmp_path, capsys):
     """``war-train --resume RUN/checkpoints/ckpt_256.zip`` of a run that went to 512: the evaluations
     after 256 belong to the part that is trained again; the log holds each step once, in order."""
-    first = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=512, n_envs=2, run_dir=tmp_path / "run",
-                 bench_rounds=0)
+    first = main(
+        "ppo",
+        config_path=tiny_config(tmp_path, "ppo"),
+        timesteps=512,
+        n_envs=2,
+        run_dir=tmp_path / "run",
+        bench_rounds=0,
+    )
     assert first.model_card["evaluation_callback"]["timesteps"] == [128, 256, 384, 512]
     again = main(resume=first.run_dir / "checkpoints" / "ckpt_256.zip", timesteps=640, bench_rounds=0)
     assert again.model_card["evaluation_callback"]["timesteps"] == [128, 256, 384, 512, 640]
@@ -384,8 +506,23 @@ def test_a_run_killed_after_a_checkpoint_has_that_steps_evaluation(tmp_path):
     config["evaluation"]["rounds"] = 20  # an evaluation long enough to be killed in the middle of
     (tmp_path / "slow_eval.json").write_text(json.dumps(config))
     run = tmp_path / "run"
-    command = [sys.executable, "-m", "war_env.scripts.train", "--algo", "ppo", "--config", str(tmp_path / "slow_eval.json"),
-               "--timesteps", "512", "--n-envs", "1", "--run-dir", str(run), "--bench-rounds", "0"]
+    command = [
+        sys.executable,
+        "-m",
+        "war_env.scripts.train",
+        "--algo",
+        "ppo",
+        "--config",
+        str(tmp_path / "slow_eval.json"),
+        "--timesteps",
+        "512",
+        "--n-envs",
+        "1",
+        "--run-dir",
+        str(run),
+        "--bench-rounds",
+        "0",
+    ]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
     try:
         deadline = time.monotonic() + 120
@@ -400,8 +537,14 @@ def test_a_run_killed_after_a_checkpoint_has_that_steps_evaluation(tmp_path):
 
 
 def test_resume_falls_back_from_a_cut_checkpoint_says_so_and_ignores_other_files(tmp_path, capsys):
-    first = main("ppo", config_path=tiny_config(tmp_path, "ppo"), timesteps=384, n_envs=1, run_dir=tmp_path / "run",
-                 bench_rounds=0)
+    first = main(
+        "ppo",
+        config_path=tiny_config(tmp_path, "ppo"),
+        timesteps=384,
+        n_envs=1,
+        run_dir=tmp_path / "run",
+        bench_rounds=0,
+    )
     folder = first.run_dir / "checkpoints"
     latest = folder / "ckpt_384.zip"
     latest.write_bytes(latest.read_bytes()[:1000])  # a crash cut it short
@@ -409,8 +552,11 @@ def test_resume_falls_back_from_a_cut_checkpoint_says_so_and_ignores_other_files
     capsys.readouterr()
     resumed = main(resume=first.run_dir, timesteps=512, bench_rounds=0)
     said = capsys.readouterr().err
-    assert f"skipping checkpoint {latest}, it does not load: model file '{latest}' is not a zip file, or a truncated one" \
-        in said and f"resuming from the previous checkpoint, {folder / 'ckpt_256.zip'}" in said
+    assert (
+        f"skipping checkpoint {latest}, it does not load: model file '{latest}' is not a zip file, or a truncated one"
+        in said
+        and f"resuming from the previous checkpoint, {folder / 'ckpt_256.zip'}" in said
+    )
     assert "war_env_model.json" not in said
     assert resumed.timesteps == 512 and resumed.model_card["resumed_from"].endswith("ckpt_256.zip")
     assert "ckpt_384.zip" in resumed.model_card["sessions"][1]["skipped_checkpoints"][0]
@@ -418,8 +564,15 @@ def test_resume_falls_back_from_a_cut_checkpoint_says_so_and_ignores_other_files
 
 def test_only_the_latest_checkpoints_are_kept(tmp_path):
     config = tiny_config(tmp_path, "ppo")
-    config.write_text(json.dumps({**json.loads(config.read_text()), "keep_checkpoints": 2, "evaluation":
-                                  {"every_timesteps": 0, "rounds": 1, "seed": 0}}))
+    config.write_text(
+        json.dumps(
+            {
+                **json.loads(config.read_text()),
+                "keep_checkpoints": 2,
+                "evaluation": {"every_timesteps": 0, "rounds": 1, "seed": 0},
+            }
+        )
+    )
     result = main("ppo", config_path=config, timesteps=640, n_envs=1, run_dir=tmp_path / "run", bench_rounds=0)
     assert sorted(p.name for p in (result.run_dir / "checkpoints").iterdir()) == ["ckpt_512.zip", "ckpt_640.zip"]
 
@@ -433,8 +586,9 @@ def test_a_bad_opponent_fails_before_a_run_folder_is_made(tmp_path):
 def test_a_run_that_failed_before_saving_anything_is_started_again_by_the_same_command(tmp_path, monkeypatch):
     import war_env.training.run as run
 
-    arguments = dict(config_path=tiny_config(tmp_path, "ppo"), timesteps=128, n_envs=1, run_dir=tmp_path / "run",
-                     bench_rounds=0)
+    arguments = dict(
+        config_path=tiny_config(tmp_path, "ppo"), timesteps=128, n_envs=1, run_dir=tmp_path / "run", bench_rounds=0
+    )
 
     def lost_connection(*args, **kwargs):
         raise ConnectionError("the opponent's server went away")
@@ -473,11 +627,32 @@ def test_the_bar_fails_for_an_agent_that_never_draws():
 @pytest.mark.slow
 def test_the_rl_zoo_trains_war_v0_and_its_model_loads_weights_only(tmp_path):
     pytest.importorskip("rl_zoo3")
-    command = [sys.executable, "-m", "rl_zoo3.train", "--algo", "ppo", "--env", "War-v0", "--gym-packages", "war_env",
-               "-conf", str(rl_zoo_file("ppo")), "-n", "1024", "--eval-freq", "-1",
-               "--seed", "0", "-f", str(tmp_path), "--num-threads", "1"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT,
-                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+    command = [
+        sys.executable,
+        "-m",
+        "rl_zoo3.train",
+        "--algo",
+        "ppo",
+        "--env",
+        "War-v0",
+        "--gym-packages",
+        "war_env",
+        "-conf",
+        str(rl_zoo_file("ppo")),
+        "-n",
+        "1024",
+        "--eval-freq",
+        "-1",
+        "--seed",
+        "0",
+        "-f",
+        str(tmp_path),
+        "--num-threads",
+        "1",
+    ]
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=600, cwd=ROOT, env={**os.environ, "OMP_NUM_THREADS": "1"}
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     model_file = tmp_path / "ppo" / "War-v0_1" / "War-v0.zip"
     assert model_file.is_file()

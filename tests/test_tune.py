@@ -40,8 +40,17 @@ def tiny_ppo_config(folder: Path) -> Path:
 @pytest.mark.slow
 def test_a_tiny_sweep_trains_every_trial_with_its_own_hyperparameters(ray_instance, tmp_path):
     space = {"learning_rate": {"loguniform": [1e-4, 1e-2]}, "gamma": {"choice": [0.5, 0.99]}}
-    run = main("ppo", space, samples=2, timesteps=64, config_path=tiny_ppo_config(tmp_path), n_envs=1, seed=4,
-               bench_rounds=3, out=tmp_path / "sweep")
+    run = main(
+        "ppo",
+        space,
+        samples=2,
+        timesteps=64,
+        config_path=tiny_ppo_config(tmp_path),
+        n_envs=1,
+        seed=4,
+        bench_rounds=3,
+        out=tmp_path / "sweep",
+    )
     assert run.errors == [] and len(run.trials) == 2
     assert [t["mean_return"] for t in run.trials] == sorted((t["mean_return"] for t in run.trials), reverse=True)
     for trial in run.trials:
@@ -71,14 +80,17 @@ def test_a_trial_folder_is_named_by_the_trials_place_in_the_sweep():
         trial_folder("_trial")
 
 
-@pytest.mark.parametrize("space, message", [
-    ({"learning_rat": {"uniform": [0.1, 0.2]}}, "unknown ppo hyperparameter"),
-    ({"gamma": {"uniform": [0.9, 1.5]}}, "gamma must be in"),
-    ({"gamma": {"normal": [0.9, 0.1]}}, "must be one of"),
-    ({"learning_rate": {"loguniform": [0, 0.1]}}, "low > 0"),
-    ({"n_steps": {"randint": [64, 32]}}, "low < high"),
-    ({}, "non-empty"),
-])
+@pytest.mark.parametrize(
+    "space, message",
+    [
+        ({"learning_rat": {"uniform": [0.1, 0.2]}}, "unknown ppo hyperparameter"),
+        ({"gamma": {"uniform": [0.9, 1.5]}}, "gamma must be in"),
+        ({"gamma": {"normal": [0.9, 0.1]}}, "must be one of"),
+        ({"learning_rate": {"loguniform": [0, 0.1]}}, "low > 0"),
+        ({"n_steps": {"randint": [64, 32]}}, "low < high"),
+        ({}, "non-empty"),
+    ],
+)
 def test_a_bad_search_space_is_refused_before_ray_starts(space, message):
     with pytest.raises(ValueError, match=message):
         check_space("ppo", space)
@@ -91,12 +103,15 @@ def test_the_cli_reports_a_bad_space_as_a_usage_error(tmp_path, capsys):
     assert not (tmp_path / "x").exists()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--opponent", "humann"], "unknown opponent 'humann'.*did you mean 'human'"),
-    (["--n-envs", "1000"], r"n_envs must be an integer in \[1, 64\]"),
-    (["--address", "nonsense"], "address must be 'auto', 'HOST:PORT'"),
-    (["--max-concurrent", "0"], "max_concurrent must be a whole number >= 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--opponent", "humann"], "unknown opponent 'humann'.*did you mean 'human'"),
+        (["--n-envs", "1000"], r"n_envs must be an integer in \[1, 64\]"),
+        (["--address", "nonsense"], "address must be 'auto', 'HOST:PORT'"),
+        (["--max-concurrent", "0"], "max_concurrent must be a whole number >= 1, got 0"),
+    ],
+)
 def test_a_bad_opponent_or_setting_is_a_usage_error_before_ray_starts(tmp_path, capsys, argv, message):
     with pytest.raises(SystemExit) as exit_status:
         cli([*argv, "--out", str(tmp_path / "x")])
@@ -109,5 +124,6 @@ def test_a_bad_opponent_or_setting_is_a_usage_error_before_ray_starts(tmp_path, 
 def test_an_address_where_no_ray_cluster_answers_is_refused_within_seconds(tmp_path, capsys):
     assert cli(["--address", "127.0.0.1:1", "--out", str(tmp_path / "x")]) == 1
     assert capsys.readouterr().err.strip().splitlines() == [
-        "war-tune: error: no Ray cluster answers at 127.0.0.1:1 (nothing there took a gRPC connection within 5 s)"]
+        "war-tune: error: no Ray cluster answers at 127.0.0.1:1 (nothing there took a gRPC connection within 5 s)"
+    ]
     assert not (tmp_path / "x").exists()

@@ -77,8 +77,16 @@ def test_each_sub_env_follows_the_single_env_over_whole_rounds(opponent, pickup,
 
 @pytest.mark.parametrize("opponent", ["human", "uniform:low=0,high=9"])
 def test_other_rules_and_timers_are_batched_the_same(opponent, backend):
-    config = WarConfig(turn_seconds=1.0, war_face_down=2, target_points=10, max_battles=30, pickup="shuffled",
-                       reward_idle_tick=-0.01, reward_false_start=-0.05, reward_draw=0.25)
+    config = WarConfig(
+        turn_seconds=1.0,
+        war_face_down=2,
+        target_points=10,
+        max_battles=30,
+        pickup="shuffled",
+        reward_idle_tick=-0.01,
+        reward_false_start=-0.05,
+        reward_draw=0.25,
+    )
     vector = WarVectorEnv(3, opponent=opponent, config=config, backend=backend)
     singles = [gym.make("War-v0", opponent=opponent, config=config) for _ in range(3)]
     ended = play_side_by_side(vector, singles, pressing(3, 0.15, seed=4), steps=600, seed=50)
@@ -125,18 +133,25 @@ WAR_IDS = sorted(env_id for env_id, spec in gym.registry.items() if str(spec.ent
 @pytest.mark.parametrize("vectorization_mode", [None, "vector_entry_point"])
 def test_vector_kwargs_for_the_batched_env_are_refused_naming_the_keyword_form(env_id, vectorization_mode):
     # Gymnasium's own error ("can be passed arguments only through kwargs") does not say what to write.
-    expected = (f'{env_id}\'s batched vector env takes these as keywords, not in vector_kwargs: '
-                f'gym.make_vec("{env_id}", num_envs=..., autoreset_mode=AutoresetMode.SAME_STEP) '
-                f'(vector_kwargs is for vectorization_mode="sync" or "async")')
+    expected = (
+        f"{env_id}'s batched vector env takes these as keywords, not in vector_kwargs: "
+        f'gym.make_vec("{env_id}", num_envs=..., autoreset_mode=AutoresetMode.SAME_STEP) '
+        f'(vector_kwargs is for vectorization_mode="sync" or "async")'
+    )
     with pytest.raises(gym.error.Error) as raised:
-        gym.make_vec(env_id, num_envs=2, vectorization_mode=vectorization_mode,
-                     vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
+        gym.make_vec(
+            env_id,
+            num_envs=2,
+            vectorization_mode=vectorization_mode,
+            vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+        )
     assert str(raised.value) == expected
 
 
 def test_vector_kwargs_still_reach_gymnasiums_sync_vector_env_and_the_keyword_the_batched_one():
-    sync = gym.make_vec("War-v0", num_envs=2, vectorization_mode="sync",
-                        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
+    sync = gym.make_vec(
+        "War-v0", num_envs=2, vectorization_mode="sync", vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP}
+    )
     batched = gym.make_vec("War-v0", num_envs=2, autoreset_mode=AutoresetMode.SAME_STEP)
     assert sync.autoreset_mode is batched.autoreset_mode is AutoresetMode.SAME_STEP
     assert gym.make("War-v0", opponent="uniform").spec.kwargs == {"opponent": "uniform"}
@@ -148,10 +163,12 @@ def test_the_gymnasium_sync_vector_env_of_single_envs_gives_the_same_batches(mod
     autoreset in each of the three modes, its info batching) against the batched env, on whole arrays.
     With autoreset disabled, both reset the sub-envs that ended with a partial reset, as the caller must."""
     kwargs = {"opponent": "human", "max_episode_steps": 900}
-    ours = gym.make_vec("War-v0", num_envs=4, vectorization_mode="vector_entry_point", **kwargs, backend=backend,
-                        autoreset_mode=mode)
-    theirs = gym.make_vec("War-v0", num_envs=4, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode},
-                          **kwargs)
+    ours = gym.make_vec(
+        "War-v0", num_envs=4, vectorization_mode="vector_entry_point", **kwargs, backend=backend, autoreset_mode=mode
+    )
+    theirs = gym.make_vec(
+        "War-v0", num_envs=4, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode}, **kwargs
+    )
     assert isinstance(ours.unwrapped, WarVectorEnv)
     assert theirs.metadata["autoreset_mode"] == ours.metadata["autoreset_mode"] == ours.autoreset_mode == mode
     obs_a, info_a = ours.reset(seed=5)
@@ -172,8 +189,9 @@ def test_the_gymnasium_sync_vector_env_of_single_envs_gives_the_same_batches(mod
                 np.testing.assert_array_equal(info_a["_final_obs"], info_b["_final_obs"])
                 for i in np.flatnonzero(info_b["_final_obs"]):
                     np.testing.assert_array_equal(info_a["final_obs"][i], info_b["final_obs"][i])
-                    np.testing.assert_array_equal(info_a["final_info"]["action_mask"][i],
-                                                  info_b["final_info"]["action_mask"][i])
+                    np.testing.assert_array_equal(
+                        info_a["final_info"]["action_mask"][i], info_b["final_info"]["action_mask"][i]
+                    )
                 info_a, info_b = info_a["final_info"], info_b["final_info"]
         assert ("round" in info_a) == ("round" in info_b)
         if "round" in info_b:
@@ -235,8 +253,14 @@ def test_autoreset_next_step_resets_on_the_step_after_the_end_and_ignores_its_ac
 def test_without_round_info_the_steps_are_the_same_and_only_info_round_is_left_out(backend):
     # round_info=False is for callers that never read info["round"] (docs/speed.md: a third of a step at N = 4096).
     with_info = WarVectorEnv(4, opponent="instant", backend=backend)
-    without = gym.make_vec("War-v0", num_envs=4, vectorization_mode="vector_entry_point", opponent="instant",
-                           backend=backend, round_info=False)
+    without = gym.make_vec(
+        "War-v0",
+        num_envs=4,
+        vectorization_mode="vector_entry_point",
+        opponent="instant",
+        backend=backend,
+        round_info=False,
+    )
     with_info.reset(seed=5)
     without.reset(seed=5)
     rounds_ended = 0
@@ -263,7 +287,9 @@ def test_max_episode_steps_truncates_like_gymnasiums_time_limit(backend):
         assert not terminated.any()
     _, rewards, terminated, truncated, _ = vector.step(np.zeros(3, dtype=np.int64))
     assert not truncated.any() and not terminated.any() and (rewards == 0.0).all()
-    made = gym.make_vec("War-v0", num_envs=2, vectorization_mode="vector_entry_point", max_episode_steps=7, backend=backend)
+    made = gym.make_vec(
+        "War-v0", num_envs=2, vectorization_mode="vector_entry_point", max_episode_steps=7, backend=backend
+    )
     assert made.unwrapped.max_episode_steps == 7
 
 
@@ -346,8 +372,13 @@ def test_a_refused_step_moves_no_sub_env(backend):
 
 @pytest.mark.parametrize(
     "actions, message",
-    [(np.array([0, 2]), "invalid action"), (np.array([0.0, 1.0]), "integers"), (np.array([1]), "shape"),
-     (np.array([True, False]), "integers"), (np.array([-1, 0], dtype=np.int8), "invalid action")],
+    [
+        (np.array([0, 2]), "invalid action"),
+        (np.array([0.0, 1.0]), "integers"),
+        (np.array([1]), "shape"),
+        (np.array([True, False]), "integers"),
+        (np.array([-1, 0], dtype=np.int8), "invalid action"),
+    ],
 )
 def test_bad_actions_are_named_in_the_error_and_change_nothing(actions, message, backend):
     vector = WarVectorEnv(2, backend=backend)

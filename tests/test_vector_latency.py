@@ -46,24 +46,32 @@ def test_each_sub_env_follows_the_single_latency_env_over_whole_rounds(latency, 
 @pytest.mark.parametrize("latency", ["fixed:ticks=4", "uniform:low=1,high=4"])
 def test_takeovers_with_presses_in_flight_are_played_out_as_the_single_env_does(latency, backend):
     # Pressing rarely lets the timer run out, often with a press still in flight.
-    ended = side_by_side(latency, "human", 0.03, steps=1500, num_envs=4, seed=7, backend=backend,
-                         turn_seconds=1.0)
+    ended = side_by_side(latency, "human", 0.03, steps=1500, num_envs=4, seed=7, backend=backend, turn_seconds=1.0)
     assert len(ended) >= 20 and any(info["takeover"][0] for info in ended)
 
 
 def test_many_presses_landing_together_and_shuffled_pickups_and_other_rules(backend):
     # the widest latency: up to 16 presses in flight, several landing in one tick (rewards summed one by one)
-    ended = side_by_side("uniform:low=1,high=16", "uniform:low=0,high=30", 0.9, steps=800, backend=backend,
-                         turn_seconds=2.0, pickup="shuffled", war_face_down=2, target_points=10,
-                         reward_false_start=-0.03, reward_idle_tick=-0.007)
+    ended = side_by_side(
+        "uniform:low=1,high=16",
+        "uniform:low=0,high=30",
+        0.9,
+        steps=800,
+        backend=backend,
+        turn_seconds=2.0,
+        pickup="shuffled",
+        war_face_down=2,
+        target_points=10,
+        reward_false_start=-0.03,
+        reward_idle_tick=-0.007,
+    )
     assert len(ended) >= 2 and max(info["false_starts"][0] for info in ended) > 20
 
 
 @pytest.mark.parametrize("latency", ["fixed:ticks=2", "uniform:low=1,high=4"])
 def test_the_gymnasium_sync_vector_env_of_single_latency_envs_gives_the_same_batches(latency, backend):
     kwargs = {"opponent": "human", "max_episode_steps": 120, "latency": latency, "target_points": 10}
-    ours = gym.make_vec("WarLatency-v0", num_envs=4, vectorization_mode="vector_entry_point", backend=backend,
-                        **kwargs)
+    ours = gym.make_vec("WarLatency-v0", num_envs=4, vectorization_mode="vector_entry_point", backend=backend, **kwargs)
     theirs = gym.make_vec("WarLatency-v0", num_envs=4, vectorization_mode="sync", **kwargs)
     assert isinstance(ours.unwrapped, WarLatencyVectorEnv)
     assert ours.single_observation_space == theirs.single_observation_space
@@ -78,8 +86,9 @@ def test_the_gymnasium_sync_vector_env_of_single_latency_envs_gives_the_same_bat
         truncations += b[3].sum()
         if "round" in b[4]:
             for i in np.flatnonzero(b[4]["_round"]):
-                assert sub_env_round_info(a[4], i) == {key: b[4]["round"][key][i] for key in b[4]["round"]
-                                                       if not key.startswith("_")}
+                assert sub_env_round_info(a[4], i) == {
+                    key: b[4]["round"][key][i] for key in b[4]["round"] if not key.startswith("_")
+                }
                 rounds += 1
     assert rounds >= 2 and truncations >= 1
 
@@ -139,8 +148,9 @@ def seed_with_delays(latency: str, delays: list[int]) -> int:
     for seed in range(10_000):
         env.reset(seed=seed)
         key = env.round.round_key
-        if [sample_delay(latency_cdf(latency), hash_uniform(key, STREAM_LATENCY[0], k)) for k in range(len(delays))] \
-                == delays:
+        if [
+            sample_delay(latency_cdf(latency), hash_uniform(key, STREAM_LATENCY[0], k)) for k in range(len(delays))
+        ] == delays:
             return seed
     raise AssertionError(f"no seed below 10000 gives delays {delays}")
 
@@ -148,33 +158,96 @@ def seed_with_delays(latency: str, delays: list[int]) -> int:
 # (rule, latency, opponent, piles, starter, seed, rules, actions, expected rewards, presses in flight after each
 # step, expected (false starts, takeover, reaction ticks) of the round at its end or None)
 RULES = [
-    ("a delayed press draws in the tick it lands, the ticks before are idle",
-     "fixed:ticks=2", "instant", LONG_DEAL, 0, 0, {}, [1, 0, 0],
-     [-0.001, -0.001, 0.0], [[1, 0], [0, 1], [0, 0]], None),
-    ("a press sent before the turn opens draws if it lands after the opening",
-     "fixed:ticks=1", "instant", LONG_DEAL, 1, 0, {}, [1, 0],
-     [0.0, 0.0], [[1], [0]], None),
-    ("a press landing while the turn is closed is a false start, charged as it lands",
-     "fixed:ticks=2", "fixed:ticks=5", LONG_DEAL, 1, 0, {}, [1, 0, 0],
-     [0.0, 0.0, -0.1], [[1, 0], [0, 1], [0, 0]], None),
-    ("presses landing in the same tick act one after another, so only the first draws",
-     "uniform:low=1,high=2", "instant", LONG_DEAL, 0, ("uniform:low=1,high=2", [2, 1]), {}, [1, 1, 0],
-     [-0.001, -0.001, -0.1], [[1, 0], [1, 1], [0, 0]], None),
-    ("a taken-over seat's presses in flight do nothing",
-     "fixed:ticks=4", "instant", LONG_DEAL, 0, 0, {"turn_seconds": 0.5}, [0, 1, 0, 0, 0],
-     [-0.001] * 4 + [-0.001 - 1.0 + 1.0], [[0] * 4, [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0] * 4],
-     ((0, 0), (True, False), ([], [0, 0, 0, 0]))),  # the takeover bot wins the rest: +1
-    ("presses in flight when the round ends do nothing (and are still seen in flight)",
-     "fixed:ticks=2", "instant", [["AC"], ["2D"]], 0, 0, {}, [1, 0, 1, 1],
-     [-0.001, -0.001, 0.0, 1.0], [[1, 0], [0, 1], [1, 0], [1, 1]], ((0, 0), (False, False), ([2], [0]))),
+    (
+        "a delayed press draws in the tick it lands, the ticks before are idle",
+        "fixed:ticks=2",
+        "instant",
+        LONG_DEAL,
+        0,
+        0,
+        {},
+        [1, 0, 0],
+        [-0.001, -0.001, 0.0],
+        [[1, 0], [0, 1], [0, 0]],
+        None,
+    ),
+    (
+        "a press sent before the turn opens draws if it lands after the opening",
+        "fixed:ticks=1",
+        "instant",
+        LONG_DEAL,
+        1,
+        0,
+        {},
+        [1, 0],
+        [0.0, 0.0],
+        [[1], [0]],
+        None,
+    ),
+    (
+        "a press landing while the turn is closed is a false start, charged as it lands",
+        "fixed:ticks=2",
+        "fixed:ticks=5",
+        LONG_DEAL,
+        1,
+        0,
+        {},
+        [1, 0, 0],
+        [0.0, 0.0, -0.1],
+        [[1, 0], [0, 1], [0, 0]],
+        None,
+    ),
+    (
+        "presses landing in the same tick act one after another, so only the first draws",
+        "uniform:low=1,high=2",
+        "instant",
+        LONG_DEAL,
+        0,
+        ("uniform:low=1,high=2", [2, 1]),
+        {},
+        [1, 1, 0],
+        [-0.001, -0.001, -0.1],
+        [[1, 0], [1, 1], [0, 0]],
+        None,
+    ),
+    (
+        "a taken-over seat's presses in flight do nothing",
+        "fixed:ticks=4",
+        "instant",
+        LONG_DEAL,
+        0,
+        0,
+        {"turn_seconds": 0.5},
+        [0, 1, 0, 0, 0],
+        [-0.001] * 4 + [-0.001 - 1.0 + 1.0],
+        [[0] * 4, [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0] * 4],
+        ((0, 0), (True, False), ([], [0, 0, 0, 0])),
+    ),  # the takeover bot wins the rest: +1
+    (
+        "presses in flight when the round ends do nothing (and are still seen in flight)",
+        "fixed:ticks=2",
+        "instant",
+        [["AC"], ["2D"]],
+        0,
+        0,
+        {},
+        [1, 0, 1, 1],
+        [-0.001, -0.001, 0.0, 1.0],
+        [[1, 0], [0, 1], [1, 0], [1, 1]],
+        ((0, 0), (False, False), ([2], [0])),
+    ),
 ]
 
 
 @pytest.mark.parametrize("backend_name", ["numba", "reference"])
-@pytest.mark.parametrize("rule, latency, opponent, piles, starter, seed, rules, actions, rewards, flights, end",
-                         RULES, ids=[rule[0] for rule in RULES])
-def test_the_press_in_flight_rules_hold_in_the_vector_env(rule, latency, opponent, piles, starter, seed, rules,
-                                                          actions, rewards, flights, end, backend_name):
+@pytest.mark.parametrize(
+    "rule, latency, opponent, piles, starter, seed, rules, actions, rewards, flights, end",
+    RULES,
+    ids=[rule[0] for rule in RULES],
+)
+def test_the_press_in_flight_rules_hold_in_the_vector_env(
+    rule, latency, opponent, piles, starter, seed, rules, actions, rewards, flights, end, backend_name
+):
     if backend_name == "numba":
         pytest.importorskip("numba")
     seed = seed_with_delays(*seed) if isinstance(seed, tuple) else seed
@@ -188,8 +261,11 @@ def test_the_press_in_flight_rules_hold_in_the_vector_env(rule, latency, opponen
     assert seen_rewards == pytest.approx(rewards, abs=1e-12) and seen_flights == flights
     if end is not None:
         round_info = sub_env_round_info(info, 0)
-        assert (tuple(round_info["false_starts"]), tuple(round_info["takeover"]),
-                tuple(map(list, round_info["reaction_ticks"]))) == end
+        assert (
+            tuple(round_info["false_starts"]),
+            tuple(round_info["takeover"]),
+            tuple(map(list, round_info["reaction_ticks"])),
+        ) == end
 
 
 def test_bots_have_no_latency_in_the_vector_env(backend):
@@ -212,6 +288,7 @@ def test_the_compiled_delay_of_the_kth_press_is_the_scalar_clocks():
         for g, key in enumerate(state["round_key"].tolist()):
             for seat in (0, 1):
                 compiled = [delay(state[g], params[0], seat, k) for k in range(200)]
-                scalar = [sample_delay(latency_cdf(latency), hash_uniform(key, STREAM_LATENCY[seat], k))
-                          for k in range(200)]
+                scalar = [
+                    sample_delay(latency_cdf(latency), hash_uniform(key, STREAM_LATENCY[seat], k)) for k in range(200)
+                ]
                 assert compiled == scalar, (latency, key, seat)

@@ -51,28 +51,49 @@ def test_each_sub_env_of_a_probe_follows_the_single_probe_env(env_id, seed, back
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("opponent, turn_seconds", [
-    ("leader:ahead=2,behind=40,width=3", 3.0),  # behind: it misses its timer and is taken over
-    ("pool:fast=0,slow=25,width=10,share_fast=0.3", 3.0),  # the slow member misses its timer in some turns
-    ("leader:ahead=0,behind=1,width=1", 1.0)])
+@pytest.mark.parametrize(
+    "opponent, turn_seconds",
+    [
+        ("leader:ahead=2,behind=40,width=3", 3.0),  # behind: it misses its timer and is taken over
+        ("pool:fast=0,slow=25,width=10,share_fast=0.3", 3.0),  # the slow member misses its timer in some turns
+        ("leader:ahead=0,behind=1,width=1", 1.0),
+    ],
+)
 @pytest.mark.parametrize("env_id", ["WarInference-v0", "WarMemory-v1"])
 def test_other_pools_and_leaders_and_their_takeovers_are_batched_the_same(env_id, opponent, turn_seconds, backend):
-    ended = probe_side_by_side(env_id, 0.2, 5, 1500, backend, opponent=opponent, turn_seconds=turn_seconds,
-                               latency="uniform:low=1,high=3", target_points=6)
+    ended = probe_side_by_side(
+        env_id,
+        0.2,
+        5,
+        1500,
+        backend,
+        opponent=opponent,
+        turn_seconds=turn_seconds,
+        latency="uniform:low=1,high=3",
+        target_points=6,
+    )
     assert len(ended) >= 3
     if "behind=40" in opponent:
         assert any(info["takeover"][1] for info in ended)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("opponent", ["pool:fast=2,slow=9,width=3", "leader:ahead=1,behind=8,width=4",
-                                      "leader:ahead=1,behind=35,width=2"])
+@pytest.mark.parametrize(
+    "opponent", ["pool:fast=2,slow=9,width=3", "leader:ahead=1,behind=8,width=4", "leader:ahead=1,behind=35,width=2"]
+)
 @pytest.mark.parametrize("latency", [None, "fixed:ticks=3"])
 def test_the_varying_bots_play_war_v0_and_warlatency_v0_batched_too(opponent, latency, backend):
     env_id = "War-v0" if latency is None else "WarLatency-v0"
     kwargs = {} if latency is None else {"latency": latency}
-    vector = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", backend=backend,
-                          opponent=opponent, target_points=10, **kwargs)
+    vector = gym.make_vec(
+        env_id,
+        num_envs=3,
+        vectorization_mode="vector_entry_point",
+        backend=backend,
+        opponent=opponent,
+        target_points=10,
+        **kwargs,
+    )
     singles = [gym.make(env_id, opponent=opponent, target_points=10, **kwargs) for _ in range(3)]
     ended = play_side_by_side(vector, singles, pressing(3, 0.3, seed=8), steps=1200, seed=30)
     assert len(ended) >= 5
@@ -89,15 +110,21 @@ def test_make_vec_gives_the_probe_s_batched_env_with_its_defaults(env_id):
     assert envs.unwrapped.opponent_bot == make_bot(probe.opponent)
     assert envs.single_observation_space == single.observation_space
     assert type(gym.make_vec(env_id, num_envs=2).unwrapped) is PROBE_VECTOR_ENVS[probe.name]  # the default mode
-    overridden = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point", opponent="instant",
-                              config=WarConfig(latency="fixed:ticks=1"))
+    overridden = gym.make_vec(
+        env_id,
+        num_envs=2,
+        vectorization_mode="vector_entry_point",
+        opponent="instant",
+        config=WarConfig(latency="fixed:ticks=1"),
+    )
     assert overridden.unwrapped.config == WarConfig(latency="fixed:ticks=1")
     assert overridden.unwrapped.opponent_bot == make_bot("instant")
 
 
 def test_the_sync_vector_env_of_single_probe_envs_gives_the_same_batches(backend):
-    ours = gym.make_vec("WarInference-v0", num_envs=4, vectorization_mode="vector_entry_point", backend=backend,
-                        max_episode_steps=150)
+    ours = gym.make_vec(
+        "WarInference-v0", num_envs=4, vectorization_mode="vector_entry_point", backend=backend, max_episode_steps=150
+    )
     theirs = gym.make_vec("WarInference-v0", num_envs=4, vectorization_mode="sync", max_episode_steps=150)
     np.testing.assert_array_equal(ours.reset(seed=9)[0], theirs.reset(seed=9)[0])
     act = pressing(4, 0.3, seed=2)
@@ -117,8 +144,9 @@ SEEDS = [3, 77, 1_000_003, 12, 5]
 
 def one_by_one(agent_spec, opponent, config, seeds, latency):
     env = (WarLatencyEnv if latency else WarEnv)(opponent=make_bot(opponent), config=config)
-    return [play_round(env, make_agent(agent_spec, config=config), seed, index=index)
-            for index, seed in enumerate(seeds)]
+    return [
+        play_round(env, make_agent(agent_spec, config=config), seed, index=index) for index, seed in enumerate(seeds)
+    ]
 
 
 @needs_numba
@@ -137,11 +165,17 @@ def test_play_rounds_plays_a_probe_batched_to_the_records_of_play_round(name, mo
 
 
 @needs_numba
-@pytest.mark.parametrize("opponent", ["pool:fast=4,slow=10,width=2", "pool:fast=1,slow=20,width=15,share_fast=0.2",
-                                      "leader:ahead=4,behind=10,width=2", "leader:ahead=3,behind=40,width=2"])
+@pytest.mark.parametrize(
+    "opponent",
+    [
+        "pool:fast=4,slow=10,width=2",
+        "pool:fast=1,slow=20,width=15,share_fast=0.2",
+        "leader:ahead=4,behind=10,width=2",
+        "leader:ahead=3,behind=40,width=2",
+    ],
+)
 @pytest.mark.parametrize("agent", ["prompt", "human", "never", "press_once"])
-def test_play_rounds_plays_the_varying_bots_on_the_fast_path_to_the_records_of_play_round(agent, opponent,
-                                                                                           monkeypatch):
+def test_play_rounds_plays_the_varying_bots_on_the_fast_path_to_the_records_of_play_round(agent, opponent, monkeypatch):
     import war_env.evaluation as evaluation
 
     calls = []
@@ -156,8 +190,10 @@ def test_play_rounds_plays_the_varying_bots_on_the_fast_path_to_the_records_of_p
 
 
 @needs_numba
-@pytest.mark.parametrize("opponent, windows", [("leader:ahead=2,behind=9,width=3", {2, 3, 4, 9, 10, 11}),
-                                               ("pool:fast=2,slow=9,width=3", {2, 3, 4, 9, 10, 11})])
+@pytest.mark.parametrize(
+    "opponent, windows",
+    [("leader:ahead=2,behind=9,width=3", {2, 3, 4, 9, 10, 11}), ("pool:fast=2,slow=9,width=3", {2, 3, 4, 9, 10, 11})],
+)
 def test_the_fast_path_reads_the_leader_s_score_and_the_pool_s_member_as_the_tick_by_tick_env_does(opponent, windows):
     from war_env.evaluation.fastpath import play_reaction_time_rounds
 
@@ -190,8 +226,16 @@ def test_a_new_probe_is_a_row_of_probes_and_its_env_in_the_table_of_envs_probes(
     follow."""
     from war_env.league.probes import agents_of, yardsticks
 
-    toy = Probe("toy", "WarToy-v0", "Nothing: a test's toy.", "uniform:low=3,high=6", "fixed:ticks=2", "inference",
-                "press_once", references=("last_moment",))
+    toy = Probe(
+        "toy",
+        "WarToy-v0",
+        "Nothing: a test's toy.",
+        "uniform:low=3,high=6",
+        "fixed:ticks=2",
+        "inference",
+        "press_once",
+        references=("last_moment",),
+    )
     monkeypatch.setitem(PROBES, toy.name, toy)
 
     class WarToyEnv(ProbeEnv):

@@ -170,8 +170,13 @@ def test_a_whole_round_is_played_by_messages(client):
         seen_war = False
         while tab.state["scene"]["popup"] is None:
             pressed_at = tab.press(TURN)["scene"]["tick"]  # your card is laid on the next tick
-            tab.until(lambda message: is_state(message) and message["scene"]["tick"] > pressed_at
-                      and (message["scene"]["popup"] or your_turn_again(message)))
+            tab.until(
+                lambda message: (
+                    is_state(message)
+                    and message["scene"]["tick"] > pressed_at
+                    and (message["scene"]["popup"] or your_turn_again(message))
+                )
+            )
             seen_war = seen_war or tab.state["scene"]["at_war"]
         scene = tab.state["scene"]
         assert seen_war and scene["wars"] >= 1
@@ -291,7 +296,8 @@ def test_a_port_that_does_not_exist_is_one_line_from_war_play(port):
     done = subprocess.run([str(war_play), "--web", "--port", port], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1] == (
-        f"war-play: error: port must be a whole number from 0 (any free port) to 65535, got {port}")
+        f"war-play: error: port must be a whole number from 0 (any free port) to 65535, got {port}"
+    )
 
 
 def test_the_token_bucket_allows_a_burst_then_the_rate():

@@ -26,8 +26,10 @@ webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not in
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
-    pytest.skip("no Chromium here: `apt-get install chromium chromium-driver` or `make browser`; CI's .ci/run does it",
-                allow_module_level=True)
+    pytest.skip(
+        "no Chromium here: `apt-get install chromium chromium-driver` or `make browser`; CI's .ci/run does it",
+        allow_module_level=True,
+    )
 
 from selenium.webdriver.chrome.options import Options  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
@@ -65,9 +67,18 @@ def shots(tmp_path_factory) -> Path:
 def chromium(tmp_path: Path, phone: bool = False):
     options = Options()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                 f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,1000"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--window-size=1280,1000",
+    ):
         options.add_argument(flag)
     if phone:
         options.add_experimental_option("mobileEmulation", {"deviceMetrics": PHONE})
@@ -85,7 +96,8 @@ class Page:
         driver.execute_script(
             "window.seen = {pointers: [], touches: 0};"
             "document.addEventListener('pointerdown', e => seen.pointers.push(e.pointerType), true);"
-            "document.addEventListener('touchstart', () => { seen.touches += 1; }, true);")
+            "document.addEventListener('touchstart', () => { seen.touches += 1; }, true);"
+        )
         self.wait(lambda: self.text("#connection") == "Connected" and self.label("turn") == "Start round")
 
     def wait(self, condition, seconds: float = 10.0):

@@ -87,9 +87,11 @@ def page(server, host: str | None = None) -> tuple[int, str]:
 def handshake(server, host: str, origin: str) -> str:
     """The status line the server answers a WebSocket handshake with."""
     with socket.create_connection(("127.0.0.1", port_of(server)), timeout=5) as sock:
-        sock.sendall(f"GET /ws HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\nUpgrade: websocket\r\n"
-                     "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                     "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+        sock.sendall(
+            f"GET /ws HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\nUpgrade: websocket\r\n"
+            "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
         return sock.recv(1024).split(b"\r\n")[0].decode()
 
 

@@ -17,8 +17,9 @@ import pytest
 from war_env.league import ROUNDS_FILE, Shard, play_shard, read_rounds, run_league
 from war_env.league.workers import MAX_ATTEMPTS, WorkerDied, run_shards, usable_cpus, worker_cap
 
-SHARDS = [Shard("random:p=0.2", "human", (), tuple((i, 50 + i) for i in range(start, start + 6)))
-          for start in (0, 6, 12)]
+SHARDS = [
+    Shard("random:p=0.2", "human", (), tuple((i, 50 + i) for i in range(start, start + 6))) for start in (0, 6, 12)
+]
 
 
 def _key(record):
@@ -68,8 +69,10 @@ def test_a_stopped_worker_is_treated_as_dead_and_its_rounds_replayed(tmp_path, c
     run_shards(SHARDS, workers=2, sink=received.append, player=stops_once, stall_seconds=3)
     assert (tmp_path / "SIGSTOP").exists()  # the mark of the worker that stopped itself
     assert sorted(received, key=_key) == _played_here(SHARDS)  # every round once, the same records
-    assert "a worker sent nothing for 3 s (stopped, or hung) and was killed; its 3 unfinished round(s) are played " \
-           "again on a new worker" in capsys.readouterr().err
+    assert (
+        "a worker sent nothing for 3 s (stopped, or hung) and was killed; its 3 unfinished round(s) are played "
+        "again on a new worker" in capsys.readouterr().err
+    )
     assert time.monotonic() - started < 60
 
 
@@ -101,16 +104,29 @@ def test_war_bench_survives_a_worker_killed_with_sigkill_and_reports_the_same_re
     byte for byte the one of a run nobody disturbed."""
     league = ["--agents", "random:p=0.2", "--opponents", "human", "--rounds", "400", "--seed", "5"]
     killed = tmp_path / "killed"
-    command = [sys.executable, "-m", "war_env.scripts.benchmark", *league, "--out", str(killed), "--quiet",
-               "--shard-rounds", "100", "--workers", "2"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                               start_new_session=True)
+    command = [
+        sys.executable,
+        "-m",
+        "war_env.scripts.benchmark",
+        *league,
+        "--out",
+        str(killed),
+        "--quiet",
+        "--shard-rounds",
+        "100",
+        "--workers",
+        "2",
+    ]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, start_new_session=True
+    )
     try:
         log, victim, deadline = killed / ROUNDS_FILE, None, time.monotonic() + 120
         while victim is None and process.poll() is None and time.monotonic() < deadline:
             workers = _workers_of(process.pid)
-            if len(workers) == 2 and log.exists() and \
-                    sum(r.agent == "random:p=0.2" for r in read_rounds(log)) >= 20:  # both workers mid-shard
+            if (
+                len(workers) == 2 and log.exists() and sum(r.agent == "random:p=0.2" for r in read_rounds(log)) >= 20
+            ):  # both workers mid-shard
                 victim = workers[0]
                 os.kill(victim, signal.SIGKILL)
             time.sleep(0.02)
@@ -121,8 +137,9 @@ def test_war_bench_survives_a_worker_killed_with_sigkill_and_reports_the_same_re
     assert victim is not None, "the run ended before a worker could be killed"
     assert process.returncode == 0, err[-2000:]
     assert "was killed by SIGKILL" in err and "played again on a new worker" in err
-    whole = run_league(agents=["random:p=0.2"], opponents=["human"], rounds=400, seed=5, out=tmp_path / "whole",
-                       progress=False)
+    whole = run_league(
+        agents=["random:p=0.2"], opponents=["human"], rounds=400, seed=5, out=tmp_path / "whole", progress=False
+    )
     assert (killed / "results.json").read_bytes() == (whole.run_dir / "results.json").read_bytes()
     assert len(read_rounds(log)) == 800  # the oracle plays too; no round twice
 
@@ -131,11 +148,23 @@ def test_the_workers_of_a_parent_killed_with_sigkill_end_quietly(tmp_path):
     """Issue 31: after kill -9 of war-bench its workers printed four BrokenPipe tracebacks."""
     league = ["--agents", "random:p=0.2", "--opponents", "human", "--rounds", "400", "--seed", "5"]
     out, err = tmp_path / "run", tmp_path / "stderr"
-    command = [sys.executable, "-m", "war_env.scripts.benchmark", *league, "--out", str(out), "--quiet",
-               "--shard-rounds", "2", "--workers", "2"]
+    command = [
+        sys.executable,
+        "-m",
+        "war_env.scripts.benchmark",
+        *league,
+        "--out",
+        str(out),
+        "--quiet",
+        "--shard-rounds",
+        "2",
+        "--workers",
+        "2",
+    ]
     with open(err, "w") as stderr:
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, cwd=tmp_path,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=stderr, cwd=tmp_path, start_new_session=True
+        )
     try:
         log, workers, deadline = out / ROUNDS_FILE, [], time.monotonic() + 120
         while not workers and process.poll() is None and time.monotonic() < deadline:
@@ -166,8 +195,10 @@ def _exists(pid: int) -> bool:
 # --- how many workers --------------------------------------------------------------------------------
 def test_workers_are_capped_by_the_shards_and_the_cpus_and_the_cap_is_said():
     one_shard = SHARDS[:1]
-    assert worker_cap(100_000, one_shard) == (1, f"--workers 100000 capped at 1: 1 shard(s) to play on "
-                                                  f"{usable_cpus()} CPU(s)")
+    assert worker_cap(100_000, one_shard) == (
+        1,
+        f"--workers 100000 capped at 1: 1 shard(s) to play on {usable_cpus()} CPU(s)",
+    )
     many = SHARDS * 100
     assert worker_cap(100_000, many)[0] == usable_cpus()
     assert worker_cap(1, many) == (1, None)
@@ -175,12 +206,28 @@ def test_workers_are_capped_by_the_shards_and_the_cpus_and_the_cap_is_said():
 
 @pytest.mark.slow
 def test_war_bench_with_a_hundred_thousand_workers_for_one_round_starts_one(tmp_path):
-    command = [sys.executable, "-m", "war_env.scripts.benchmark", "--agents", "prompt", "--opponents", "human",
-               "--rounds", "1", "--workers", "100000", "--quiet", "--out", str(tmp_path / "run")]
+    command = [
+        sys.executable,
+        "-m",
+        "war_env.scripts.benchmark",
+        "--agents",
+        "prompt",
+        "--opponents",
+        "human",
+        "--rounds",
+        "1",
+        "--workers",
+        "100000",
+        "--quiet",
+        "--out",
+        str(tmp_path / "run"),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     workers = min(2, usable_cpus())  # the oracle plays too: two shards of one round
-    assert f"war-bench: --workers 100000 capped at {workers}: 2 shard(s) to play on {usable_cpus()} CPU(s)" \
+    assert (
+        f"war-bench: --workers 100000 capped at {workers}: 2 shard(s) to play on {usable_cpus()} CPU(s)"
         in done.stderr.splitlines()
+    )
     session = json.loads((tmp_path / "run" / "run.json").read_text())["sessions"][-1]
     assert session["workers"] == workers

@@ -24,16 +24,28 @@ def register_envs() -> None:
     from war_env.envs.registration import BatchedSpecKwargs, entry_points
 
     if "War-v0" not in registry:
-        register(id="War-v0", entry_point="war_env.envs.war:WarEnv", vector_entry_point="war_env.envs.vector:WarVectorEnv",
-                 kwargs=BatchedSpecKwargs("War-v0"))
+        register(
+            id="War-v0",
+            entry_point="war_env.envs.war:WarEnv",
+            vector_entry_point="war_env.envs.vector:WarVectorEnv",
+            kwargs=BatchedSpecKwargs("War-v0"),
+        )
     if "WarLatency-v0" not in registry:
-        register(id="WarLatency-v0", entry_point="war_env.envs.latency:WarLatencyEnv",
-                 vector_entry_point="war_env.envs.vector:WarLatencyVectorEnv", kwargs=BatchedSpecKwargs("WarLatency-v0"))
+        register(
+            id="WarLatency-v0",
+            entry_point="war_env.envs.latency:WarLatencyEnv",
+            vector_entry_point="war_env.envs.vector:WarLatencyVectorEnv",
+            kwargs=BatchedSpecKwargs("WarLatency-v0"),
+        )
     for probe in PROBES.values():  # each probe's classes: envs.probes' tables, looked up as Gymnasium makes the id
         if probe.env_id not in registry:
             entry_point, vector_entry_point = entry_points(probe.env_id)
-            register(id=probe.env_id, entry_point=entry_point, vector_entry_point=vector_entry_point,
-                     kwargs=BatchedSpecKwargs(probe.env_id))
+            register(
+                id=probe.env_id,
+                entry_point=entry_point,
+                vector_entry_point=vector_entry_point,
+                kwargs=BatchedSpecKwargs(probe.env_id),
+            )
 
 
 def __getattr__(name: str):

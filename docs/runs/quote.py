@@ -26,10 +26,12 @@ def quote() -> str:
     (session,) = json.loads((RUN / "run.json").read_text())["sessions"]
     league = results["config"]
     pairings = len(results["pairings"])
-    intro = (f"From the run shipped in `docs/runs/bench-default` ({len(league['agents'])} agents x "
-             f"{len(league['opponents'])} opponents x {league['rounds']} rounds = {pairings * league['rounds']:,} "
-             f"rounds, played in {session['seconds']:.0f} s by {session['workers']} workers on this 2-core machine "
-             f"shared with other jobs):")
+    intro = (
+        f"From the run shipped in `docs/runs/bench-default` ({len(league['agents'])} agents x "
+        f"{len(league['opponents'])} opponents x {league['rounds']} rounds = {pairings * league['rounds']:,} "
+        f"rounds, played in {session['seconds']:.0f} s by {session['workers']} workers on this 2-core machine "
+        f"shared with other jobs):"
+    )
     return "\n".join([intro, ""] + [f"> {line}".rstrip() for line in first_screen(results)])
 
 

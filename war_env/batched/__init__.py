@@ -37,6 +37,9 @@ def available() -> bool:
 
 def warn_unavailable(what: str, instead: str) -> None:
     """Say once per place that ``what`` falls back to the scalar reference (``instead``) for want of numba."""
-    warnings.warn(f'{what}: numba is not installed, so the batched engine cannot run and it {instead} '
-                  f'(the scalar reference: the same results, many times slower): {install_hint("fast")}',
-                  RuntimeWarning, stacklevel=3)
+    warnings.warn(
+        f"{what}: numba is not installed, so the batched engine cannot run and it {instead} "
+        f"(the scalar reference: the same results, many times slower): {install_hint('fast')}",
+        RuntimeWarning,
+        stacklevel=3,
+    )

@@ -16,6 +16,7 @@ from numba.extending import intrinsic
 @intrinsic
 def borrowed(typingctx, value):
     """``value`` (an array, or a tuple holding arrays) without its arrays' reference counts."""
+
     def strip(context, builder, typ, val):
         if isinstance(typ, types.Array):
             array = context.make_array(typ)(context, builder, val)
@@ -23,7 +24,9 @@ def borrowed(typingctx, value):
             return array._getvalue()
         if isinstance(typ, types.BaseTuple):
             for index, member in enumerate(typ.types):
-                val = builder.insert_value(val, strip(context, builder, member, builder.extract_value(val, index)), index)
+                val = builder.insert_value(
+                    val, strip(context, builder, member, builder.extract_value(val, index)), index
+                )
         return val
 
     def codegen(context, builder, signature, args):

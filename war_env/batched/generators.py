@@ -32,6 +32,7 @@ def pointers_of(rng: np.random.Generator) -> list[int]:
 def generator(typingctx, state, next_uint64, next_uint32, next_double):
     """numba's Generator over the bit generator whose pointers are given (no Python object behind it:
     it cannot be returned to Python, and needs none to draw)."""
+
     def codegen(context, builder, signature, args):
         bits = cgutils.create_struct_proxy(types.NumPyRandomBitGeneratorType("bit_generator"))(context, builder)
         bits.state_address = bits.state = args[0]

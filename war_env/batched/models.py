@@ -20,16 +20,16 @@ UNSURE = -1
 """Table entry of a bucket that a CDF value cuts: its reactions are found by binary search."""
 
 
-def reaction_tables(models: tuple[ReactionModel | None, ReactionModel | None],
-                    config: WarConfig) -> tuple[np.ndarray, np.ndarray]:
+def reaction_tables(
+    models: tuple[ReactionModel | None, ReactionModel | None], config: WarConfig
+) -> tuple[np.ndarray, np.ndarray]:
     """Both seats' ``(tables, cdfs)``, one row per CDF of the seat's model (``ReactionModel.cdfs``: one, or
     a pool's members, a leader's contexts; the engine picks the row, ``state.ROUND``'s ``choice``): ``tables``
     (2, k, 2**BUCKET_BITS), ``reaction_table`` of each (int16, or int32 for turns of 2**15 ticks and more);
     ``cdfs`` float64 (2, k, turn_ticks), k the most CDFs of a seat. Zeros for a seat without a model."""
     turn_ticks = config.turn_ticks
     rows = max((len(model.cdfs) for model in models if model is not None), default=1)
-    tables = np.zeros((2, rows, 1 << BUCKET_BITS),
-                      dtype=np.int16 if turn_ticks < np.iinfo(np.int16).max else np.int32)
+    tables = np.zeros((2, rows, 1 << BUCKET_BITS), dtype=np.int16 if turn_ticks < np.iinfo(np.int16).max else np.int32)
     cdfs = np.zeros((2, rows, turn_ticks), dtype=np.float64)
     for seat, model in enumerate(models):
         if model is None:

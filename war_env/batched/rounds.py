@@ -19,8 +19,18 @@ from war_env.batched import clock as clock_kernels
 from war_env.batched import stepping
 from war_env.batched.generators import POINTERS, pointers_of
 from war_env.batched.models import reaction_tables
-from war_env.batched.state import (BY_SCORE, ROUND, Deals, Resets, RoundArrays, Rules, new_log,
-                                   new_state, params_of, reported_words)
+from war_env.batched.state import (
+    BY_SCORE,
+    ROUND,
+    Deals,
+    Resets,
+    RoundArrays,
+    Rules,
+    new_log,
+    new_state,
+    params_of,
+    reported_words,
+)
 from war_env.core.bots import Bot, ReactionModel
 from war_env.core.cards import DECK_SIZE
 from war_env.core.observation import observation_fields
@@ -35,12 +45,20 @@ class BatchedRounds:
     a seat that draws by itself; ``None`` marks a seat pressed from outside; ``observation`` names the one seat 0
     is shown and ``restart`` says whether a round that ended starts again on the next step (``BatchedSteps``)."""
 
-    def __init__(self, config: WarConfig, n: int, models: tuple[ReactionModel | None, ReactionModel | None],
-                 max_episode_steps: int | None = None, observation: str = "war", restart: bool = False):
+    def __init__(
+        self,
+        config: WarConfig,
+        n: int,
+        models: tuple[ReactionModel | None, ReactionModel | None],
+        max_episode_steps: int | None = None,
+        observation: str = "war",
+        restart: bool = False,
+    ):
         self.config = config
         self.n = n
-        self.rules = Rules(params_of(config, models, max_episode_steps, observation, restart),
-                           *reaction_tables(models, config))
+        self.rules = Rules(
+            params_of(config, models, max_episode_steps, observation, restart), *reaction_tables(models, config)
+        )
         self.state = new_state(n)
         self.log = new_log(n, config.turn_ticks)
         self.generator_pointers = np.zeros((n, POINTERS), dtype=np.uint64)
@@ -56,8 +74,15 @@ class BatchedRounds:
         ``(n, 52)`` (seat 0 gets the first half, as ``cards.deal_from_permutation``) or ``(pile0, pile1)``
         card lists, top card first."""
         if isinstance(piles, np.ndarray):
-            stepping.start_decks(self.state, self.rules, Deals(np.ascontiguousarray(piles, dtype=np.int8),
-                                 np.asarray(starters, dtype=np.int64), np.asarray(round_keys, dtype=np.uint64)))
+            stepping.start_decks(
+                self.state,
+                self.rules,
+                Deals(
+                    np.ascontiguousarray(piles, dtype=np.int8),
+                    np.asarray(starters, dtype=np.int64),
+                    np.asarray(round_keys, dtype=np.uint64),
+                ),
+            )
             return
         for game, pair in enumerate(piles):
             for seat, pile in enumerate(pair):
@@ -132,11 +157,19 @@ class BatchedSteps:
 
     backend = "numba"
 
-    def __init__(self, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None,
-                 observation: str = "war", restart: bool = True):
+    def __init__(
+        self,
+        config: WarConfig,
+        n: int,
+        opponent: Bot,
+        max_episode_steps: int | None,
+        observation: str = "war",
+        restart: bool = True,
+    ):
         width = len(observation_fields(observation, config))
-        self.rounds = BatchedRounds(config, n, (None, ReactionModel.of_bot(opponent, config, seat=1)), max_episode_steps,
-                                    observation, restart)
+        self.rounds = BatchedRounds(
+            config, n, (None, ReactionModel.of_bot(opponent, config, seat=1)), max_episode_steps, observation, restart
+        )
         self.n = n
         self.observations = np.zeros((n, width), dtype=np.float32)
         self.masks = np.ones((n, 2), dtype=bool)
@@ -171,12 +204,17 @@ class BatchedSteps:
 
     def restart_ended(self, games: np.ndarray) -> None:
         """New rounds, from their own generators, where ``games`` ended (the same-step autoreset)."""
-        self._reset_rounds(games, np.zeros((len(games), 2, DECK_SIZE), dtype=np.int8),
-                           np.full((len(games), 2), -1, dtype=np.int64), np.full(len(games), -1, dtype=np.int64))
+        self._reset_rounds(
+            games,
+            np.zeros((len(games), 2, DECK_SIZE), dtype=np.int8),
+            np.full((len(games), 2), -1, dtype=np.int64),
+            np.full(len(games), -1, dtype=np.int64),
+        )
 
     def _reset_rounds(self, games, dealt, counts, starters) -> None:
-        stepping.reset_rounds(self._arrays, self._rules, tuple(Resets(games, dealt, counts, starters)),
-                              self.observations, self.masks)
+        stepping.reset_rounds(
+            self._arrays, self._rules, tuple(Resets(games, dealt, counts, starters)), self.observations, self.masks
+        )
 
     def _seed(self, game: int, seed: int | None) -> None:
         self.generators[game], _ = seeding.np_random(seed)

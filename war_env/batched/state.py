@@ -73,8 +73,13 @@ ROUND_FIELDS = (
     ("takeover", np.int64, PAIR, "the seat is played by the takeover bot"),
     ("false_starts", np.int64, PAIR, "draws pressed while the seat's turn was not open"),
     ("logged", np.int64, PAIR, "entries of the seat's reaction log"),
-    ("last_reaction", np.int64, PAIR, "the seat's last own reaction + 1 (its log's last entry + 1), 0 before its "
-                                      "first: the inference probe's opponent_reaction"),
+    (
+        "last_reaction",
+        np.int64,
+        PAIR,
+        "the seat's last own reaction + 1 (its log's last entry + 1), 0 before its "
+        "first: the inference probe's opponent_reaction",
+    ),
     # The card game.
     ("cards", np.int64, PAIR, "cards in the seat's pile"),
     ("head", np.int64, PAIR, "ring slot of the seat's top card"),
@@ -98,8 +103,13 @@ ROUND_FIELDS = (
     # Keys and cards.
     ("round_key", np.uint64, (), "the round key: every random event of the round is a hash of it"),
     ("reaction_key", np.uint64, PAIR, "the key of the seat's reaction hashes (the round key, or an agent's seed)"),
-    ("choice", np.int64, PAIR, "which of the seat's reaction CDFs its reactions sample (params.varies): a pool's "
-                               "member for the round, a leader's context as its turn opened; else 0"),
+    (
+        "choice",
+        np.int64,
+        PAIR,
+        "which of the seat's reaction CDFs its reactions sample (params.varies): a pool's "
+        "member for the round, a leader's context as its turn opened; else 0",
+    ),
     ("piles", np.int8, (3, RING), "rows 0 and 1: the seats' piles as rings; row POT: the pot in the order laid"),
 )
 """(name, type, shape, meaning) of every field of a round's state."""
@@ -113,22 +123,41 @@ PARAMS_FIELDS = (
     ("shuffled", np.int64, (), "1 if the pot is shuffled before it is picked up"),
     ("turn_ticks", np.int64, (), "WarConfig.turn_ticks"),
     ("max_episode_steps", np.int64, (), "the vector env's TimeLimit (0: none)"),
-    ("restart", np.int64, (), "1: a round that ended starts again on the vector env's next step (next-step "
-                              "autoreset); 0: the caller restarts or resets it, and stepping it before is refused"),
+    (
+        "restart",
+        np.int64,
+        (),
+        "1: a round that ended starts again on the vector env's next step (next-step "
+        "autoreset); 0: the caller restarts or resets it, and stepping it before is refused",
+    ),
     ("max_delay", np.int64, (), "WarConfig.max_delay: 0 without latency (a press acts in the tick it is made)"),
     ("random_delay", np.int64, (), "1 if delays vary (sampled from delay_cdf), 0 if every press takes max_delay"),
     ("delay_cdf", np.float64, (MAX_LATENCY + 1,), "the latency's CDF over delays 0 .. max_delay (1 beyond)"),
-    ("tick_rewards", np.float64, (4,), "seat 0's reward of a tick by false_start + 2 * idle + takeover "
-                                       "(rewards.tick_reward_table)"),
+    (
+        "tick_rewards",
+        np.float64,
+        (4,),
+        "seat 0's reward of a tick by false_start + 2 * idle + takeover (rewards.tick_reward_table)",
+    ),
     ("outcomes", np.float64, (3,), "seat 0's reward of a round's end by winner + 1 (rewards.outcome_rewards)"),
     ("divisors", np.float64, (OBSERVATION_SIZE,), "the scale of each War-v0 observation field (observation.scales)"),
-    ("observation", np.int64, (), "OBSERVATION_CODE of the observation seat 0 is shown (the single env's "
-                                  "observation_kind): WAR_OBSERVATION, LATENCY_OBSERVATION, INFERENCE_OBSERVATION"),
+    (
+        "observation",
+        np.int64,
+        (),
+        "OBSERVATION_CODE of the observation seat 0 is shown (the single env's "
+        "observation_kind): WAR_OBSERVATION, LATENCY_OBSERVATION, INFERENCE_OBSERVATION",
+    ),
     ("has_model", np.int64, PAIR, "1 if the seat draws by itself (a reaction model); 0 if pressed from outside"),
     ("stream", np.int64, PAIR, "the stream of the seat's reaction hashes"),
     ("key_stream", np.int64, PAIR, "ReactionModel.key_stream, NO_KEY_STREAM for the round key itself"),
-    ("varies", np.int64, PAIR, "VARIES_CODE of the seat's ReactionModel.varies_by: ONE_CDF, BY_ROUND (a pool's "
-                               "member, drawn as the round begins), BY_SCORE (a leader's context, as a turn opens)"),
+    (
+        "varies",
+        np.int64,
+        PAIR,
+        "VARIES_CODE of the seat's ReactionModel.varies_by: ONE_CDF, BY_ROUND (a pool's "
+        "member, drawn as the round begins), BY_SCORE (a leader's context, as a turn opens)",
+    ),
     ("choices", np.int64, PAIR, "how many CDFs the seat's model has (1 unless it varies)"),
     ("prior_cdf", np.float64, (2, MAX_CHOICES), "BY_ROUND: the cumulative prior over the seat's CDFs (1 beyond)"),
 )
@@ -226,13 +255,19 @@ def new_log(n: int, turn_ticks: int, capacity: int = 128) -> np.ndarray:
     return np.zeros((n, 2, capacity), dtype=dtype)
 
 
-def params_of(config: WarConfig, models: tuple[ReactionModel | None, ReactionModel | None],
-              max_episode_steps: int | None = None, observation: str = "war", restart: bool = False) -> np.ndarray:
+def params_of(
+    config: WarConfig,
+    models: tuple[ReactionModel | None, ReactionModel | None],
+    max_episode_steps: int | None = None,
+    observation: str = "war",
+    restart: bool = False,
+) -> np.ndarray:
     """The parameters of ``config`` with the seats timed by ``models`` (``None``: pressed from outside),
     seat 0 shown ``observation`` (a key of ``observation.OBSERVATIONS``), ``restart`` (``PARAMS``' field),
     without changing the game: a target or a limit beyond any reachable count (``WarConfig`` accepts
     Python ints of any size) becomes ``UNREACHABLE``, and more face-down war cards than a deck holds make
     every war a shortage, as any number above 52 does."""
+
     def capped(value):
         return -1 if value is None else min(value, UNREACHABLE)
 
@@ -250,7 +285,7 @@ def params_of(config: WarConfig, models: tuple[ReactionModel | None, ReactionMod
     p["random_delay"] = any(0.0 < probability < 1.0 for probability in config.latency_probabilities)
     cdf = latency_cdf(config.latency)
     p["delay_cdf"][:] = 1.0
-    p["delay_cdf"][:len(cdf)] = cdf
+    p["delay_cdf"][: len(cdf)] = cdf
     p["tick_rewards"] = tick_reward_table(config)
     p["outcomes"] = outcome_rewards(config, seat=0)
     p["divisors"] = scales(config)
@@ -266,10 +301,11 @@ def params_of(config: WarConfig, models: tuple[ReactionModel | None, ReactionMod
             p["varies"][seat] = VARIES_CODE[model.varies_by]
             p["choices"][seat] = len(model.cdfs)
             if len(model.cdfs) > MAX_CHOICES:
-                raise ValueError(f"seat {seat}'s reaction model has {len(model.cdfs)} CDFs, the batched engine at "
-                                 f"most {MAX_CHOICES}")
+                raise ValueError(
+                    f"seat {seat}'s reaction model has {len(model.cdfs)} CDFs, the batched engine at most {MAX_CHOICES}"
+                )
             if model.prior:
-                p["prior_cdf"][seat, :len(model.prior)] = cumulative(model.prior)
+                p["prior_cdf"][seat, : len(model.prior)] = cumulative(model.prior)
     return params
 
 

@@ -138,7 +138,7 @@ def reset_rounds(rounds, rules, resets, observations, masks):
         _deal(generator_pointers[g], r)
         for seat in range(2):
             if pile_counts[i, seat] >= 0:
-                r.piles[seat, :pile_counts[i, seat]] = piles[i, seat, :pile_counts[i, seat]]
+                r.piles[seat, : pile_counts[i, seat]] = piles[i, seat, : pile_counts[i, seat]]
                 r.cards[seat] = pile_counts[i, seat]
         if starters[i] >= 0:
             r.starter = starters[i]

@@ -132,8 +132,10 @@ class Modes(Bot):
         for field_name in ("first", "every", "count", "width"):
             _require_ticks("modes", field_name, getattr(self, field_name))
         if self.count < 1 or self.width < 1 or self.every < self.width:
-            raise ValueError(f"modes bot needs count >= 1, width >= 1 and every >= width (windows apart), got "
-                             f"count={self.count}, width={self.width}, every={self.every}")
+            raise ValueError(
+                f"modes bot needs count >= 1, width >= 1 and every >= width (windows apart), got "
+                f"count={self.count}, width={self.width}, every={self.every}"
+            )
 
     def ticks(self) -> list[int]:
         return [self.first + mode * self.every + k for mode in range(self.count) for k in range(self.width)]
@@ -217,8 +219,10 @@ class _Varies(Bot):
         return ()
 
     def reaction_cdf(self, config):
-        raise ValueError(f"the {self.name} bot ({self.spec()}) changes its reaction distribution by round or by turn: "
-                         f"it has no one reaction CDF (ReactionModel.of_bot gives each of its windows' and its rule)")
+        raise ValueError(
+            f"the {self.name} bot ({self.spec()}) changes its reaction distribution by round or by turn: "
+            f"it has no one reaction CDF (ReactionModel.of_bot gives each of its windows' and its rule)"
+        )
 
     def _check_windows(self, **starts) -> None:
         for field, value in (*starts.items(), ("width", self.width)):
@@ -227,8 +231,9 @@ class _Varies(Bot):
             raise ValueError(f"{self.name} bot width must be at least 1 tick, got {self.width}")
         low, high = sorted(starts.values())
         if low + self.width > high:
-            raise ValueError(f"{self.name} bot windows {sorted(starts)} must not overlap: {low} + width {self.width} "
-                             f"> {high}")
+            raise ValueError(
+                f"{self.name} bot windows {sorted(starts)} must not overlap: {low} + width {self.width} > {high}"
+            )
 
     def _window(self, start: int) -> Uniform:
         return Uniform(start, start + self.width - 1)
@@ -251,8 +256,9 @@ class Pool(_Varies):
     def __post_init__(self):
         self._check_windows(fast=self.fast, slow=self.slow)
         if not (_is_number(self.share_fast) and 0 < self.share_fast < 1):
-            raise ValueError(f"pool bot share_fast must be a probability strictly between 0 and 1, "
-                             f"got {self.share_fast!r}")
+            raise ValueError(
+                f"pool bot share_fast must be a probability strictly between 0 and 1, got {self.share_fast!r}"
+            )
 
     def windows(self) -> tuple[Uniform, ...]:
         """The members, in the order of ``prior``."""
@@ -310,8 +316,10 @@ class Leader(_Varies):
         return int(points > other_points)
 
     def reaction_probabilities(self, config):
-        raise ValueError("the leader bot's reactions depend on the score as each of its turns opens; ask windows() "
-                         "for the distribution in each context")
+        raise ValueError(
+            "the leader bot's reactions depend on the score as each of its turns opens; ask windows() "
+            "for the distribution in each context"
+        )
 
     def turn_cdf(self, config, round_key, seat, game):
         return self.windows()[self.context(game.points[seat], game.points[1 - seat])].reaction_cdf(config)
@@ -332,8 +340,16 @@ def _require_ticks(bot: str, field: str, value) -> None:
 TAKEOVER_BOT = Instant()
 """Plays a seat whose timer ran out, for the rest of the round: it draws at once."""
 
-BOTS = {"instant": Instant, "fixed": Fixed, "uniform": Uniform, "modes": Modes, "human": Human, "absent": Absent,
-        "pool": Pool, "leader": Leader}
+BOTS = {
+    "instant": Instant,
+    "fixed": Fixed,
+    "uniform": Uniform,
+    "modes": Modes,
+    "human": Human,
+    "absent": Absent,
+    "pool": Pool,
+    "leader": Leader,
+}
 
 
 def make_bot(spec: str | Bot) -> Bot:
@@ -369,11 +385,14 @@ class ReactionModel:
 
     def __post_init__(self):
         if self.varies_by not in (None, VARIES_BY_ROUND, VARIES_BY_SCORE):
-            raise ValueError(f"varies_by must be None, {VARIES_BY_ROUND!r} or {VARIES_BY_SCORE!r}, got {self.varies_by!r}")
+            raise ValueError(
+                f"varies_by must be None, {VARIES_BY_ROUND!r} or {VARIES_BY_SCORE!r}, got {self.varies_by!r}"
+            )
         if self.varies_by is not None and len(self.choices) < 2:
             raise ValueError("a reaction model that varies needs two CDFs or more (choices)")
         if (self.varies_by == VARIES_BY_ROUND) != (len(self.prior) > 0) or (
-                self.prior and len(self.prior) != len(self.choices)):
+            self.prior and len(self.prior) != len(self.choices)
+        ):
             raise ValueError("a reaction model that varies by round needs a prior over its choices, and only it")
         if self.varies_by == VARIES_BY_SCORE and len(self.choices) != len(Leader.CONTEXTS):
             raise ValueError(f"a reaction model that varies by score has one CDF per context {Leader.CONTEXTS}")
@@ -390,5 +409,10 @@ class ReactionModel:
         if not bot.varies:
             return cls(bot.reaction_cdf(config), STREAM_REACTION[seat])
         choices = tuple(window.reaction_cdf(config) for window in bot.windows())
-        return cls(choices[0], STREAM_REACTION[seat], choices=choices, varies_by=bot.varies_by,
-                   prior=tuple(bot.prior_of_windows()))
+        return cls(
+            choices[0],
+            STREAM_REACTION[seat],
+            choices=choices,
+            varies_by=bot.varies_by,
+            prior=tuple(bot.prior_of_windows()),
+        )

@@ -102,12 +102,18 @@ class TimedRound:
         game = self.game
         result = game.result
         return RoundInfo(
-            winner=result.winner if result else None, reason=result.reason if result else None,
-            battles=game.battles, wars=game.wars, points=tuple(game.points),
-            cards=(len(game.piles[0]), len(game.piles[1])), takeover=tuple(self.taken_over),
+            winner=result.winner if result else None,
+            reason=result.reason if result else None,
+            battles=game.battles,
+            wars=game.wars,
+            points=tuple(game.points),
+            cards=(len(game.piles[0]), len(game.piles[1])),
+            takeover=tuple(self.taken_over),
             false_starts=tuple(self.false_starts),
             reaction_ticks=(tuple(self.reaction_ticks[0]), tuple(self.reaction_ticks[1])),
-            steps=steps, ticks=self.tick_count)
+            steps=steps,
+            ticks=self.tick_count,
+        )
 
     # --- the one transition --------------------------------------------------------------
     def tick(self, press0: bool, press1: bool) -> tuple[float, float]:
@@ -152,8 +158,10 @@ class TimedRound:
                 self._take_over(seat, tick)
         self.false_starts[0] += false_starts[0]
         self.false_starts[1] += false_starts[1]
-        return (tick_reward(config, false_starts[0], idle[0], takeover[0]),
-                tick_reward(config, false_starts[1], idle[1], takeover[1]))
+        return (
+            tick_reward(config, false_starts[0], idle[0], takeover[0]),
+            tick_reward(config, false_starts[1], idle[1], takeover[1]),
+        )
 
     def _take_over(self, seat: int, tick: int) -> None:
         """The takeover bot plays the seat from now on, starting with a draw in this tick."""

@@ -96,5 +96,6 @@ def sample_delay(cdf: tuple[float, ...], uniform: float) -> int:
 
 def _check_ticks(kind: str, field: str, value) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_LATENCY:
-        raise ValueError(f"{kind} latency {field} must be a whole number of ticks from 0 to {MAX_LATENCY}, "
-                         f"got {value!r}")
+        raise ValueError(
+            f"{kind} latency {field} must be a whole number of ticks from 0 to {MAX_LATENCY}, got {value!r}"
+        )

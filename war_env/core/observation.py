@@ -24,22 +24,22 @@ from war_env.core.clock import TimedRound
 from war_env.core.rules import WarConfig
 
 OBSERVATION_FIELDS = (
-    "can_draw",            # 1 if drawing on the next tick is not a false start
-    "timer_left",          # share of the seat's turn timer left on the next tick (0 when not open)
-    "has_drawn",           # 1 if the seat has laid its card in the current step
+    "can_draw",  # 1 if drawing on the next tick is not a false start
+    "timer_left",  # share of the seat's turn timer left on the next tick (0 when not open)
+    "has_drawn",  # 1 if the seat has laid its card in the current step
     "opponent_has_drawn",  # 1 if the opponent has laid its card in the current step
-    "own_pile",            # cards in the seat's pile / 52
-    "opponent_pile",       # cards in the opponent's pile / 52
-    "own_card",            # rank value (2..14) of the seat's last revealed card / 14, 0 for none
-    "opponent_card",       # the same for the opponent's last revealed card
-    "at_war",              # 1 while a war is on (a tie is pending)
-    "pot",                 # cards on the table / 52
-    "own_points",          # tricks won / point scale (target_points, else 500), at most 1
-    "opponent_points",     # the same for the opponent
-    "battles",             # battles played / battle scale (max_battles, else 1000), at most 1
-    "started",             # 1 if the seat started the round (draws first in every step)
-    "own_taken_over",      # 1 if the seat is played by the takeover bot
-    "opponent_taken_over", # 1 if the opponent seat is played by the takeover bot
+    "own_pile",  # cards in the seat's pile / 52
+    "opponent_pile",  # cards in the opponent's pile / 52
+    "own_card",  # rank value (2..14) of the seat's last revealed card / 14, 0 for none
+    "opponent_card",  # the same for the opponent's last revealed card
+    "at_war",  # 1 while a war is on (a tie is pending)
+    "pot",  # cards on the table / 52
+    "own_points",  # tricks won / point scale (target_points, else 500), at most 1
+    "opponent_points",  # the same for the opponent
+    "battles",  # battles played / battle scale (max_battles, else 1000), at most 1
+    "started",  # 1 if the seat started the round (draws first in every step)
+    "own_taken_over",  # 1 if the seat is played by the takeover bot
+    "opponent_taken_over",  # 1 if the opponent seat is played by the takeover bot
 )
 OBSERVATION_SIZE = len(OBSERVATION_FIELDS)
 INDEX = {name: i for i, name in enumerate(OBSERVATION_FIELDS)}
@@ -60,8 +60,24 @@ def scales(config: WarConfig) -> tuple[float, ...]:
     if known is not None and known[0] is config:
         return known[1]
     points, battles = point_scale(config), battle_scale(config)
-    divisors = (1.0, float(config.turn_ticks), 1.0, 1.0, float(DECK_SIZE), float(DECK_SIZE), float(HIGHEST_RANK_VALUE),
-                float(HIGHEST_RANK_VALUE), 1.0, float(DECK_SIZE), points, points, battles, 1.0, 1.0, 1.0)
+    divisors = (
+        1.0,
+        float(config.turn_ticks),
+        1.0,
+        1.0,
+        float(DECK_SIZE),
+        float(DECK_SIZE),
+        float(HIGHEST_RANK_VALUE),
+        float(HIGHEST_RANK_VALUE),
+        1.0,
+        float(DECK_SIZE),
+        points,
+        points,
+        battles,
+        1.0,
+        1.0,
+        1.0,
+    )
     if len(_SCALES) >= 256:
         _SCALES.clear()
     _SCALES[id(config)] = (config, divisors)  # holding the config keeps its id from being reused
@@ -119,7 +135,7 @@ def action_mask(timed: TimedRound, seat: int) -> np.ndarray:
 
 # --- the latency observation (WarLatency-v0): War-v0's fields, the opponent's clock, the presses in flight ---
 LATENCY_EXTRA_FIELDS = (
-    "opponent_can_draw",    # 1 if the opponent's turn is open on the next tick
+    "opponent_can_draw",  # 1 if the opponent's turn is open on the next tick
     "opponent_timer_left",  # share of the opponent's turn timer left on the next tick (0 when not open)
 )
 

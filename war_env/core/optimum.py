@@ -111,11 +111,14 @@ class TimingProblem:
         check_distribution("latency", self.latency, exact=True)
         check_distribution("reaction", self.reaction, exact=False)
         if len(self.reaction) != self.turn_ticks:
-            raise ValueError(f"reaction needs one probability per tick of the turn ({self.turn_ticks}), "
-                             f"got {len(self.reaction)}")
+            raise ValueError(
+                f"reaction needs one probability per tick of the turn ({self.turn_ticks}), got {len(self.reaction)}"
+            )
         if self.max_delay > MAX_DELAY or self.max_delay >= self.turn_ticks:
-            raise ValueError(f"the largest latency ({self.max_delay} ticks) must be below {MAX_DELAY + 1} and below "
-                             f"the turn's {self.turn_ticks} ticks (a press sent as the turn opens must land in it)")
+            raise ValueError(
+                f"the largest latency ({self.max_delay} ticks) must be below {MAX_DELAY + 1} and below "
+                f"the turn's {self.turn_ticks} ticks (a press sent as the turn opens must land in it)"
+            )
         for name in ("false_start_cost", "idle_cost", "takeover_cost"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
@@ -170,7 +173,8 @@ class TimingProblem:
                 f"the exact timing solver refuses this problem: {self.shape.theirs_tables} ticks of the opponent's "
                 f"turn (of {self.turn_ticks}) where it may draw, times 2**{self.max_delay} sets of presses in flight, "
                 f"would take about {self.seconds:.0f} s, above its bound of {SECONDS_BOUND:.0f} s; use a shorter "
-                f"turn_seconds, a longer tick_seconds, a smaller latency or an opponent that reacts sooner")
+                f"turn_seconds, a longer tick_seconds, a smaller latency or an opponent that reacts sooner"
+            )
 
 
 TYPICAL_ITERATIONS = 25
@@ -329,9 +333,12 @@ class _ClassPolicy:
         return bool(row[in_flight]) if row is not None else False
 
     def same(self, other: _ClassPolicy) -> bool:
-        return (np.array_equal(self.ours, other.ours) and np.array_equal(self.ours_idle, other.ours_idle)
-                and self.theirs.keys() == other.theirs.keys()
-                and all(np.array_equal(row, other.theirs[e]) for e, row in self.theirs.items()))
+        return (
+            np.array_equal(self.ours, other.ours)
+            and np.array_equal(self.ours_idle, other.ours_idle)
+            and self.theirs.keys() == other.theirs.keys()
+            and all(np.array_equal(row, other.theirs[e]) for e, row in self.theirs.items())
+        )
 
 
 def _rule_choice(choice) -> np.ndarray:
@@ -348,12 +355,20 @@ class _Chooser:
     """Picks the action in each tabled state of a class: the greedy one (``fixed=None``), a stored policy's,
     or an outside policy's (``rule(phase, elapsed, in_flight_masks) -> press``, evaluated on full tables)."""
 
-    def __init__(self, shape: _Shape, size: int, turn_ticks: int, fixed: _ClassPolicy | None = None, rule=None,
-                 scale: float = 1.0):
+    def __init__(
+        self,
+        shape: _Shape,
+        size: int,
+        turn_ticks: int,
+        fixed: _ClassPolicy | None = None,
+        rule=None,
+        scale: float = 1.0,
+    ):
         self.fixed, self.rule, self.scale = fixed, rule, scale
         self.masks = np.arange(size)
-        self.made = _ClassPolicy(np.zeros((turn_ticks - shape.ours_from, size), dtype=bool),
-                                 np.zeros(shape.ours_from, dtype=bool), {})
+        self.made = _ClassPolicy(
+            np.zeros((turn_ticks - shape.ours_from, size), dtype=bool), np.zeros(shape.ours_from, dtype=bool), {}
+        )
 
     def ours(self, elapsed: int, row: int, wait: np.ndarray, press: np.ndarray) -> np.ndarray:
         stored = None if self.fixed is None else self.fixed.ours[row]
@@ -386,8 +401,9 @@ def _played(choice: np.ndarray, wait: np.ndarray, press: np.ndarray) -> np.ndarr
     return wait + choice * (press - wait)
 
 
-def _ours_turn(problem: TimingProblem, masks: InFlight, shape: _Shape, after_draw: np.ndarray, restart: float,
-               chooser: _Chooser) -> np.ndarray:
+def _ours_turn(
+    problem: TimingProblem, masks: InFlight, shape: _Shape, after_draw: np.ndarray, restart: float, chooser: _Chooser
+) -> np.ndarray:
     """The seat's own turn, backwards from its last tick: ``[m]``, the value as the turn opens with set ``m``
     in flight. ``after_draw[m]``: the value right after its draw with ``m`` left in flight; ``restart``:
     after a takeover (nothing in flight)."""
@@ -416,8 +432,14 @@ def _ours_turn(problem: TimingProblem, masks: InFlight, shape: _Shape, after_dra
     return opening
 
 
-def _theirs_turn(problem: TimingProblem, masks: InFlight, shape: _Shape, hazard: np.ndarray,
-                 opens_ours: Callable[[int], np.ndarray], chooser: _Chooser) -> np.ndarray:
+def _theirs_turn(
+    problem: TimingProblem,
+    masks: InFlight,
+    shape: _Shape,
+    hazard: np.ndarray,
+    opens_ours: Callable[[int], np.ndarray],
+    chooser: _Chooser,
+) -> np.ndarray:
     """The opponent's turn, backwards: ``[m]``, the value as it opens with set ``m`` in flight.
     ``opens_ours(e)[m]``: the value as the seat's turn opens after the opponent's draw in tick e."""
     fs = problem.false_start_cost
@@ -447,8 +469,15 @@ class TimingPolicy:
     """The solved problem: ``press(state)``, the optimal ``cost_per_move`` and the relative values of the
     states that open a turn (``opening_value``)."""
 
-    def __init__(self, problem: TimingProblem, shape: _Shape, classes: tuple[_ClassPolicy, _ClassPolicy],
-                 openings: np.ndarray, cost_per_move: float, iterations: int):
+    def __init__(
+        self,
+        problem: TimingProblem,
+        shape: _Shape,
+        classes: tuple[_ClassPolicy, _ClassPolicy],
+        openings: np.ndarray,
+        cost_per_move: float,
+        iterations: int,
+    ):
         self.problem = problem
         self.shape = shape
         self._taken_shape = _taken_shape(problem, shape)
@@ -477,8 +506,9 @@ class TimingPolicy:
         """Whether, with nothing in flight, it presses on every tick of its turn and never in the opponent's:
         ``prompt``'s policy (without latency nothing is ever in flight)."""
         T = self.problem.turn_ticks
-        return all(self.press(State(OURS, e, taken, 0)) for e in range(T) for taken in (False, True)) and \
-            not any(self.press(State(THEIRS, e, taken, 0)) for e in range(T) for taken in (False, True))
+        return all(self.press(State(OURS, e, taken, 0)) for e in range(T) for taken in (False, True)) and not any(
+            self.press(State(THEIRS, e, taken, 0)) for e in range(T) for taken in (False, True)
+        )
 
     def table(self) -> np.ndarray:
         """The whole policy, ``[phase, elapsed, taken, in_flight]`` -> press (bool), for small problems."""
@@ -486,8 +516,15 @@ class TimingPolicy:
         T = self.problem.turn_ticks
         if 4 * T * size > 10_000_000:
             raise ValueError(f"the policy table of {4 * T * size} states is too large to list: use press(state)")
-        return np.array([[[[self.press(State(phase, e, bool(taken), m)) for m in range(size)] for taken in (0, 1)]
-                          for e in range(T)] for phase in (OURS, THEIRS)])
+        return np.array(
+            [
+                [
+                    [[self.press(State(phase, e, bool(taken), m)) for m in range(size)] for taken in (0, 1)]
+                    for e in range(T)
+                ]
+                for phase in (OURS, THEIRS)
+            ]
+        )
 
 
 def _taken_shape(problem: TimingProblem, shape: _Shape) -> _Shape:
@@ -503,8 +540,15 @@ class _Iteration:
     policies: tuple[_ClassPolicy, _ClassPolicy]
 
 
-def _one_move(problem: TimingProblem, masks: InFlight, shape: _Shape, next_move: np.ndarray, choosers,
-              opponent_takeover: bool, hazard: np.ndarray | None = None) -> _Iteration:
+def _one_move(
+    problem: TimingProblem,
+    masks: InFlight,
+    shape: _Shape,
+    next_move: np.ndarray,
+    choosers,
+    opponent_takeover: bool,
+    hazard: np.ndarray | None = None,
+) -> _Iteration:
     """V_n from V_{n-1}: ``next_move[taken, m]`` is the value right after the seat's draw (the opponent's
     turn opens next) with ``m`` in flight. ``choosers[taken]`` picks the actions; without
     ``opponent_takeover`` the opponent's last tick is a draw that leaves it playing."""
@@ -512,8 +556,9 @@ def _one_move(problem: TimingProblem, masks: InFlight, shape: _Shape, next_move:
     openings = np.zeros((2, 2, masks.size))
     taken_shape = _taken_shape(problem, shape)
     for taken in (TAKEN, LIVE):  # the live class's last tick may open the seat's turn against a taken-over one
-        openings[taken, OURS] = _ours_turn(problem, masks, shape, next_move[taken], next_move[taken, 0],
-                                           choosers[taken])
+        openings[taken, OURS] = _ours_turn(
+            problem, masks, shape, next_move[taken], next_move[taken, 0], choosers[taken]
+        )
     becomes_taken = problem.taken_over_on_last_tick if opponent_takeover else 0.0
     last = problem.turn_ticks - 1
 
@@ -522,14 +567,16 @@ def _one_move(problem: TimingProblem, masks: InFlight, shape: _Shape, next_move:
             return (1 - becomes_taken) * openings[LIVE, OURS] + becomes_taken * openings[TAKEN, OURS]
         return openings[LIVE, OURS]
 
-    openings[TAKEN, THEIRS] = _theirs_turn(problem, masks, taken_shape, np.ones(problem.turn_ticks),
-                                           lambda elapsed: openings[TAKEN, OURS], choosers[TAKEN])
+    openings[TAKEN, THEIRS] = _theirs_turn(
+        problem, masks, taken_shape, np.ones(problem.turn_ticks), lambda elapsed: openings[TAKEN, OURS], choosers[TAKEN]
+    )
     openings[LIVE, THEIRS] = _theirs_turn(problem, masks, shape, hazard, opens_ours, choosers[LIVE])
     return _Iteration(openings, (choosers[LIVE].made, choosers[TAKEN].made))
 
 
-def _iterate(problem, masks, shape, fixed, rule, opponent_takeover, tolerance, max_iterations, stable_iterations,
-             progress, stage):
+def _iterate(
+    problem, masks, shape, fixed, rule, opponent_takeover, tolerance, max_iterations, stable_iterations, progress, stage
+):
     """Relative value iteration over the moves left (each class relative to its opponent's turn opening
     with nothing in flight) until the values settle and the policy holds for ``stable_iterations``. A policy
     whose moves cycle through sets in flight (a periodic chain, even in states it never reaches) makes the
@@ -542,8 +589,10 @@ def _iterate(problem, masks, shape, fixed, rule, opponent_takeover, tolerance, m
     calm, last_gain, settled_for = 0, np.inf, 0
     taken_shape = _taken_shape(problem, shape)
     for iteration in range(1, max_iterations + 1):
-        choosers = [_Chooser(s, masks.size, problem.turn_ticks, fixed[c] if fixed else None, rule, problem.cost_scale)
-                    for c, s in ((LIVE, shape), (TAKEN, taken_shape))]
+        choosers = [
+            _Chooser(s, masks.size, problem.turn_ticks, fixed[c] if fixed else None, rule, problem.cost_scale)
+            for c, s in ((LIVE, shape), (TAKEN, taken_shape))
+        ]
         step = _one_move(problem, masks, shape, next_move, choosers, opponent_takeover)
         values = step.openings[:, THEIRS] - step.openings[:, THEIRS, :1]
         if iteration > DAMPED_AFTER:
@@ -562,10 +611,12 @@ def _iterate(problem, masks, shape, fixed, rule, opponent_takeover, tolerance, m
         settled_for = settled_for + 1 if settled else 0
         if settled and (unchanged >= stable_iterations or settled_for >= SETTLED_PATIENCE):
             return step, next_move, iteration
-    raise RuntimeError(f"the timing problem did not converge in {max_iterations} iterations (costs: false start "
-                       f"{problem.false_start_cost:g}, idle tick {problem.idle_cost:g}, takeover "
-                       f"{problem.takeover_cost:g}; turn {problem.turn_ticks} ticks, latency up to {problem.max_delay}): "
-                       f"weights this far apart may need a looser tolerance")
+    raise RuntimeError(
+        f"the timing problem did not converge in {max_iterations} iterations (costs: false start "
+        f"{problem.false_start_cost:g}, idle tick {problem.idle_cost:g}, takeover "
+        f"{problem.takeover_cost:g}; turn {problem.turn_ticks} ticks, latency up to {problem.max_delay}): "
+        f"weights this far apart may need a looser tolerance"
+    )
 
 
 SETTLED_PATIENCE = 20
@@ -588,8 +639,14 @@ Progress = Callable[[str, int, float], None]
 """``progress(stage, iteration, seconds)``: called after every iteration of a solve."""
 
 
-def solve(problem: TimingProblem, tolerance: float = 1e-10, max_iterations: int = 20_000,
-          stable_iterations: int = 5, progress: Progress | None = None, every_tick: bool = False) -> TimingPolicy:
+def solve(
+    problem: TimingProblem,
+    tolerance: float = 1e-10,
+    max_iterations: int = 20_000,
+    stable_iterations: int = 5,
+    progress: Progress | None = None,
+    every_tick: bool = False,
+) -> TimingPolicy:
     """The optimal stationary policy, by relative value iteration over the number of moves left: it stops
     when the relative values (within each class: opponent playing, opponent taken over) have settled to
     ``tolerance`` and the greedy policy has not changed for ``stable_iterations``. Then ``cost_per_move`` is
@@ -599,12 +656,14 @@ def solve(problem: TimingProblem, tolerance: float = 1e-10, max_iterations: int 
     dynamic programme, which the tests hold the shortcuts to."""
     problem.check_solvable()
     masks, shape = InFlight(problem), _Shape.of(problem, compress=False) if every_tick else problem.shape
-    step, _, iterations = _iterate(problem, masks, shape, None, None, True, tolerance, max_iterations,
-                                   stable_iterations, progress, "optimum")
+    step, _, iterations = _iterate(
+        problem, masks, shape, None, None, True, tolerance, max_iterations, stable_iterations, progress, "optimum"
+    )
     policies = step.policies
     gain, more = _gain(problem, masks, shape, policies, None, tolerance, max_iterations, progress)
-    return TimingPolicy(problem, shape, policies, step.openings - step.openings[:, THEIRS, :1][:, None],
-                        gain, iterations + more)
+    return TimingPolicy(
+        problem, shape, policies, step.openings - step.openings[:, THEIRS, :1][:, None], gain, iterations + more
+    )
 
 
 def _gain(problem, masks, shape, fixed, rule, tolerance, max_iterations, progress) -> tuple[float, int]:
@@ -625,8 +684,9 @@ class PolicyCost:
 
 
 def _policy_cost(problem, masks, shape, fixed, rule, tolerance, max_iterations, progress) -> tuple[PolicyCost, int]:
-    step, _, iterations = _iterate(problem, masks, shape, fixed, rule, False, tolerance, max_iterations, 0,
-                                   progress, "cost per move")
+    step, _, iterations = _iterate(
+        problem, masks, shape, fixed, rule, False, tolerance, max_iterations, 0, progress, "cost per move"
+    )
     # the values it started from were relative to this very state: what one more move added is the gain
     gain = float(step.openings[LIVE, THEIRS, 0])
     return PolicyCost(gain, float(step.openings[LIVE, OURS, 0]) - gain), iterations
@@ -637,21 +697,23 @@ PolicyRule = Callable[[int, int, np.ndarray], np.ndarray]
 stationary policy while the opponent plays by itself, for ``evaluate``."""
 
 
-def evaluate(problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10,
-             max_iterations: int = 20_000) -> float:
+def evaluate(problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10, max_iterations: int = 20_000) -> float:
     """The long-run cost per move, while the opponent plays, of the stationary policy ``rule`` (the same
     rule once the opponent is taken over). Every tick is tabled, so it is for problems of ordinary size."""
     return evaluate_policy(problem, rule, tolerance, max_iterations).cost_per_move
 
 
-def evaluate_policy(problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10,
-                    max_iterations: int = 20_000) -> PolicyCost:
+def evaluate_policy(
+    problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10, max_iterations: int = 20_000
+) -> PolicyCost:
     """``evaluate``'s cost per move and the policy's ``first_turn_excess`` (``PolicyCost``)."""
     masks = InFlight(problem)
     shape = _Shape.of(problem, compress=False)
     if shape.seconds_per_iteration(problem) * TYPICAL_ITERATIONS > SECONDS_BOUND:
-        raise ValueError(f"evaluate tables every tick: this problem ({problem.turn_ticks} ticks, latency up to "
-                         f"{problem.max_delay}) is too large for it")
+        raise ValueError(
+            f"evaluate tables every tick: this problem ({problem.turn_ticks} ticks, latency up to "
+            f"{problem.max_delay}) is too large for it"
+        )
     cost, _ = _policy_cost(problem, masks, shape, None, rule, tolerance, max_iterations, None)
     return cost
 
@@ -686,8 +748,9 @@ def round_costs(policy: TimingPolicy, moves: int) -> np.ndarray:
     costs = np.zeros((moves + 1, 2))
     after_draw = np.zeros((2, masks.size))
     for n in range(1, moves + 1):
-        choosers = [_Chooser(s, masks.size, problem.turn_ticks, policy._classes[c], scale=problem.cost_scale)
-                    for c, s in fixed]
+        choosers = [
+            _Chooser(s, masks.size, problem.turn_ticks, policy._classes[c], scale=problem.cost_scale) for c, s in fixed
+        ]
         openings = _one_move(problem, masks, shape, after_draw, choosers, True).openings
         costs[n] = openings[LIVE, :, 0]
         after_draw = openings[:, THEIRS]
@@ -710,8 +773,15 @@ class PoolPolicy:
     not overlap: until the member's first own draw tells which it is, the policy of the first turns
     (``solve_pool``); from then on the identified member's optimal policy (``members``)."""
 
-    def __init__(self, members: tuple[TimingPolicy, ...], prior: tuple[float, ...], mixture: TimingProblem,
-                 first: _ClassPolicy, first_openings: np.ndarray, identify: np.ndarray):
+    def __init__(
+        self,
+        members: tuple[TimingPolicy, ...],
+        prior: tuple[float, ...],
+        mixture: TimingProblem,
+        first: _ClassPolicy,
+        first_openings: np.ndarray,
+        identify: np.ndarray,
+    ):
         self.members = members
         self.prior = prior
         self.mixture = mixture
@@ -741,13 +811,16 @@ class PoolPolicy:
         (``opening_value``) have each move's cost per move taken off, and a move ends at the seat's draw, so a
         member's ``OURS`` opening has already had the first move's ``cost_per_move`` taken off, while the pool's
         first turns (``first_openings``) count that move in full. The clairvoyant's side adds it back."""
-        known = sum(share * (member.opening_value(phase) + (member.cost_per_move if phase == OURS else 0.0))
-                    for share, member in zip(self.prior, self.members))
+        known = sum(
+            share * (member.opening_value(phase) + (member.cost_per_move if phase == OURS else 0.0))
+            for share, member in zip(self.prior, self.members)
+        )
         return float(self.first_openings[phase, 0] - known)
 
 
-def solve_pool(members: Sequence[TimingProblem], prior: Sequence[float],
-               progress: Progress | None = None) -> PoolPolicy:
+def solve_pool(
+    members: Sequence[TimingProblem], prior: Sequence[float], progress: Progress | None = None
+) -> PoolPolicy:
     """The Bayes-optimal timing against a pool: each member's problem solved, then the turns before the
     identification by one backward pass over the pool's mixture of reactions, where the opponent's draw in tick
     e opens the seat's turn in the problem of the member that reacts in tick e. Exact under the solver's
@@ -763,12 +836,20 @@ def solve_pool(members: Sequence[TimingProblem], prior: Sequence[float],
         raise ValueError("the members of a pool must share the turn, the latency and the costs; only reactions differ")
     reactions = np.array([m.reaction for m in members])
     if np.any((reactions > 0).sum(axis=0) > 1):
-        raise ValueError("the members' reaction windows overlap: one draw does not tell them apart, and the "
-                         "Bayes-optimal policy of such a pool is not solved")
+        raise ValueError(
+            "the members' reaction windows overlap: one draw does not tell them apart, and the "
+            "Bayes-optimal policy of such a pool is not solved"
+        )
     policies = tuple(solve(m, progress=progress) for m in members)
     weighted = np.asarray(prior)[:, None] * reactions
-    mixture = TimingProblem(first.turn_ticks, first.latency, tuple(weighted.sum(axis=0)), first.false_start_cost,
-                            first.idle_cost, first.takeover_cost)
+    mixture = TimingProblem(
+        first.turn_ticks,
+        first.latency,
+        tuple(weighted.sum(axis=0)),
+        first.false_start_cost,
+        first.idle_cost,
+        first.takeover_cost,
+    )
     identify = np.argmax(weighted, axis=0)
     masks, shape = InFlight(mixture), mixture.shape
     chooser = _Chooser(shape, masks.size, mixture.turn_ticks, scale=mixture.cost_scale)

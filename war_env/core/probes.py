@@ -71,28 +71,55 @@ class Probe:
 
 
 PROBES = {
-    probe.name: probe for probe in (
-        Probe("anticipation", "WarAnticipation-v1",
-              "Pressing ahead of its own turn, timed to each of the opponent's three modes of reaction, which an "
-              "agent that waits to see its turn open (press_once) cannot, and one or two fixed press times cannot "
-              "match.",
-              "modes:first=3,every=8,count=3,width=2", "fixed:ticks=6", "latency", "press_once"),
-        Probe("memory", "WarMemory-v1",
-              "Counting the ticks of the opponent's turn and its own presses in flight, which the observation "
-              "leaves out, so that its presses ahead land as each of the opponent's three modes of reaction "
-              "ends; a memoryless policy cannot time them.",
-              "modes:first=5,every=8,count=3,width=2", "fixed:ticks=6", "war", "press_once", simple=("press_once",),
-              references=("counting",)),
-        Probe("inference", "WarInference-v0",
-              "Telling from the opponent's first reaction which of two bots of a pool it faces this round, and "
-              "timing its presses for that bot; an agent that times every round alike (blind) cannot.",
-              "pool:fast=4,slow=10,width=2,share_fast=0.5", "fixed:ticks=4", "inference", "blind",
-              harnesses=("clairvoyant",)),
-        Probe("reading", "WarTableReading-v1",
-              "Reading the score the table shows, which sets how fast the opponent reacts (fast when it is ahead), "
-              "and timing its presses for it; an agent that times every turn alike (blind) cannot, and no other "
-              "field shows it (the pile counts and the battle count are hidden).",
-              "leader:ahead=4,behind=10,width=2", "fixed:ticks=4", "latency", "blind",
-              references=("blind",), hidden=("own_pile", "opponent_pile", "battles")),
+    probe.name: probe
+    for probe in (
+        Probe(
+            "anticipation",
+            "WarAnticipation-v1",
+            "Pressing ahead of its own turn, timed to each of the opponent's three modes of reaction, which an "
+            "agent that waits to see its turn open (press_once) cannot, and one or two fixed press times cannot "
+            "match.",
+            "modes:first=3,every=8,count=3,width=2",
+            "fixed:ticks=6",
+            "latency",
+            "press_once",
+        ),
+        Probe(
+            "memory",
+            "WarMemory-v1",
+            "Counting the ticks of the opponent's turn and its own presses in flight, which the observation "
+            "leaves out, so that its presses ahead land as each of the opponent's three modes of reaction "
+            "ends; a memoryless policy cannot time them.",
+            "modes:first=5,every=8,count=3,width=2",
+            "fixed:ticks=6",
+            "war",
+            "press_once",
+            simple=("press_once",),
+            references=("counting",),
+        ),
+        Probe(
+            "inference",
+            "WarInference-v0",
+            "Telling from the opponent's first reaction which of two bots of a pool it faces this round, and "
+            "timing its presses for that bot; an agent that times every round alike (blind) cannot.",
+            "pool:fast=4,slow=10,width=2,share_fast=0.5",
+            "fixed:ticks=4",
+            "inference",
+            "blind",
+            harnesses=("clairvoyant",),
+        ),
+        Probe(
+            "reading",
+            "WarTableReading-v1",
+            "Reading the score the table shows, which sets how fast the opponent reacts (fast when it is ahead), "
+            "and timing its presses for it; an agent that times every turn alike (blind) cannot, and no other "
+            "field shows it (the pile counts and the battle count are hidden).",
+            "leader:ahead=4,behind=10,width=2",
+            "fixed:ticks=4",
+            "latency",
+            "blind",
+            references=("blind",),
+            hidden=("own_pile", "opponent_pile", "battles"),
+        ),
     )
 }

@@ -26,6 +26,7 @@ _GOLDEN = 0x9E3779B97F4A7C15
 _MUL1 = 0xBF58476D1CE4E5B9
 _MUL2 = 0x94D049BB133111EB
 
+
 class Stream(IntEnum):
     """Every random stream of the project: ``hash64(key, stream, counter)``, with ``key`` a round key, or an
     agent's seed where a line says so. One table, so no two uses can share a stream by accident."""

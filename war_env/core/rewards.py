@@ -35,8 +35,12 @@ def tick_reward_table(config: WarConfig) -> tuple[float, float, float, float]:
     """``tick_reward`` of the four ticks a batched engine tells apart, by ``false_start + 2 * idle + takeover``:
     nothing, one false start, an idle tick, an idle tick with the takeover. (A tick with several false
     starts adds ``tick_reward(config, 1, ...)`` once per false start, as ``tick_reward`` does.)"""
-    return (tick_reward(config, 0, False, False), tick_reward(config, 1, False, False),
-            tick_reward(config, 0, True, False), tick_reward(config, 0, True, True))
+    return (
+        tick_reward(config, 0, False, False),
+        tick_reward(config, 1, False, False),
+        tick_reward(config, 0, True, False),
+        tick_reward(config, 0, True, True),
+    )
 
 
 def outcome_reward(config: WarConfig, winner: int | None, seat: int) -> float:

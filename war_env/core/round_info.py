@@ -74,33 +74,78 @@ def _tick_list(value) -> bool:
 
 
 _WHOLE = {"type": "integer", "minimum": 0}
-WINNER = Kind("winner", lambda value: None if value is None or value == NO_WINNER else int(value),
-              lambda value: value is None or (type(value) is int and value in (0, 1)),
-              {"enum": [0, 1, None]}, "0, 1 or null", ("<i8",))
-REASON = Kind("reason", str, lambda value: value in REASONS, {"enum": list(REASONS)}, f"one of {list(REASONS)}",
-              ("<i8",))
+WINNER = Kind(
+    "winner",
+    lambda value: None if value is None or value == NO_WINNER else int(value),
+    lambda value: value is None or (type(value) is int and value in (0, 1)),
+    {"enum": [0, 1, None]},
+    "0, 1 or null",
+    ("<i8",),
+)
+REASON = Kind(
+    "reason", str, lambda value: value in REASONS, {"enum": list(REASONS)}, f"one of {list(REASONS)}", ("<i8",)
+)
 COUNT = Kind("count", int, _whole, _WHOLE, "a whole number >= 0", ("<i8",))
-COUNTS = Kind("counts", lambda value: (int(value[0]), int(value[1])), _pair_of(_whole),
-              {"type": "array", "items": _WHOLE, "minItems": 2, "maxItems": 2}, "a pair of whole numbers >= 0",
-              ("<i8", (2,)))
-FLAGS = Kind("flags", lambda value: (bool(value[0]), bool(value[1])), _pair_of(lambda value: isinstance(value, bool)),
-             {"type": "array", "items": {"type": "boolean"}, "minItems": 2, "maxItems": 2}, "a pair of true/false",
-             ("<i8", (2,)))
-TICK_LISTS = Kind("tick lists", lambda value: (tuple(map(int, value[0])), tuple(map(int, value[1]))),
-                  _pair_of(_tick_list),
-                  {"type": "array", "items": {"type": "array", "items": _WHOLE}, "minItems": 2, "maxItems": 2},
-                  "a pair of lists of whole numbers >= 0", None)
+COUNTS = Kind(
+    "counts",
+    lambda value: (int(value[0]), int(value[1])),
+    _pair_of(_whole),
+    {"type": "array", "items": _WHOLE, "minItems": 2, "maxItems": 2},
+    "a pair of whole numbers >= 0",
+    ("<i8", (2,)),
+)
+FLAGS = Kind(
+    "flags",
+    lambda value: (bool(value[0]), bool(value[1])),
+    _pair_of(lambda value: isinstance(value, bool)),
+    {"type": "array", "items": {"type": "boolean"}, "minItems": 2, "maxItems": 2},
+    "a pair of true/false",
+    ("<i8", (2,)),
+)
+TICK_LISTS = Kind(
+    "tick lists",
+    lambda value: (tuple(map(int, value[0])), tuple(map(int, value[1]))),
+    _pair_of(_tick_list),
+    {"type": "array", "items": {"type": "array", "items": _WHOLE}, "minItems": 2, "maxItems": 2},
+    "a pair of lists of whole numbers >= 0",
+    None,
+)
 NAME = Kind("name", str, lambda value: isinstance(value, str), {"type": "string"}, "a string", None)
-NUMBER = Kind("number", float, lambda value: type(value) in (int, float) and np.isfinite(value), {"type": "number"},
-              "a finite number", None)
-TICKS = Kind("ticks", lambda value: tuple(int(tick) for tick in value), _tick_list,
-             {"type": "array", "items": _WHOLE}, "a list of whole numbers >= 0", None)
-SECONDS = Kind("seconds", lambda value: tuple(float(second) for second in value),
-               lambda value: isinstance(value, list) and all(
-                   type(item) in (int, float) and np.isfinite(item) and item >= 0 for item in value),
-               {"type": "array", "items": {"type": "number", "minimum": 0}}, "a list of finite numbers >= 0", None)
-NOTE = Kind("note", lambda value: None if value is None else str(value),
-            lambda value: value is None or isinstance(value, str), {"type": ["string", "null"]}, "a string or null", None)
+NUMBER = Kind(
+    "number",
+    float,
+    lambda value: type(value) in (int, float) and np.isfinite(value),
+    {"type": "number"},
+    "a finite number",
+    None,
+)
+TICKS = Kind(
+    "ticks",
+    lambda value: tuple(int(tick) for tick in value),
+    _tick_list,
+    {"type": "array", "items": _WHOLE},
+    "a list of whole numbers >= 0",
+    None,
+)
+SECONDS = Kind(
+    "seconds",
+    lambda value: tuple(float(second) for second in value),
+    lambda value: (
+        isinstance(value, list)
+        and all(type(item) in (int, float) and np.isfinite(item) and item >= 0 for item in value)
+    ),
+    {"type": "array", "items": {"type": "number", "minimum": 0}},
+    "a list of finite numbers >= 0",
+    None,
+)
+NOTE = Kind(
+    "note",
+    lambda value: None if value is None else str(value),
+    lambda value: value is None or isinstance(value, str),
+    {"type": ["string", "null"]},
+    "a string or null",
+    None,
+)
 
 _REQUIRED = dataclasses.MISSING
 
@@ -125,13 +170,15 @@ class RoundResult:
     """How the card game of a round ended (the same whatever the timing)."""
 
     winner: int | None = declared(WINNER, "the seat that won the round; None: a draw")
-    reason: str = declared(REASON, "why it ended: all_cards, points, battle_limit or war_shortage (truncated: "
-                                   "cut short by a step limit)")
+    reason: str = declared(
+        REASON, "why it ended: all_cards, points, battle_limit or war_shortage (truncated: cut short by a step limit)"
+    )
     battles: int = declared(COUNT, "battles played (a war and its war steps count once)")
     wars: int = declared(COUNT, "ties, each war step counted")
     points: tuple[int, int] = declared(COUNTS, "tricks won, by seat")
-    cards: tuple[int, int] = declared(COUNTS, "cards in each seat's pile at the end (a double shortage "
-                                              "leaves the pot on the table)")
+    cards: tuple[int, int] = declared(
+        COUNTS, "cards in each seat's pile at the end (a double shortage leaves the pot on the table)"
+    )
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
@@ -141,8 +188,13 @@ class RoundResult:
     def of(cls, **values):
         """The record of these values (keyword per field), each made the Python value of its kind (numpy
         scalars, -1 for no winner and lists are accepted)."""
-        return cls(**{item.name: kind_of(item).python(values[item.name]) for item in _fields_of(cls)
-                      if item.name in values or not is_optional(item)})
+        return cls(
+            **{
+                item.name: kind_of(item).python(values[item.name])
+                for item in _fields_of(cls)
+                if item.name in values or not is_optional(item)
+            }
+        )
 
     def card_outcome(self) -> RoundResult:
         """The card-game part of this record (equal for every pairing of the same deal)."""
@@ -154,8 +206,11 @@ class RoundResult:
 
     def to_json_dict(self) -> dict:
         """The JSON form: field by field, tuples as lists; an optional field only when it is not its default."""
-        return {item.name: kind_of(item).to_json(getattr(self, item.name)) for item in _fields_of(type(self))
-                if not is_optional(item) or getattr(self, item.name) != item.default}
+        return {
+            item.name: kind_of(item).to_json(getattr(self, item.name))
+            for item in _fields_of(type(self))
+            if not is_optional(item) or getattr(self, item.name) != item.default
+        }
 
     @classmethod
     def from_json_dict(cls, data) -> RoundResult:
@@ -174,12 +229,17 @@ class RoundResult:
     @classmethod
     def json_schema(cls) -> dict:
         """The JSON schema of the JSON form, made from the field table (a field's meaning is its description)."""
-        return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": cls.__name__,
-                "description": (cls.__doc__ or "").split("\n")[0], "type": "object",
-                "required": [item.name for item in _fields_of(cls) if not is_optional(item)],
-                "additionalProperties": False,
-                "properties": {item.name: {**kind_of(item).schema, "description": item.metadata["meaning"]}
-                               for item in _fields_of(cls)}}
+        return {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": cls.__name__,
+            "description": (cls.__doc__ or "").split("\n")[0],
+            "type": "object",
+            "required": [item.name for item in _fields_of(cls) if not is_optional(item)],
+            "additionalProperties": False,
+            "properties": {
+                item.name: {**kind_of(item).schema, "description": item.metadata["meaning"]} for item in _fields_of(cls)
+            },
+        }
 
 
 @dataclass(frozen=True)
@@ -189,7 +249,8 @@ class RoundInfo(RoundResult):
     takeover: tuple[bool, bool] = declared(FLAGS, "whether the seat was taken over by the takeover bot")
     false_starts: tuple[int, int] = declared(COUNTS, "draws the seat pressed while its turn was not open")
     reaction_ticks: tuple[tuple[int, ...], tuple[int, ...]] = declared(
-        TICK_LISTS, "each seat's own draws: ticks after its turn opened (the takeover bot's draws are not listed)")
+        TICK_LISTS, "each seat's own draws: ticks after its turn opened (the takeover bot's draws are not listed)"
+    )
     steps: int = declared(COUNT, "env steps taken by seat 0 (with a takeover, up to it)")
     ticks: int = declared(COUNT, "game ticks of the round, a played-out rest after a takeover included")
 
@@ -267,13 +328,15 @@ class RoundTable:
 
     def reactions_of(self, seat: int, i: int) -> np.ndarray:
         start = self._reaction_starts[i, seat]
-        return self.reaction_ticks[seat][start:start + self.reaction_counts[i, seat]]
+        return self.reaction_ticks[seat][start : start + self.reaction_counts[i, seat]]
 
     def reaction_lists(self) -> Iterator[tuple[list[int], list[int]]]:
         """Every round's reaction ticks as the pair of lists of ``info["round"]["reaction_ticks"]``."""
         ends = np.cumsum(self.reaction_counts, axis=0).T.tolist()
-        seats = [[ticks[start:end].tolist() for start, end in zip([0, *bounds[:-1]], bounds)]
-                 for ticks, bounds in zip(self.reaction_ticks, ends)]
+        seats = [
+            [ticks[start:end].tolist() for start, end in zip([0, *bounds[:-1]], bounds)]
+            for ticks, bounds in zip(self.reaction_ticks, ends)
+        ]
         return zip(*seats)
 
     def info(self, i: int) -> RoundInfo:
@@ -294,7 +357,8 @@ class RoundTable:
                 row[item.name] = getattr(info, item.name) if item.name not in ("winner", "reason") else 0
             row["winner"] = NO_WINNER if info.winner is None else info.winner
             row["reason"] = REASONS.index(info.reason)
-        reactions = tuple(np.array([tick for info in infos for tick in info.reaction_ticks[seat]], dtype=np.int64)
-                          for seat in (0, 1))
+        reactions = tuple(
+            np.array([tick for info in infos for tick in info.reaction_ticks[seat]], dtype=np.int64) for seat in (0, 1)
+        )
         counts = np.array([[len(info.reaction_ticks[seat]) for seat in (0, 1)] for info in infos], dtype=np.int64)
         return cls(rows, reactions, counts.reshape(len(infos), 2))

@@ -99,8 +99,9 @@ class WarConfig:
             if field.name.startswith("reward_"):
                 value = getattr(self, field.name)
                 if not _is_real(value) or not math.isfinite(value) or abs(value) > MAX_REWARD:
-                    raise ValueError(f"{field.name} must be a number from {-MAX_REWARD:g} to {MAX_REWARD:g}, "
-                                     f"got {value!r}")
+                    raise ValueError(
+                        f"{field.name} must be a number from {-MAX_REWARD:g} to {MAX_REWARD:g}, got {value!r}"
+                    )
 
     @cached_property  # read on every tick; the config is frozen, so computed once
     def turn_ticks(self) -> int:
@@ -124,12 +125,15 @@ class WarConfig:
 
     def _check_latency(self) -> None:
         if not isinstance(self.latency, str):
-            raise ValueError(f"latency must be a spec string like 'fixed:ticks=2' or 'uniform:low=1,high=4', "
-                             f"got {self.latency!r}")
+            raise ValueError(
+                f"latency must be a spec string like 'fixed:ticks=2' or 'uniform:low=1,high=4', got {self.latency!r}"
+            )
         object.__setattr__(self, "latency", canonical_latency(self.latency))  # one spelling per latency
         if self.max_delay >= self.turn_ticks:  # parses the spec (a bad one, or one above 16 ticks, raises there)
-            raise ValueError(f"latency {self.latency!r} can delay a press by {self.max_delay} ticks, but a turn has "
-                             f"{self.turn_ticks}: a press sent as the turn opens must be able to land in it")
+            raise ValueError(
+                f"latency {self.latency!r} can delay a press by {self.max_delay} ticks, but a turn has "
+                f"{self.turn_ticks}: a press sent as the turn opens must be able to land in it"
+            )
 
     @property
     def cards_for_war(self) -> int:

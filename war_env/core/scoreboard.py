@@ -44,6 +44,6 @@ class Scoreboard:
         cache = self._result_dicts
         if len(cache) > len(self.results):  # results were cut back: start again
             cache.clear()
-        for result in self.results[len(cache):]:  # results appended since (record or directly)
+        for result in self.results[len(cache) :]:  # results appended since (record or directly)
             cache.append(asdict(result))
         return [dict(entry) for entry in cache]  # fresh dicts: callers may change what they get

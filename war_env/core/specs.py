@@ -95,8 +95,9 @@ def build_from_spec(spec: str, registry: Mapping[str, Callable[..., object]], ki
     for key in params:
         if key not in accepted:
             takes = f"it takes {', '.join(accepted)}" if accepted else "it takes none"
-            raise ValueError(f"{kind} {name!r} has no parameter {key!r} (spec {spec!r}); {takes}"
-                             f"{did_you_mean(key, accepted)}")
+            raise ValueError(
+                f"{kind} {name!r} has no parameter {key!r} (spec {spec!r}); {takes}{did_you_mean(key, accepted)}"
+            )
     try:
         return registry[name](**params)
     except TypeError as error:
@@ -107,8 +108,11 @@ def spec_parameters(constructor: Callable[..., object]) -> list[str]:
     """The keyword parameters a spec may give ``constructor`` (``config`` and ``opponent`` are the caller's,
     never the spec's)."""
     kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    return [parameter.name for parameter in inspect.signature(constructor).parameters.values()
-            if parameter.kind in kinds and parameter.name not in ("config", "opponent")]
+    return [
+        parameter.name
+        for parameter in inspect.signature(constructor).parameters.values()
+        if parameter.kind in kinds and parameter.name not in ("config", "opponent")
+    ]
 
 
 def unknown_name(kind: str, name: str, spec: str, known: Iterable[str]) -> ValueError:

@@ -17,6 +17,7 @@ from war_env.envs.probes import PROBE_ENVS, PROBE_VECTOR_ENVS
 from war_env.envs.vector import WarLatencyVectorEnv, WarVectorEnv
 from war_env.envs.war import WarEnv
 
+
 class _ByEnvId(Mapping):
     """Env id -> class: the base games', then each probe's (``PROBES``' env id -> ``by_probe[probe name]``), looked
     up when asked, so that a probe is one row of ``PROBES`` and its env in ``envs.probes.PROBE_ENVS``."""
@@ -40,7 +41,8 @@ class _ByEnvId(Mapping):
 GAMES: Mapping[str, type[WarEnv]] = _ByEnvId({"War-v0": WarEnv, "WarLatency-v0": WarLatencyEnv}, PROBE_ENVS)
 """Env id -> the class ``gym.make(env_id)`` builds."""
 VECTOR_GAMES: Mapping[str, type[WarVectorEnv]] = _ByEnvId(
-    {"War-v0": WarVectorEnv, "WarLatency-v0": WarLatencyVectorEnv}, PROBE_VECTOR_ENVS)
+    {"War-v0": WarVectorEnv, "WarLatency-v0": WarLatencyVectorEnv}, PROBE_VECTOR_ENVS
+)
 """Env id -> its batched vector env (``gym.make_vec(env_id, vectorization_mode="vector_entry_point")``)."""
 
 

@@ -87,4 +87,6 @@ class WarLatencyEnv(WarEnv):
     observation_kind = "latency"
 
     def __init__(self, render_mode: str | None = None, opponent="human", config=None, **rules):
-        super().__init__(render_mode=render_mode, opponent=opponent, config=config, **with_default_latency(config, rules))
+        super().__init__(
+            render_mode=render_mode, opponent=opponent, config=config, **with_default_latency(config, rules)
+        )

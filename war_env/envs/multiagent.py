@@ -126,7 +126,12 @@ class WarParallelEnv(ParallelEnv):
       WarLatency-v0 (a config without latency plays and observes exactly as before).
     """
 
-    metadata = {"name": "war_v0", "render_modes": ["ansi", "rgb_array", "human"], "render_fps": 10, "is_parallelizable": True}
+    metadata = {
+        "name": "war_v0",
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "render_fps": 10,
+        "is_parallelizable": True,
+    }
     _screen = None  # the pixel painter (and window), made by the first render() in a pixel mode
 
     def __init__(
@@ -146,7 +151,9 @@ class WarParallelEnv(ParallelEnv):
         if render_mode == "human":
             require_display("WarParallelEnv(render_mode='human')")
         self.metadata = {**self.metadata, "render_modes": window_modes_here(self.metadata["render_modes"])}
-        if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, Integral) or max_cycles < 1):
+        if max_cycles is not None and (
+            isinstance(max_cycles, bool) or not isinstance(max_cycles, Integral) or max_cycles < 1
+        ):
             raise ValueError(f"max_cycles must be a whole number >= 1 or None, got {max_cycles!r}")
         self.render_mode = render_mode
         self.max_cycles = max_cycles
@@ -329,5 +336,3 @@ def _check_agent(agent) -> str:
     if agent not in SEATS:
         raise ValueError(f"unknown agent {agent!r}; agents are {list(AGENTS)}")
     return agent
-
-

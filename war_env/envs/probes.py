@@ -59,17 +59,31 @@ def shared_sections(env: type[ProbeEnv]) -> dict[str, str]:
     weights = ", ".join(f"``{name}={value:g}``" for name, value in probe.rules.items())
     width = env.observation_width(probe.config())
     interface = [
-        "| | |", "|---|---|", "| Action Space | `Discrete(2)` |",
+        "| | |",
+        "|---|---|",
+        "| Action Space | `Discrete(2)` |",
         f"| Observation Space | `Box(0.0, 1.0, ({width},), float32)` |",
-        f'| import | `gymnasium.make("{probe.env_id}")` |', "",
-        "## Action Space", f"WarLatency-v0's: 0 waits, 1 sends a press that lands after the latency (``{probe.latency}``)."]
+        f'| import | `gymnasium.make("{probe.env_id}")` |',
+        "",
+        "## Action Space",
+        f"WarLatency-v0's: 0 waits, 1 sends a press that lands after the latency (``{probe.latency}``).",
+    ]
     play = [
-        "## Rewards", f"War-v0's with {weights}", "(``war_env.core.probes.PROBE_REWARDS``).", "",
-        "## Starting State", "WarLatency-v0's.", "",
-        "## Episode End", "WarLatency-v0's.", "",
-        "## Arguments", f'``gym.make("{probe.env_id}", opponent=None, render_mode=None, config=None, **rules)``:',
+        "## Rewards",
+        f"War-v0's with {weights}",
+        "(``war_env.core.probes.PROBE_REWARDS``).",
+        "",
+        "## Starting State",
+        "WarLatency-v0's.",
+        "",
+        "## Episode End",
+        "WarLatency-v0's.",
+        "",
+        "## Arguments",
+        f'``gym.make("{probe.env_id}", opponent=None, render_mode=None, config=None, **rules)``:',
         f"the probe's opponent (``{probe.opponent}``) unless one is given; its latency and weights unless",
-        "a ``config`` (taken as it is) or keywords say otherwise."]
+        "a ``config`` (taken as it is) or keywords say otherwise.",
+    ]
     return {"interface": indent.join(interface), "play": indent.join(play)}
 
 
@@ -206,15 +220,31 @@ class ProbeVectorEnv(WarLatencyVectorEnv):
 
     single_env: type[ProbeEnv]
 
-    def __init__(self, num_envs: int = 1, opponent=None, max_episode_steps: int | None = None,
-                 render_mode: str | None = None, config=None, backend: str = "auto",
-                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, **rules):
+    def __init__(
+        self,
+        num_envs: int = 1,
+        opponent=None,
+        max_episode_steps: int | None = None,
+        render_mode: str | None = None,
+        config=None,
+        backend: str = "auto",
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        **rules,
+    ):
         probe = self.single_env.probe
         opponent = probe.opponent if opponent is None else opponent
         if config is None:
             rules = {"latency": probe.latency, **probe.rules, **rules}
-        super().__init__(num_envs, opponent=opponent, max_episode_steps=max_episode_steps, render_mode=render_mode,
-                         config=config, backend=backend, autoreset_mode=autoreset_mode, **rules)
+        super().__init__(
+            num_envs,
+            opponent=opponent,
+            max_episode_steps=max_episode_steps,
+            render_mode=render_mode,
+            config=config,
+            backend=backend,
+            autoreset_mode=autoreset_mode,
+            **rules,
+        )
 
 
 class _BatchedProbes(Mapping):
@@ -229,10 +259,17 @@ class _BatchedProbes(Mapping):
         env = self._envs[name]
         if env not in self._made:
             class_name = env.__name__.removesuffix("Env") + "VectorEnv"
-            self._made[env] = type(class_name, (ProbeVectorEnv,), {
-                "single_env": env, "__module__": __name__, "__qualname__": class_name,
-                "__doc__": f"``{env.probe.env_id}`` batched: ``{env.__name__}``'s game and observation, every round "
-                           "stepped by the engine (``ProbeVectorEnv``)."})
+            self._made[env] = type(
+                class_name,
+                (ProbeVectorEnv,),
+                {
+                    "single_env": env,
+                    "__module__": __name__,
+                    "__qualname__": class_name,
+                    "__doc__": f"``{env.probe.env_id}`` batched: ``{env.__name__}``'s game and observation, every round "
+                    "stepped by the engine (``ProbeVectorEnv``).",
+                },
+            )
             if env.__module__ == __name__:
                 globals()[class_name] = self._made[env]
         return self._made[env]

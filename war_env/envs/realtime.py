@@ -74,18 +74,23 @@ class RealTime(gym.Wrapper):
     * v0: first release (issue 22).
     """
 
-    def __init__(self, env: gym.Env, seconds_per_tick: float | None = None, clock: Clock | None = None,
-                 wait_action: int = 0):
+    def __init__(
+        self, env: gym.Env, seconds_per_tick: float | None = None, clock: Clock | None = None, wait_action: int = 0
+    ):
         super().__init__(env)
         if seconds_per_tick is None:
             config = getattr(env.unwrapped, "config", None)
             if config is None:
                 raise ValueError("RealTime needs seconds_per_tick for an env without a war_env config")
             seconds_per_tick = config.tick_seconds
-        if isinstance(seconds_per_tick, bool) or not isinstance(seconds_per_tick, (int, float)) or \
-                not 0 < seconds_per_tick <= 60:
-            raise ValueError(f"seconds_per_tick must be a number of seconds above 0 and at most 60, "
-                             f"got {seconds_per_tick!r}")
+        if (
+            isinstance(seconds_per_tick, bool)
+            or not isinstance(seconds_per_tick, (int, float))
+            or not 0 < seconds_per_tick <= 60
+        ):
+            raise ValueError(
+                f"seconds_per_tick must be a number of seconds above 0 and at most 60, got {seconds_per_tick!r}"
+            )
         self.seconds_per_tick = float(seconds_per_tick)
         self.tick_nanoseconds = to_nanoseconds(seconds_per_tick)
         self.clock = clock if clock is not None else WallClock()
@@ -130,9 +135,18 @@ class RealTime(gym.Wrapper):
                 break
         self._handed = self.clock.now()
         self._ended = terminated or truncated
-        info = {**info, "realtime": {"compute_seconds": self.compute_seconds[-1],
-                                     "compute_ticks": self.compute_ticks[-1], "ticks": played}}
+        info = {
+            **info,
+            "realtime": {
+                "compute_seconds": self.compute_seconds[-1],
+                "compute_ticks": self.compute_ticks[-1],
+                "ticks": played,
+            },
+        }
         if self._ended and "round" in info:
-            info["round"] = {**info["round"], "compute_ticks": list(self.compute_ticks),
-                             "compute_seconds": list(self.compute_seconds)}
+            info["round"] = {
+                **info["round"],
+                "compute_ticks": list(self.compute_ticks),
+                "compute_seconds": list(self.compute_seconds),
+            }
         return observation, total, terminated, truncated, info

@@ -55,9 +55,11 @@ def parse_entry_name(name: str) -> tuple[str, bool]:
 
 def vector_kwargs_message(env_id: str, vector_kwargs: dict) -> str:
     keywords = ", ".join(f"{name}={_source(value)}" for name, value in vector_kwargs.items())
-    return (f'{env_id}\'s batched vector env takes these as keywords, not in vector_kwargs: '
-            f'gym.make_vec("{env_id}", num_envs=..., {keywords}) (vector_kwargs is for vectorization_mode="sync" '
-            f'or "async")')
+    return (
+        f"{env_id}'s batched vector env takes these as keywords, not in vector_kwargs: "
+        f'gym.make_vec("{env_id}", num_envs=..., {keywords}) (vector_kwargs is for vectorization_mode="sync" '
+        f'or "async")'
+    )
 
 
 def _source(value) -> str:

@@ -47,18 +47,35 @@ class WarSB3VecEnv(VecEnv):
     ``render_mode="rgb_array"`` draws frames (see the module docstring). ``env_method("action_masks")``
     serves sb3-contrib's ``MaskablePPO``."""
 
-    def __init__(self, num_envs: int = 1, opponent=None, max_episode_steps: int | None = None,
-                 config=None, render_mode: str | None = None, backend: str = "auto", env_id: str = "War-v0", **rules):
+    def __init__(
+        self,
+        num_envs: int = 1,
+        opponent=None,
+        max_episode_steps: int | None = None,
+        config=None,
+        render_mode: str | None = None,
+        backend: str = "auto",
+        env_id: str = "War-v0",
+        **rules,
+    ):
         if render_mode not in (None, "rgb_array"):
-            raise ValueError(f"WarSB3VecEnv draws rgb_array frames only (for VecVideoRecorder), got render_mode={render_mode!r}")
+            raise ValueError(
+                f"WarSB3VecEnv draws rgb_array frames only (for VecVideoRecorder), got render_mode={render_mode!r}"
+            )
         if env_id not in VECTOR_GAMES:  # the games by env id (War-v0, WarLatency-v0, the probes: envs.games)
             raise ValueError(f"env_id must be one of {sorted(VECTOR_GAMES)}, got {env_id!r}")
         vector_env = VECTOR_GAMES[env_id]
         single_env = vector_env.single_env  # its rendering views
         if opponent is not None:
             rules["opponent"] = opponent
-        self.venv = vector_env(num_envs, max_episode_steps=max_episode_steps, config=config,
-                               backend=backend, autoreset_mode=AutoresetMode.SAME_STEP, **rules)
+        self.venv = vector_env(
+            num_envs,
+            max_episode_steps=max_episode_steps,
+            config=config,
+            backend=backend,
+            autoreset_mode=AutoresetMode.SAME_STEP,
+            **rules,
+        )
         opponent = self.venv.opponent_bot
         super().__init__(num_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self._actions: np.ndarray | None = None
@@ -112,7 +129,9 @@ class WarSB3VecEnv(VecEnv):
             if dones[i]:
                 observation, _ = view.reset()
             if not np.array_equal(observation, observations[i]):
-                raise RuntimeError(f"the single-env view of sub-env {i} no longer plays its game; its frames would be wrong")
+                raise RuntimeError(
+                    f"the single-env view of sub-env {i} no longer plays its game; its frames would be wrong"
+                )
 
     def close(self) -> None:
         self.venv.close()

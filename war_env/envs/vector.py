@@ -117,9 +117,18 @@ class WarVectorEnv(VectorEnv):
         """Floats of a sub-env's observation: the single env's (its ``observation_kind``'s fields)."""
         return len(self.single_env.fields_for(config))
 
-    def __init__(self, num_envs: int = 1, opponent: str | Bot = "human", max_episode_steps: int | None = None,
-                 render_mode: str | None = None, config: WarConfig | None = None, backend: str = "auto",
-                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, round_info: bool = True, **rules):
+    def __init__(
+        self,
+        num_envs: int = 1,
+        opponent: str | Bot = "human",
+        max_episode_steps: int | None = None,
+        render_mode: str | None = None,
+        config: WarConfig | None = None,
+        backend: str = "auto",
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        round_info: bool = True,
+        **rules,
+    ):
         if not isinstance(round_info, bool):
             raise ValueError(f"round_info must be True or False, got {round_info!r}")
         if isinstance(num_envs, bool) or not isinstance(num_envs, Integral) or num_envs < 1:
@@ -139,8 +148,10 @@ class WarVectorEnv(VectorEnv):
             rules = with_default_latency(config, rules)
         self.config = config = make_config(config, rules)
         if config.has_latency and not self.observes_latency:  # War-v0's observations would hide the presses in flight
-            raise ValueError(f"War-v0's vector env has no action latency, got latency={config.latency!r}: use "
-                             f"gym.make_vec('WarLatency-v0', ..., vectorization_mode='vector_entry_point')")
+            raise ValueError(
+                f"War-v0's vector env has no action latency, got latency={config.latency!r}: use "
+                f"gym.make_vec('WarLatency-v0', ..., vectorization_mode='vector_entry_point')"
+            )
         self.round_info = round_info
         """Whether a step where rounds end returns ``info["round"]`` (a third of a step at N = 4096: docs/speed.md)."""
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
@@ -156,8 +167,15 @@ class WarVectorEnv(VectorEnv):
         size = self.observation_width(config)
         self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._engine = _make_engine(backend, config, self.num_envs, self.opponent_bot, max_episode_steps,
-                                    self.single_env, restart=self.autoreset_mode == AutoresetMode.NEXT_STEP)
+        self._engine = _make_engine(
+            backend,
+            config,
+            self.num_envs,
+            self.opponent_bot,
+            max_episode_steps,
+            self.single_env,
+            restart=self.autoreset_mode == AutoresetMode.NEXT_STEP,
+        )
         self.backend = self._engine.backend
         self._started = False
         self._all_valid = np.ones(self.num_envs, dtype=bool)
@@ -191,8 +209,10 @@ class WarVectorEnv(VectorEnv):
             bad = actions[(actions != 0) & (actions != 1)]
             raise ValueError(f"invalid action(s) {bad[:5].tolist()}: War-v0 takes 0 (wait) or 1 (draw)") from None
         except RoundOver as refused:
-            raise RuntimeError(f"sub-env {refused.game}'s round is over: reset it (reset(options={{'reset_mask': "
-                               f"...}})) before stepping it again (autoreset is disabled)") from None
+            raise RuntimeError(
+                f"sub-env {refused.game}'s round is over: reset it (reset(options={{'reset_mask': "
+                f"...}})) before stepping it again (autoreset is disabled)"
+            ) from None
         infos = {"action_mask": engine.masks.copy(), "_action_mask": self._all_valid}
         if ended and self.round_info:
             infos["round"], infos["_round"] = self._round_infos(terminated)
@@ -245,13 +265,23 @@ class WarVectorEnv(VectorEnv):
         for game in games.tolist():
             final_obs[game] = self._engine.observations[game].copy()
         self._engine.restart_ended(games)
-        return {"action_mask": self._engine.masks.copy(), "_action_mask": self._all_valid,
-                "final_obs": final_obs, "_final_obs": done, "final_info": infos, "_final_info": done}
+        return {
+            "action_mask": self._engine.masks.copy(),
+            "_action_mask": self._all_valid,
+            "final_obs": final_obs,
+            "_final_obs": done,
+            "final_info": infos,
+            "_final_info": done,
+        }
 
     def _check_actions(self, actions) -> np.ndarray:
         """int64 actions of shape ``(num_envs,)``; their values are checked by the engine's step."""
-        if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == (self.num_envs,) \
-                and actions.flags.c_contiguous:
+        if (
+            type(actions) is np.ndarray
+            and actions.dtype == np.int64
+            and actions.shape == (self.num_envs,)
+            and actions.flags.c_contiguous
+        ):
             return actions
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
@@ -282,9 +312,15 @@ class WarVectorEnv(VectorEnv):
         if is_single(value):
             single = check(value)
             return [single] * len(games)
-        if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)) or len(value) != self.num_envs:
-            raise ValueError(f"reset option {name!r} must be one value for all sub-envs or a sequence of "
-                             f"{self.num_envs} (one per sub-env), got {value!r}")
+        if (
+            isinstance(value, (str, bytes))
+            or not isinstance(value, (Sequence, np.ndarray))
+            or len(value) != self.num_envs
+        ):
+            raise ValueError(
+                f"reset option {name!r} must be one value for all sub-envs or a sequence of "
+                f"{self.num_envs} (one per sub-env), got {value!r}"
+            )
         return [check(value[game]) for game in games.tolist()]
 
 
@@ -308,8 +344,15 @@ class ReferenceSteps:
 
     backend = "reference"
 
-    def __init__(self, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None,
-                 single: type[WarEnv] = WarEnv, restart: bool = True):
+    def __init__(
+        self,
+        config: WarConfig,
+        n: int,
+        opponent: Bot,
+        max_episode_steps: int | None,
+        single: type[WarEnv] = WarEnv,
+        restart: bool = True,
+    ):
         self.restart = restart
         self.envs = [single(opponent=opponent, config=config) for _ in range(n)]
         self.max_episode_steps = max_episode_steps
@@ -359,8 +402,15 @@ class ReferenceSteps:
         return self.observations.nbytes + self._needs_reset.nbytes
 
 
-def _make_engine(backend: str, config: WarConfig, n: int, opponent: Bot, max_episode_steps: int | None,
-                 single: type[WarEnv], restart: bool):
+def _make_engine(
+    backend: str,
+    config: WarConfig,
+    n: int,
+    opponent: Bot,
+    max_episode_steps: int | None,
+    single: type[WarEnv],
+    restart: bool,
+):
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if backend == "numba" or (backend == "auto" and batched.available()):
@@ -381,9 +431,11 @@ def _check_width(engine, single: type[WarEnv], config: WarConfig) -> None:
     ``fields_for`` says otherwise would get another observation from its vector env."""
     fields = single.fields_for(config)
     if engine.observations.shape[1] != len(fields):
-        raise ValueError(f"{single.__name__} shows {len(fields)} floats, but its declared observation "
-                         f"{single.observation_kind!r} has {engine.observations.shape[1]}: declare the observation "
-                         f"it shows (observation_kind, a key of war_env.core.observation.OBSERVATIONS)")
+        raise ValueError(
+            f"{single.__name__} shows {len(fields)} floats, but its declared observation "
+            f"{single.observation_kind!r} has {engine.observations.shape[1]}: declare the observation "
+            f"it shows (observation_kind, a key of war_env.core.observation.OBSERVATIONS)"
+        )
 
 
 class HidingSteps:
@@ -416,8 +468,10 @@ class HidingSteps:
 _REASONS = np.array(REASONS, dtype=object)
 _COLUMN_TYPES = {"reason": object, "takeover": bool}
 _BLANKS = {"reason": None, "winner": NO_WINNER}
-_COLUMNS = {name: (_COLUMN_TYPES.get(name, np.int64), info_dtype().fields[name][0].shape, _BLANKS.get(name, 0))
-            for name in info_dtype().names}
+_COLUMNS = {
+    name: (_COLUMN_TYPES.get(name, np.int64), info_dtype().fields[name][0].shape, _BLANKS.get(name, 0))
+    for name in info_dtype().names
+}
 """``info["round"]``'s arrays but the reaction ticks: dtype, shape of a row, and the value where no round ended."""
 _INFO_MASKS = tuple(f"_{key}" for key in RoundInfo.field_names())
 
@@ -432,8 +486,9 @@ def _autoreset_mode(mode) -> AutoresetMode:
 def _is_pile_pair(value) -> bool:
     """``[["2C", ...], ["3D", ...]]`` (a pair of lists of codes), not a list of such pairs."""
     try:
-        return len(value) == 2 and all(not isinstance(pile, (str, bytes)) and all(isinstance(c, str) for c in pile)
-                                       for pile in value)
+        return len(value) == 2 and all(
+            not isinstance(pile, (str, bytes)) and all(isinstance(c, str) for c in pile) for pile in value
+        )
     except TypeError:
         return False
 

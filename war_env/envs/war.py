@@ -150,8 +150,10 @@ class WarEnv(gym.Env):
     ):
         self.config = make_config(config, rules)
         if self.config.has_latency and not self.observes_latency:  # new semantics, new id (Gymnasium's rule)
-            raise ValueError(f"War-v0 has no action latency, got latency={self.config.latency!r}: "
-                             f"use gym.make('WarLatency-v0', latency=...)")
+            raise ValueError(
+                f"War-v0 has no action latency, got latency={self.config.latency!r}: "
+                f"use gym.make('WarLatency-v0', latency=...)"
+            )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if render_mode == "human":
@@ -268,7 +270,6 @@ class WarEnv(gym.Env):
         timed = self.round
         while not timed.over:
             timed.tick(False, self.opponent_press())
-
 
 
 def _resolve_opponent(opponent) -> tuple[Bot | None, object | None]:

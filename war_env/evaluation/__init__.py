@@ -70,8 +70,9 @@ def play_rounds(
     player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
     agent = make_agent(agent, config=config, opponent=player, trust_model_file=trust_model_file)
     try:
-        return _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spec, on_round, realtime, clock,
-                            env_id)
+        return _play_rounds(
+            agent, player, config, seeds, indices, agent_spec, opponent_spec, on_round, realtime, clock, env_id
+        )
     finally:
         for made, player_made in zip(built, (agent, player)):
             if made and isinstance(player_made, Agent):
@@ -84,8 +85,9 @@ def _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spe
         raise ValueError(f"indices must give one round index per seed, got {len(indices)} for {len(seeds)} seeds")
     played = None if realtime is not None else _whole_rounds_player(agent, player, config, env_id)
     if played is not None:
-        records = played(agent, player, config, seeds, indices=indices, agent_spec=agent_spec,
-                         opponent_spec=opponent_spec)
+        records = played(
+            agent, player, config, seeds, indices=indices, agent_spec=agent_spec, opponent_spec=opponent_spec
+        )
         for record in records if on_round is not None else ():
             on_round(record)
         return records
@@ -130,8 +132,10 @@ def observation_game(env_id: str | None, config: WarConfig, agent) -> str:
     needed = getattr(agent, "fields", None)
     if needed is not None and not set(needed) <= set(shown):
         missing = [name for name in needed if name not in shown]
-        raise ValueError(f"agent {agent.spec()!r} sees {missing}, which {game_id(env_id, config)}'s observation "
-                         f"does not show (it was trained on {getattr(agent, 'env_id', None) or 'another game'})")
+        raise ValueError(
+            f"agent {agent.spec()!r} sees {missing}, which {game_id(env_id, config)}'s observation "
+            f"does not show (it was trained on {getattr(agent, 'env_id', None) or 'another game'})"
+        )
     return env_id
 
 
@@ -139,9 +143,17 @@ BATCH_ROUNDS = 1024
 """Rounds played together by ``play_rounds_batched`` (the batch waits for its longest round)."""
 
 
-def play_rounds_batched(agent, opponent: Bot, config: WarConfig, seeds: Sequence[int], *,
-                        indices: Sequence[int] | None = None, agent_spec: str | None = None,
-                        opponent_spec: str | None = None, env_id: str | None = None) -> list[RoundRecord]:
+def play_rounds_batched(
+    agent,
+    opponent: Bot,
+    config: WarConfig,
+    seeds: Sequence[int],
+    *,
+    indices: Sequence[int] | None = None,
+    agent_spec: str | None = None,
+    opponent_spec: str | None = None,
+    env_id: str | None = None,
+) -> list[RoundRecord]:
     """``play_round`` for many seeds at once: sub-env ``k`` of the batched vector env of the game ``play_rounds``
     plays (``observation_game``: War-v0, WarLatency-v0 or a probe's) is reset with ``seeds[k]`` (the same deal as
     ``env.reset(seed=seeds[k])``) and every tick asks the agent's ``batch_policy()`` for the actions of all rounds
@@ -153,8 +165,9 @@ def play_rounds_batched(agent, opponent: Bot, config: WarConfig, seeds: Sequence
     agent_spec = agent_spec if agent_spec is not None else agent.spec()
     opponent_spec = opponent_spec if opponent_spec is not None else opponent.spec()
     with one_blas_thread():
-        return _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec,
-                             observation_game(env_id, config, agent))
+        return _play_batches(
+            config, policy, opponent, seeds, indices, agent_spec, opponent_spec, observation_game(env_id, config, agent)
+        )
 
 
 def _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent_spec, game) -> list[RoundRecord]:
@@ -162,7 +175,7 @@ def _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent
 
     records = []
     for start in range(0, len(seeds), BATCH_ROUNDS):
-        chunk = [int(seed) for seed in seeds[start:start + BATCH_ROUNDS]]
+        chunk = [int(seed) for seed in seeds[start : start + BATCH_ROUNDS]]
         env = make_vector_game(game, len(chunk), opponent, config)
         observations, _ = env.reset(seed=chunk)
         returns = np.zeros(len(chunk))
@@ -176,15 +189,17 @@ def _play_batches(config, policy, opponent, seeds, indices, agent_spec, opponent
             playing &= ~terminated
         env.close()
         records += [
-            RoundRecord.of_round(summary, round=index, seed=seed, agent=agent_spec, opponent=opponent_spec,
-                                 episode_return=float(total))
-            for summary, index, seed, total in zip(summaries, indices[start:start + BATCH_ROUNDS], chunk, returns)
+            RoundRecord.of_round(
+                summary, round=index, seed=seed, agent=agent_spec, opponent=opponent_spec, episode_return=float(total)
+            )
+            for summary, index, seed, total in zip(summaries, indices[start : start + BATCH_ROUNDS], chunk, returns)
         ]
     return records
 
 
-def play_round(env, agent, seed: int, *, index: int = 0, agent_spec: str | None = None,
-               opponent_spec: str | None = None) -> RoundRecord:
+def play_round(
+    env, agent, seed: int, *, index: int = 0, agent_spec: str | None = None, opponent_spec: str | None = None
+) -> RoundRecord:
     """Reset ``env`` with ``seed``, let ``agent`` play seat 0 tick by tick to the end of the round.
 
     The agent is reset with ``records.agent_seed`` of the round key. ``agent_spec`` / ``opponent_spec``
@@ -201,9 +216,14 @@ def play_round(env, agent, seed: int, *, index: int = 0, agent_spec: str | None 
         total += reward
     summary = info["round"] if terminated else base.round_info()
     return RoundRecord.of_round(
-        summary, round=index, seed=seed, agent=agent_spec if agent_spec is not None else agent.spec(),
-        opponent=opponent_spec if opponent_spec is not None else _opponent_spec(base), episode_return=total,
-        reason=None if terminated else "truncated", agent_error=agent.round_error(),
+        summary,
+        round=index,
+        seed=seed,
+        agent=agent_spec if agent_spec is not None else agent.spec(),
+        opponent=opponent_spec if opponent_spec is not None else _opponent_spec(base),
+        episode_return=total,
+        reason=None if terminated else "truncated",
+        agent_error=agent.round_error(),
     )
 
 

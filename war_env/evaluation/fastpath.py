@@ -45,16 +45,23 @@ class RoundBatch(RoundTable):
         return self.info(i).as_dict()
 
 
-def simulate(config: WarConfig, seat_models: tuple[ReactionModel, ReactionModel], decks: np.ndarray | list,
-             starters: np.ndarray, round_keys: np.ndarray) -> RoundBatch:
+def simulate(
+    config: WarConfig,
+    seat_models: tuple[ReactionModel, ReactionModel],
+    decks: np.ndarray | list,
+    starters: np.ndarray,
+    round_keys: np.ndarray,
+) -> RoundBatch:
     """One whole round per deal, both seats timed by their reaction models: the card games first, then
     the clock over their moves. ``decks``: shuffled decks ``(k, 52)`` or a list of ``(pile0, pile1)``
     card lists. Needs the compiled engine (``MissingExtra`` naming the ``fast`` extra without it). No action
     latency: seat 0's model stands for an agent, whose presses latency would delay (docs/speed.md)."""
     require("fast", "the fast path (war_env.evaluation.fastpath)")
     if config.has_latency:
-        raise ValueError(f"the fast path of the batched engine (its closed-form clock) has no action latency yet, got "
-                         f"latency={config.latency!r}: play such rounds tick by tick (WarLatency-v0)")
+        raise ValueError(
+            f"the fast path of the batched engine (its closed-form clock) has no action latency yet, got "
+            f"latency={config.latency!r}: play such rounds tick by tick (WarLatency-v0)"
+        )
     from war_env.batched.rounds import BatchedRounds
 
     eager = seat_models[0].presses_always
@@ -62,8 +69,9 @@ def simulate(config: WarConfig, seat_models: tuple[ReactionModel, ReactionModel]
         raise ValueError("presses_always is the eager agent at seat 0: it needs the instant reaction model")
     starters = np.asarray(starters, dtype=np.int64)
     rounds = BatchedRounds(config, len(starters), seat_models)
-    rounds.start(decks if isinstance(decks, list) else np.asarray(decks), starters,
-                 np.asarray(round_keys, dtype=np.uint64))
+    rounds.start(
+        decks if isinstance(decks, list) else np.asarray(decks), starters, np.asarray(round_keys, dtype=np.uint64)
+    )
     rounds.play_cards()
     idle, reactions = rounds.time_rounds()
     table = rounds.table(np.arange(rounds.n), reactions)
@@ -94,8 +102,16 @@ def play_cards(config: WarConfig, decks: np.ndarray, starters: np.ndarray, round
     infos = []
     for deck, starter, key in zip(decks, starters.tolist(), np.asarray(round_keys).tolist()):
         result = Game(config, deal_from_permutation(deck), starter, int(key)).play_to_end()
-        infos.append(RoundInfo(**result.as_dict(), takeover=(False, False), false_starts=(0, 0),
-                               reaction_ticks=((), ()), steps=0, ticks=0))
+        infos.append(
+            RoundInfo(
+                **result.as_dict(),
+                takeover=(False, False),
+                false_starts=(0, 0),
+                reaction_ticks=((), ()),
+                steps=0,
+                ticks=0,
+            )
+        )
     return RoundTable.of_infos(infos)
 
 
@@ -181,9 +197,17 @@ def _defined_in(cls: type, name: str) -> type:
     return next(klass for klass in cls.__mro__ if name in vars(klass))
 
 
-def play_reaction_time_rounds(agent, opponent: str | Bot, config: WarConfig, seeds: Sequence[int], *,
-                              first_index: int = 0, indices: Sequence[int] | None = None,
-                              agent_spec: str | None = None, opponent_spec: str | None = None) -> list[RoundRecord]:
+def play_reaction_time_rounds(
+    agent,
+    opponent: str | Bot,
+    config: WarConfig,
+    seeds: Sequence[int],
+    *,
+    first_index: int = 0,
+    indices: Sequence[int] | None = None,
+    agent_spec: str | None = None,
+    opponent_spec: str | None = None,
+) -> list[RoundRecord]:
     """``evaluation.play_round(env, agent, seed, index=...)`` for every seed at once, for agents that
     ``agent_reaction_model`` covers: the same ``RoundRecord`` list, field by field. Round i gets
     index ``indices[i]`` (default ``first_index + i``).
@@ -192,7 +216,9 @@ def play_reaction_time_rounds(agent, opponent: str | Bot, config: WarConfig, see
     """
     model = agent_reaction_model(agent, config)
     if model is None:
-        raise ValueError(f"the fast path plays reaction-time agents only, not {agent!r}: use war_env.evaluation.play_round")
+        raise ValueError(
+            f"the fast path plays reaction-time agents only, not {agent!r}: use war_env.evaluation.play_round"
+        )
     opponent_bot = make_bot(opponent)
     if indices is None:
         indices = range(first_index, first_index + len(seeds))
@@ -201,6 +227,14 @@ def play_reaction_time_rounds(agent, opponent: str | Bot, config: WarConfig, see
     batch = simulate(config, (model, ReactionModel.of_bot(opponent_bot, config, seat=1)), *deals_from_seeds(seeds))
     agent_name = agent_spec if agent_spec is not None else agent.spec()
     opponent_name = opponent_spec if opponent_spec is not None else opponent_bot.spec()
-    return [RoundRecord.of_round(batch.info(i), round=int(index), seed=int(seed), agent=agent_name,
-                                 opponent=opponent_name, episode_return=float(batch.episode_return[i]))
-            for i, (index, seed) in enumerate(zip(indices, seeds))]
+    return [
+        RoundRecord.of_round(
+            batch.info(i),
+            round=int(index),
+            seed=int(seed),
+            agent=agent_name,
+            opponent=opponent_name,
+            episode_return=float(batch.episode_return[i]),
+        )
+        for i, (index, seed) in enumerate(zip(indices, seeds))
+    ]

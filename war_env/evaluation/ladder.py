@@ -47,7 +47,9 @@ class PressRule:
         return len(self.ticks) + int(self.at_own_draw)
 
     def describe(self) -> str:
-        parts = [f"{tick}{'' if always else ' (if nothing in flight)'}" for tick, always in zip(self.ticks, self.always)]
+        parts = [
+            f"{tick}{'' if always else ' (if nothing in flight)'}" for tick, always in zip(self.ticks, self.always)
+        ]
         own = ["as its own draw lands"] if self.at_own_draw else []
         if not parts:
             return "presses " + own[0] if own else "no press ahead (press_once)"
@@ -61,7 +63,9 @@ class PressRule:
 def fixed_delay(problem: TimingProblem) -> int:
     latency = np.asarray(problem.latency)
     if np.count_nonzero(latency) != 1 or problem.max_delay < 1:
-        raise ValueError(f"the ladder's chain needs a fixed latency of 1 tick or more, got P(delay) = {problem.latency}")
+        raise ValueError(
+            f"the ladder's chain needs a fixed latency of 1 tick or more, got P(delay) = {problem.latency}"
+        )
     return problem.max_delay
 
 
@@ -153,8 +157,9 @@ def best_rule(problems: list[TimingProblem], weights, first_weights, presses: in
     """The press-time rule with ``presses`` press times of least weighted cost per move (exhaustive search)."""
     best = None
     for at_own_draw, ticks in itertools.chain(
-            ((False, ticks) for ticks in itertools.combinations(candidate_ticks(problems), presses)),
-            ((True, ticks) for ticks in itertools.combinations(candidate_ticks(problems), presses - 1))):
+        ((False, ticks) for ticks in itertools.combinations(candidate_ticks(problems), presses)),
+        ((True, ticks) for ticks in itertools.combinations(candidate_ticks(problems), presses - 1)),
+    ):
         for always in itertools.product((True, False), repeat=len(ticks)):
             rule = PressRule(ticks, always, at_own_draw)
             costs = [rule_cost(problem, rule) for problem in problems]

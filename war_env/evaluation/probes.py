@@ -28,8 +28,14 @@ from functools import lru_cache, partial
 import numpy as np
 
 from war_env.agents import make_agent
-from war_env.agents.informed import (SHARE_DEALS, context_shares, dealt_game, marginal_reactions, pool_policy,
-                                     problem_with)
+from war_env.agents.informed import (
+    SHARE_DEALS,
+    context_shares,
+    dealt_game,
+    marginal_reactions,
+    pool_policy,
+    problem_with,
+)
 from war_env.agents.lead import best_lead, lead_cost
 from war_env.core.bots import Bot, Leader, Pool, make_bot
 from war_env.core.cards import rank_value
@@ -134,8 +140,12 @@ def lead_first_turn(problem: TimingProblem, ticks: int | None) -> float:
 
 def exact_gaps(probe: Probe) -> ProbeGaps:
     config, bot = probe.config(), make_bot(probe.opponent)
-    weights, parts = zip(*[(weight, problem_with(config, part.reaction_probabilities(config))) for weight, part in
-                           components(config, bot)])
+    weights, parts = zip(
+        *[
+            (weight, problem_with(config, part.reaction_probabilities(config)))
+            for weight, part in components(config, bot)
+        ]
+    )
     first = first_turn_weights(bot, weights)
     marginal = problem_with(config, marginal_reactions(config, bot))
     lead = best_lead(marginal)
@@ -147,8 +157,10 @@ def exact_gaps(probe: Probe) -> ProbeGaps:
     def mean(costs: Callable[[TimingProblem], PolicyCost]) -> tuple[float, float]:
         """The policy's cost per move (weighed by the components' weights) and first turn (by ``first``)."""
         each = [costs(problem) for problem in parts]
-        return (float(np.dot(weights, [cost.cost_per_move for cost in each])),
-                float(np.dot(first, [cost.first_turn_excess for cost in each])))
+        return (
+            float(np.dot(weights, [cost.cost_per_move for cost in each])),
+            float(np.dot(first, [cost.first_turn_excess for cost in each])),
+        )
 
     def solved(problem):
         policy = solve(problem)
@@ -172,8 +184,15 @@ def exact_gaps(probe: Probe) -> ProbeGaps:
     if isinstance(bot, Pool):
         policy = pool_policy(config, bot)
         once = starts * policy.price_of_not_knowing(OURS) + (1 - starts) * policy.price_of_not_knowing(THEIRS)
-    return ProbeGaps(probe, {agent: cost[0] for agent, cost in costs.items()}, mean_moves(config), once,
-                     {agent: cost[1] for agent, cost in costs.items()}, starts, lacking)
+    return ProbeGaps(
+        probe,
+        {agent: cost[0] for agent, cost in costs.items()},
+        mean_moves(config),
+        once,
+        {agent: cost[1] for agent, cost in costs.items()},
+        starts,
+        lacking,
+    )
 
 
 # --- reading the table without the score ---------------------------------------------------------------------------
@@ -198,8 +217,17 @@ def leader_turns(config: WarConfig, bot: Leader, deals: int = SHARE_DEALS) -> tu
             ranks = [0 if card is None else rank_value(card) for card in game.visible]
             rounds.append(seed)
             contexts.append(bot.context(game.points[1], game.points[0]))
-            rows.append((*ranks, int(game.at_war), len(game.pot), int(game.starter == 0), len(game.piles[0]),
-                         len(game.piles[1]), game.battles))
+            rows.append(
+                (
+                    *ranks,
+                    int(game.at_war),
+                    len(game.pot),
+                    int(game.starter == 0),
+                    len(game.piles[0]),
+                    len(game.piles[1]),
+                    game.battles,
+                )
+            )
 
     for seed in range(deals):
         game = dealt_game(config, seed)
@@ -261,8 +289,9 @@ def best_field_reader(probe: Probe, fields: Sequence[str], deals: int = SHARE_DE
     everything = np.ones(len(contexts), dtype=bool)
     bound = cost[np.arange(len(cost)), choices(everything)[group]].mean()
     halves = [rounds % 2 == 0, rounds % 2 == 1]
-    held_out = sum(cost[test][np.arange(test.sum()), choices(train)[group[test]]].sum()
-                   for train, test in (halves, halves[::-1])) / len(cost)
+    held_out = sum(
+        cost[test][np.arange(test.sum()), choices(train)[group[test]]].sum() for train, test in (halves, halves[::-1])
+    ) / len(cost)
     return FieldReader(tuple(fields), float(bound), float(held_out))
 
 
@@ -278,8 +307,11 @@ def clairvoyant_records(probe: Probe, seeds: Sequence[int]) -> list[RoundRecord]
     for index, seed in enumerate(seeds):
         envs[0].reset(seed=seed)  # the round key of the seed (the deal does not depend on the opponent)
         member = pool.member_of(envs[0].unwrapped.round.round_key, 1)
-        records.append(play_round(envs[member], oracles[member], seed, index=index, agent_spec="clairvoyant",
-                                  opponent_spec=pool.spec()))
+        records.append(
+            play_round(
+                envs[member], oracles[member], seed, index=index, agent_spec="clairvoyant", opponent_spec=pool.spec()
+            )
+        )
     return records
 
 
@@ -301,8 +333,12 @@ def ladder(probe: Probe, gaps: ProbeGaps | None = None) -> list[Rung]:
     each with the oracle's margin over it per round."""
     gaps = exact_gaps(probe) if gaps is None else gaps
     config, bot = probe.config(), make_bot(probe.opponent)
-    weights, problems = zip(*[(weight, problem_with(config, part.reaction_probabilities(config)))
-                              for weight, part in components(config, bot)])
+    weights, problems = zip(
+        *[
+            (weight, problem_with(config, part.reaction_probabilities(config)))
+            for weight, part in components(config, bot)
+        ]
+    )
     first = first_turn_weights(bot, weights)
     rungs, fewer = [], None
     for presses in range(1, MAX_PRESSES + 1):
@@ -310,13 +346,20 @@ def ladder(probe: Probe, gaps: ProbeGaps | None = None) -> list[Rung]:
         if fewer is not None and best.cost.cost_per_move >= fewer.cost.cost_per_move - 1e-12:
             best = fewer  # one more press time changes nothing: the rule with fewer stands
         per_round = best.cost.cost_per_move * gaps.moves + gaps.starts * best.cost.first_turn_excess
-        rungs.append(Rung(f"{presses} press time{'s' if presses > 1 else ''}", best.rule.describe(), per_round,
-                          per_round - gaps.per_round("oracle")))
+        rungs.append(
+            Rung(
+                f"{presses} press time{'s' if presses > 1 else ''}",
+                best.rule.describe(),
+                per_round,
+                per_round - gaps.per_round("oracle"),
+            )
+        )
         fewer = best
     other = OTHER_FIELDS.get(probe.name)
     if other is not None:
-        rungs.append(Rung("the observation's other fields", other, gaps.per_round(gaps.lacking),
-                          gaps.gap(gaps.lacking)))
+        rungs.append(
+            Rung("the observation's other fields", other, gaps.per_round(gaps.lacking), gaps.gap(gaps.lacking))
+        )
     return rungs
 
 

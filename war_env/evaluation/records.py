@@ -29,23 +29,45 @@ class RoundRecord(RoundInfo):
     opponent: str = declared(NAME, "the spec of the opponent in seat 1")
     episode_return: float = declared(NUMBER, "the agent's summed reward over the round")
     compute_ticks: tuple[int, ...] = declared(
-        TICKS, "real time only (war_env.envs.realtime): ticks each decision of the agent missed while it "
-               "computed, in the order of its decisions (empty in lock-step)", default=())
+        TICKS,
+        "real time only (war_env.envs.realtime): ticks each decision of the agent missed while it "
+        "computed, in the order of its decisions (empty in lock-step)",
+        default=(),
+    )
     compute_seconds: tuple[float, ...] = declared(
-        SECONDS, "real time only: each decision's compute time in seconds of wall time (empty in lock-step)",
-        default=())
+        SECONDS, "real time only: each decision's compute time in seconds of wall time (empty in lock-step)", default=()
+    )
     agent_error: str | None = declared(
-        NOTE, "the first error of the agent's program in this round (an exec: client that broke the protocol, "
-              "crashed or went silent; its seat then waited), or null", default=None)
+        NOTE,
+        "the first error of the agent's program in this round (an exec: client that broke the protocol, "
+        "crashed or went silent; its seat then waited), or null",
+        default=None,
+    )
 
     @classmethod
-    def of_round(cls, info: RoundInfo | dict, *, round: int, seed: int, agent: str, opponent: str,
-                 episode_return: float, reason: str | None = None, agent_error: str | None = None) -> RoundRecord:
+    def of_round(
+        cls,
+        info: RoundInfo | dict,
+        *,
+        round: int,
+        seed: int,
+        agent: str,
+        opponent: str,
+        episode_return: float,
+        reason: str | None = None,
+        agent_error: str | None = None,
+    ) -> RoundRecord:
         """The record of a round from its ``RoundInfo`` (or ``info["round"]`` dict, whose ``compute_ticks`` and
         ``compute_seconds`` are kept when real time added them); ``reason`` replaces the info's
         (``"truncated"`` for a round cut short)."""
-        identity = {"round": int(round), "seed": int(seed), "agent": agent, "opponent": opponent,
-                    "episode_return": float(episode_return), "agent_error": agent_error}
+        identity = {
+            "round": int(round),
+            "seed": int(seed),
+            "agent": agent,
+            "opponent": opponent,
+            "episode_return": float(episode_return),
+            "agent_error": agent_error,
+        }
         compute = {}
         if not isinstance(info, RoundInfo):
             compute = {name: tuple(info[name]) for name in ("compute_ticks", "compute_seconds") if name in info}

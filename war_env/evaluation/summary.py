@@ -38,8 +38,7 @@ class Column:
 
 COLUMNS = {
     "returns": Column(np.float64, lambda record, _: record.episode_return),
-    "winner": Column(np.int8, lambda record, _: NO_WINNER if record.winner is None else record.winner,
-                     empty=NO_WINNER),
+    "winner": Column(np.int8, lambda record, _: NO_WINNER if record.winner is None else record.winner, empty=NO_WINNER),
     "reason": Column(np.int8, lambda record, _: REASONS.index(record.reason)),
     "battles": Column(np.int64, lambda record, _: record.battles),
     "wars": Column(np.int64, lambda record, _: record.wars),
@@ -169,9 +168,14 @@ class RoundColumns:
         return np.column_stack([self.winner, self.reason, self.battles, self.wars, self.points, self.cards])
 
     def card_outcome(self, index: int) -> RoundResult:
-        return RoundResult(None if self.winner[index] == NO_WINNER else int(self.winner[index]),
-                           REASONS[self.reason[index]], int(self.battles[index]), int(self.wars[index]),
-                           tuple(self.points[index].tolist()), tuple(self.cards[index].tolist()))
+        return RoundResult(
+            None if self.winner[index] == NO_WINNER else int(self.winner[index]),
+            REASONS[self.reason[index]],
+            int(self.battles[index]),
+            int(self.wars[index]),
+            tuple(self.points[index].tolist()),
+            tuple(self.cards[index].tolist()),
+        )
 
     def nbytes(self) -> int:
         return sum(value.nbytes for value in vars(self).values() if isinstance(value, np.ndarray))
@@ -195,8 +199,10 @@ def paired_difference_by_cause(first: RoundColumns, second: RoundColumns, config
 
 def _check_paired(first: RoundColumns, second: RoundColumns) -> None:
     if len(first.returns) != len(second.returns) or not np.array_equal(first.present, second.present):
-        raise ValueError(f"a paired difference needs the same rounds on both sides, got {first.rounds} of "
-                         f"{len(first.returns)} and {second.rounds} of {len(second.returns)}")
+        raise ValueError(
+            f"a paired difference needs the same rounds on both sides, got {first.rounds} of "
+            f"{len(first.returns)} and {second.rounds} of {len(second.returns)}"
+        )
 
 
 def reaction_quantile(histogram: np.ndarray, q: float) -> float | None:
@@ -215,5 +221,11 @@ def order_statistics(histogram: np.ndarray, ranks) -> np.ndarray:
     return np.searchsorted(np.cumsum(histogram), np.asarray(ranks), side="right")
 
 
-__all__ = ["CAUSES", "RoundColumns", "order_statistics", "paired_difference", "paired_difference_by_cause",
-           "reaction_quantile"]
+__all__ = [
+    "CAUSES",
+    "RoundColumns",
+    "order_statistics",
+    "paired_difference",
+    "paired_difference_by_cause",
+    "reaction_quantile",
+]

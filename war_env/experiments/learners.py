@@ -74,9 +74,16 @@ class Learner:
         return self.algo == "fast_ppo"
 
 
-LEARNERS = {"fast_mlp": Learner("fast_ppo"), "fast_stack4": Learner("fast_ppo", frames=4),
-            "fast_lstm": Learner("fast_ppo", lstm=64), "ppo": Learner("ppo"), "recurrent_ppo": Learner("recurrent_ppo"),
-            "ppo_stack4": Learner("ppo", frames=4), "dqn": Learner("dqn"), "a2c": Learner("a2c")}
+LEARNERS = {
+    "fast_mlp": Learner("fast_ppo"),
+    "fast_stack4": Learner("fast_ppo", frames=4),
+    "fast_lstm": Learner("fast_ppo", lstm=64),
+    "ppo": Learner("ppo"),
+    "recurrent_ppo": Learner("recurrent_ppo"),
+    "ppo_stack4": Learner("ppo", frames=4),
+    "dqn": Learner("dqn"),
+    "a2c": Learner("a2c"),
+}
 """Learner name -> how it is trained."""
 CHECKPOINTS = 8
 """Checkpoints of a fast learner's run (its model every eighth of the budget, in ``RUN/checkpoints/``): a cut-off run
@@ -85,8 +92,11 @@ goes on from its latest, and they can be played as ``fast_ppo:PATH``."""
 
 def learner_settings(learner: Learner, timesteps: int) -> dict:
     """The ``FastPPOConfig`` settings that make a fast learner what it is: ``--fast-set`` cannot change them."""
-    return {"frame_stack": learner.frames, "lstm_hidden_size": learner.lstm,
-            "checkpoint_every": max(1, timesteps // CHECKPOINTS)}
+    return {
+        "frame_stack": learner.frames,
+        "lstm_hidden_size": learner.lstm,
+        "checkpoint_every": max(1, timesteps // CHECKPOINTS),
+    }
 
 
 LEARNER_SETTING_KEYS = frozenset(learner_settings(LEARNERS["fast_mlp"], 1))
@@ -109,13 +119,24 @@ def suite_config(algo: str, folder: Path) -> Path:
     return path
 
 
-def train_all(out: Path, learners, probes, seeds, budgets: dict[str, int], jobs: int = 1,
-              log=print, fast_settings: dict | None = None) -> dict[tuple[str, str, int], Path]:
+def train_all(
+    out: Path,
+    learners,
+    probes,
+    seeds,
+    budgets: dict[str, int],
+    jobs: int = 1,
+    log=print,
+    fast_settings: dict | None = None,
+) -> dict[tuple[str, str, int], Path]:
     """Every (learner, probe, seed)'s final model, trained unless its run folder already holds it; ``jobs`` runs at
     once, each in its own process. The runs are ordered seed by seed, so a cut-off table has every learner's first
     seeds. ``fast_settings``: ``FastPPOConfig`` overrides for every fast learner (see ``check_fast_settings``)."""
-    configs = {learner.algo: suite_config(learner.algo, out / "configs")
-               for learner in {LEARNERS[name] for name in learners} if not learner.fast}
+    configs = {
+        learner.algo: suite_config(learner.algo, out / "configs")
+        for learner in {LEARNERS[name] for name in learners}
+        if not learner.fast
+    }
     models, todo = {}, []
     for seed in seeds:
         for probe in probes:
@@ -123,8 +144,17 @@ def train_all(out: Path, learners, probes, seeds, budgets: dict[str, int], jobs:
                 run_dir = out / "runs" / probe / f"{name}-s{seed}"
                 models[(name, probe, seed)] = run_dir / "final.zip"
                 if not (run_dir / "model_card.json").is_file():
-                    todo.append((name, probe, seed, budget_of(budgets, name, probe), run_dir,
-                                 configs.get(LEARNERS[name].algo), fast_settings or {}))
+                    todo.append(
+                        (
+                            name,
+                            probe,
+                            seed,
+                            budget_of(budgets, name, probe),
+                            run_dir,
+                            configs.get(LEARNERS[name].algo),
+                            fast_settings or {},
+                        )
+                    )
     if jobs == 1:
         for task in todo:
             log(_train_one(*task))
@@ -135,8 +165,9 @@ def train_all(out: Path, learners, probes, seeds, budgets: dict[str, int], jobs:
     return models
 
 
-def _train_one(name: str, probe: str, seed: int, timesteps: int, run_dir: Path, config_path: Path | None,
-               fast_settings: dict) -> str:
+def _train_one(
+    name: str, probe: str, seed: int, timesteps: int, run_dir: Path, config_path: Path | None, fast_settings: dict
+) -> str:
     learner, env_id = LEARNERS[name], PROBES[probe].env_id
     if learner.fast:
         from war_env.training.fast_ppo import run_fast_ppo
@@ -145,13 +176,23 @@ def _train_one(name: str, probe: str, seed: int, timesteps: int, run_dir: Path, 
             card = run_fast_ppo(run_dir, timesteps, bench_rounds=0, resume=True).model_card
         else:
             overrides = {**fast_settings, **learner_settings(learner, timesteps)}
-            card = run_fast_ppo(run_dir, timesteps, overrides=overrides, env_id=env_id, seed=seed,
-                                bench_rounds=0).model_card
+            card = run_fast_ppo(
+                run_dir, timesteps, overrides=overrides, env_id=env_id, seed=seed, bench_rounds=0
+            ).model_card
     else:
         from war_env.training.run import train
 
-        card = train(learner.algo, config_path=config_path, timesteps=timesteps, seed=seed, env_id=env_id,
-                     frame_stack=learner.frames, run_dir=run_dir, bench_rounds=0, vec_env="dummy").model_card
+        card = train(
+            learner.algo,
+            config_path=config_path,
+            timesteps=timesteps,
+            seed=seed,
+            env_id=env_id,
+            frame_stack=learner.frames,
+            run_dir=run_dir,
+            bench_rounds=0,
+            vec_env="dummy",
+        ).model_card
     return f"{probe} {name} seed {seed}: {card['timesteps']:,} steps in {card['train_wall_seconds']} s"
 
 
@@ -168,8 +209,11 @@ def capability_lines(probes) -> dict[str, dict]:
         gaps = exact_gaps(PROBES[probe])
         candidates = {gaps.lacking: gaps.gap(gaps.lacking)}
         if "lead" in PROBES[probe].simple:
-            candidates |= {rung.family: rung.margin for rung in ladder(PROBES[probe], gaps)
-                           if rung.family in ("1 press time", "2 press times")}
+            candidates |= {
+                rung.family: rung.margin
+                for rung in ladder(PROBES[probe], gaps)
+                if rung.family in ("1 press time", "2 press times")
+            }
         best = min(candidates, key=candidates.get)
         lines[probe] = {"yardstick": best, "regret": candidates[best], "oracle_cost": gaps.per_round("oracle")}
     return lines
@@ -178,13 +222,24 @@ def capability_lines(probes) -> dict[str, dict]:
 def timing_references(capability: dict[str, dict]) -> dict[str, dict[str, float]]:
     """Per probe, the returns a training curve is measured against: minus the exact timing cost per round of the
     oracle and of the best policy lacking the capability (the curves log the timing rewards alone)."""
-    return {probe: {"the oracle": -line["oracle_cost"],
-                    "the best policy lacking the capability": -(line["oracle_cost"] + line["regret"])}
-            for probe, line in capability.items()}
+    return {
+        probe: {
+            "the oracle": -line["oracle_cost"],
+            "the best policy lacking the capability": -(line["oracle_cost"] + line["regret"]),
+        }
+        for probe, line in capability.items()
+    }
 
 
-def learners_table(scores: dict[str, dict], models: dict[tuple[str, str, int], Path], learners, probes, seeds,
-                   sampled: bool = False, capability: dict[str, dict] | None = None) -> dict:
+def learners_table(
+    scores: dict[str, dict],
+    models: dict[tuple[str, str, int], Path],
+    learners,
+    probes,
+    seeds,
+    sampled: bool = False,
+    capability: dict[str, dict] | None = None,
+) -> dict:
     """Per learner: the bounded scores of its final models per probe and seed (and their regrets beside them), their
     mean per probe, the IQM over all of them (stratified bootstrap over each probe's seeds) and the probability of
     improvement over each other learner, both of the bounded scores (no probe's unit of failure enters them); and
@@ -199,16 +254,24 @@ def learners_table(scores: dict[str, dict], models: dict[tuple[str, str, int], P
     def figure(probe: str, name: str, seed: int, key: str, part: str) -> float:
         value = (scores[probe][_spec(name, models[(name, probe, seed)], sampled)].get(key) or {}).get(part)
         if value is None:  # a score is undefined where the best simple baseline tied the oracle on every round
-            raise ValueError(f"the suite gives no {key} for {name} seed {seed} on the {probe} probe (on so few rounds "
-                             f"its best simple baseline can tie the oracle): play more --rounds in another --out; "
-                             f"the trained runs can be copied there")
+            raise ValueError(
+                f"the suite gives no {key} for {name} seed {seed} on the {probe} probe (on so few rounds "
+                f"its best simple baseline can tie the oracle): play more --rounds in another --out; "
+                f"the trained runs can be copied there"
+            )
         return value
 
-    table = {name: {"scores": {probe: values.tolist() for probe, values in zip(probes, runs(name))},
-                    "regrets": {probe: values.tolist() for probe, values in zip(probes, runs(name, "regret"))},
-                    "capability": {probe: (highs < capability[probe]["regret"]).tolist()
-                                   for probe, highs in zip(probes, runs(name, "regret", "high"))}}
-             for name in learners}
+    table = {
+        name: {
+            "scores": {probe: values.tolist() for probe, values in zip(probes, runs(name))},
+            "regrets": {probe: values.tolist() for probe, values in zip(probes, runs(name, "regret"))},
+            "capability": {
+                probe: (highs < capability[probe]["regret"]).tolist()
+                for probe, highs in zip(probes, runs(name, "regret", "high"))
+            },
+        }
+        for name in learners
+    }
     return with_aggregates(table, probes)
 
 
@@ -216,12 +279,17 @@ def with_aggregates(table: dict, probes) -> dict:
     """``table`` (per learner its scores, regrets and capability per probe) with what is computed from the scores: the
     mean per probe, the IQM over all probes and seeds, the probability of improvement over each other learner."""
     scores = {name: [np.array(entry["scores"][probe]) for probe in probes] for name, entry in table.items()}
-    return {name: {**entry,
-                   "mean": {probe: float(values.mean()) for probe, values in zip(probes, scores[name])},
-                   "iqm": iqm_interval(*scores[name]),
-                   "improvement": {other: probability_of_improvement(scores[name], scores[other])
-                                   for other in table if other != name}}
-            for name, entry in table.items()}
+    return {
+        name: {
+            **entry,
+            "mean": {probe: float(values.mean()) for probe, values in zip(probes, scores[name])},
+            "iqm": iqm_interval(*scores[name]),
+            "improvement": {
+                other: probability_of_improvement(scores[name], scores[other]) for other in table if other != name
+            },
+        }
+        for name, entry in table.items()
+    }
 
 
 def _spec(name: str, path: Path, sampled: bool = False) -> str:
@@ -235,28 +303,43 @@ def _spec(name: str, path: Path, sampled: bool = False) -> str:
 
 def render_table(table: dict, probes, seeds, budgets: dict[str, int], capability: dict[str, dict]) -> str:
     names = list(table)
-    lines = ["| learner | budget (steps) | " + " | ".join(probes) + f" | IQM (all probes x {len(seeds)} seeds) |",
-             "|---|---|" + "---|" * (len(probes) + 1)]
+    lines = [
+        "| learner | budget (steps) | " + " | ".join(probes) + f" | IQM (all probes x {len(seeds)} seeds) |",
+        "|---|---|" + "---|" * (len(probes) + 1),
+    ]
     for name, row in table.items():
         cells = [f"{row['mean'][probe]:.2f}" for probe in probes]
-        lines.append(f"| {name} | {_budget_cell(budgets, name, probes)} | " + " | ".join(cells)
-                     + f" | {fmt(row['iqm'], 2)} |")
-    lines += ["", f"Mean score of the final models per probe over seeds {', '.join(map(str, seeds))}; 0 = the probe's "
-              "best simple baseline or worse, 1 = the oracle (bounded; the regrets are in learners.json).", "",
-              "| runs showing the capability | " + " | ".join(probes) + " |", "|---|" + "---|" * len(probes),
-              "| the best policy lacking it (exact regret per round) | "
-              + " | ".join(f"{capability[probe]['yardstick']}: {capability[probe]['regret']:.3f}" for probe in probes)
-              + " |"]
+        lines.append(
+            f"| {name} | {_budget_cell(budgets, name, probes)} | " + " | ".join(cells) + f" | {fmt(row['iqm'], 2)} |"
+        )
+    lines += [
+        "",
+        f"Mean score of the final models per probe over seeds {', '.join(map(str, seeds))}; 0 = the probe's "
+        "best simple baseline or worse, 1 = the oracle (bounded; the regrets are in learners.json).",
+        "",
+        "| runs showing the capability | " + " | ".join(probes) + " |",
+        "|---|" + "---|" * len(probes),
+        "| the best policy lacking it (exact regret per round) | "
+        + " | ".join(f"{capability[probe]['yardstick']}: {capability[probe]['regret']:.3f}" for probe in probes)
+        + " |",
+    ]
     for name, row in table.items():
         shown = [f"{sum(row['capability'][probe])} of {len(seeds)}" for probe in probes]
         lines.append(f"| {name} | " + " | ".join(shown) + " |")
-    lines += ["", "A run shows a probe's capability when its regret's 95% paired interval lies below the exact regret "
-              "of the best policy that lacks it (the score's 0 is only the best simple baseline).", ""]
+    lines += [
+        "",
+        "A run shows a probe's capability when its regret's 95% paired interval lies below the exact regret "
+        "of the best policy that lacks it (the score's 0 is only the best simple baseline).",
+        "",
+    ]
     if len(names) > 1:
         lines += _pairwise_table("P(row > column)", names, lambda name, other: table[name]["improvement"][other])
-        lines += ["", "Probability of improvement over all probes (per probe, the chance that a run of the row's "
-                  "learner scores above a run of the column's, ties one half; averaged over the probes), stratified "
-                  "bootstrap."]
+        lines += [
+            "",
+            "Probability of improvement over all probes (per probe, the chance that a run of the row's "
+            "learner scores above a run of the column's, ties one half; averaged over the probes), stratified "
+            "bootstrap.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -281,21 +364,36 @@ def merge_reports(sources: list[tuple[str, dict]]) -> dict:
     for folder, report in sources[1:]:
         for key in MERGE_SHARED_KEYS:
             if report.get(key) != first.get(key):
-                raise ValueError(f"--merge: {folder} has {key} {report.get(key)!r}, {first_folder} "
-                                 f"{first.get(key)!r}: their scores cannot share a table")
+                raise ValueError(
+                    f"--merge: {folder} has {key} {report.get(key)!r}, {first_folder} "
+                    f"{first.get(key)!r}: their scores cannot share a table"
+                )
         for probe in set(report["capability_lines"]) & set(first["capability_lines"]):
             if report["capability_lines"][probe] != first["capability_lines"][probe]:
                 raise ValueError(f"--merge: {folder} and {first_folder} draw other capability lines on {probe}")
     learners = [name for name in LEARNERS if any(name in report["learners"] for _, report in sources)]
     probes = [probe for probe in PROBES if any(probe in report["capability_lines"] for _, report in sources)]
-    merged = {**{key: first.get(key) for key in MERGE_SHARED_KEYS}, "budgets": {}, "merged_from": {},
-              "continued_from": {}, "capability_lines": {}, "learners": {},
-              "curves": {probe: {} for probe in probes}, "last_stretch": {probe: {} for probe in probes}}
+    merged = {
+        **{key: first.get(key) for key in MERGE_SHARED_KEYS},
+        "budgets": {},
+        "merged_from": {},
+        "continued_from": {},
+        "capability_lines": {},
+        "learners": {},
+        "curves": {probe: {} for probe in probes},
+        "last_stretch": {probe: {} for probe in probes},
+    }
     for name in learners:
         entry, steps = {"scores": {}, "regrets": {}, "capability": {}}, {}
         for probe in probes:
-            folder, report = next(((folder, report) for folder, report in sources
-                                   if probe in report["learners"].get(name, {}).get("scores", {})), (None, None))
+            folder, report = next(
+                (
+                    (folder, report)
+                    for folder, report in sources
+                    if probe in report["learners"].get(name, {}).get("scores", {})
+                ),
+                (None, None),
+            )
             if report is None:
                 raise ValueError(f"--merge: none of the folders has {name} on the {probe} probe")
             for key in entry:
@@ -306,8 +404,13 @@ def merge_reports(sources: list[tuple[str, dict]]) -> dict:
             for key in ("curves", "last_stretch"):
                 if name in report[key].get(probe, {}):
                     merged[key][probe][name] = report[key][probe][name]
-            merged["continued_from"].update({run: origin for run, origin in report.get("continued_from", {}).items()
-                                             if run.startswith(f"{probe}/{name}-s")})
+            merged["continued_from"].update(
+                {
+                    run: origin
+                    for run, origin in report.get("continued_from", {}).items()
+                    if run.startswith(f"{probe}/{name}-s")
+                }
+            )
         merged["learners"][name] = entry
         usual = max(steps.values(), key=list(steps.values()).count)
         merged["budgets"][name] = usual
@@ -326,8 +429,10 @@ def render_merged(merged_from: dict[str, str]) -> str:
     for learner_at_probe, folder in merged_from.items():
         name, _, probe = learner_at_probe.partition("@")
         groups.setdefault(folder, {}).setdefault(name, []).append(probe)
-    return "".join(f"From `{folder}`: " + "; ".join(f"{name} ({', '.join(probes)})" for name, probes in names.items())
-                   + ".\n\n" for folder, names in groups.items())
+    return "".join(
+        f"From `{folder}`: " + "; ".join(f"{name} ({', '.join(probes)})" for name, probes in names.items()) + ".\n\n"
+        for folder, names in groups.items()
+    )
 
 
 def render_continued(continued: dict[str, dict]) -> str:
@@ -337,9 +442,12 @@ def render_continued(continued: dict[str, dict]) -> str:
     for run, origin in continued.items():
         learner_on_probe, seed = run.rsplit("-s", 1)
         groups.setdefault((origin["folder"], origin["steps"]), {}).setdefault(learner_on_probe, []).append(seed)
-    return "".join(f"Continued from `{folder}` at {steps:,} steps: "
-                   + "; ".join(f"{runs} (seeds {', '.join(seeds)})" for runs, seeds in learners.items()) + ".\n\n"
-                   for (folder, steps), learners in sorted(groups.items()))
+    return "".join(
+        f"Continued from `{folder}` at {steps:,} steps: "
+        + "; ".join(f"{runs} (seeds {', '.join(seeds)})" for runs, seeds in learners.items())
+        + ".\n\n"
+        for (folder, steps), learners in sorted(groups.items())
+    )
 
 
 def _pairwise_table(corner: str, names, improvement) -> list[str]:
@@ -358,13 +466,17 @@ def render_regret_improvement(table: dict, probes) -> str:
     still differ by a hundred per round (a policy that never presses and one that plays ``press_once``)."""
     lines = []
     for probe in probes:
+
         def improvement(name: str, other: str) -> dict:
-            return probability_of_improvement([-np.array(table[name]["regrets"][probe])],
-                                              [-np.array(table[other]["regrets"][probe])])
+            return probability_of_improvement(
+                [-np.array(table[name]["regrets"][probe])], [-np.array(table[other]["regrets"][probe])]
+            )
 
         lines += _pairwise_table(f"{probe}: P(row's regret < column's)", list(table), improvement) + [""]
-    lines.append("Per probe, on the regret (the raw figure, unclipped): the chance that a run of the row's learner "
-                 "loses less per round than a run of the column's, ties one half, stratified bootstrap.")
+    lines.append(
+        "Per probe, on the regret (the raw figure, unclipped): the chance that a run of the row's learner "
+        "loses less per round than a run of the column's, ties one half, stratified bootstrap."
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -407,13 +519,19 @@ def training_curves(out: Path, learners, probes, seeds, bins: int = 25) -> dict:
     bin's end (their median over the seeds). Bins where a seed saw no round end are left out."""
     curves = {}
     for probe, name, logs, edges, per_seed in _binned_runs(out, learners, probes, seeds, bins):
-        seconds = [np.interp(edges[1:], [entry["steps"] for entry in log], [entry["seconds"] for entry in log])
-                   for log in logs]
+        seconds = [
+            np.interp(edges[1:], [entry["steps"] for entry in log], [entry["seconds"] for entry in log]) for log in logs
+        ]
         points = []
         for k in range(bins):
             if not np.isnan(per_seed[:, k]).any():
-                points.append({"steps": int(edges[k + 1]), "seconds": float(np.median([s[k] for s in seconds])),
-                               "return": iqm_interval(per_seed[:, k])})
+                points.append(
+                    {
+                        "steps": int(edges[k + 1]),
+                        "seconds": float(np.median([s[k] for s in seconds])),
+                        "return": iqm_interval(per_seed[:, k]),
+                    }
+                )
         curves.setdefault(probe, {})[name] = points
     return curves
 
@@ -435,8 +553,11 @@ def last_stretch(out: Path, learners, probes, seeds) -> dict:
     for probe, name, _, edges, per_seed in _binned_runs(out, learners, probes, seeds, LAST_STRETCH):
         last_two = per_seed[:, -2:][~np.isnan(per_seed[:, -2:]).any(axis=1)]
         resumed = [seed for seed in seeds if (_resumed_from(out / "runs" / probe / f"{name}-s{seed}") or 0) > edges[-4]]
-        stretches.setdefault(probe, {})[name] = {"rise": iqm_interval(last_two[:, 1] - last_two[:, 0]),
-                                                 "last": iqm_interval(last_two[:, 1]), "resumed_late": resumed}
+        stretches.setdefault(probe, {})[name] = {
+            "rise": iqm_interval(last_two[:, 1] - last_two[:, 0]),
+            "last": iqm_interval(last_two[:, 1]),
+            "resumed_late": resumed,
+        }
     return stretches
 
 
@@ -448,8 +569,10 @@ def _resumed_from(run_dir: Path) -> int | None:
 
 def render_last_stretch(stretches: dict, probes, capability: dict[str, dict]) -> str:
     names = sorted({name for per_probe in stretches.values() for name in per_probe}, key=list(LEARNERS).index)
-    lines = ["| rise over the last eighth; below the oracle | " + " | ".join(probes) + " |",
-             "|---|" + "---|" * len(probes)]
+    lines = [
+        "| rise over the last eighth; below the oracle | " + " | ".join(probes) + " |",
+        "|---|" + "---|" * len(probes),
+    ]
     for name in names:
         cells = []
         for probe in probes:
@@ -464,17 +587,20 @@ def render_last_stretch(stretches: dict, probes, capability: dict[str, dict]) ->
                 label = f" (resumed late: seeds {', '.join(map(str, stretch['resumed_late']))})"
             cells.append(f"{fmt(rise, 3)}{label}; {below:.2f}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines += ["", "Per fast learner and probe: its training return per round (the sampled policy, timing rewards "
-              "alone) over the last eighth of the budget minus over the eighth before, IQM over seeds with a "
-              "stratified bootstrap interval, and how far that last eighth's return lies below the oracle's exact one. "
-              "A curve whose interval lies above 0 still rises (its budget is too small to say what the learner "
-              "reaches) unless it is closer to the oracle than its last rise (at the oracle). A run resumed in the "
-              "last three eighths (resumed late) is not compared: after a resume every env starts a round at once and "
-              "the short rounds end first, which moves the curve for about a round's length."]
+    lines += [
+        "",
+        "Per fast learner and probe: its training return per round (the sampled policy, timing rewards "
+        "alone) over the last eighth of the budget minus over the eighth before, IQM over seeds with a "
+        "stratified bootstrap interval, and how far that last eighth's return lies below the oracle's exact one. "
+        "A curve whose interval lies above 0 still rises (its budget is too small to say what the learner "
+        "reaches) unless it is closer to the oracle than its last rise (at the oracle). A run resumed in the "
+        "last three eighths (resumed late) is not compared: after a resume every env starts a round at once and "
+        "the short rounds end first, which moves the curve for about a round's length.",
+    ]
     return "\n".join(lines) + "\n"
 
 
-COST_TICKS = [base * 10.0 ** power for power in range(-1, 3) for base in (1, 2, 5)]
+COST_TICKS = [base * 10.0**power for power in range(-1, 3) for base in (1, 2, 5)]
 """The timing costs per round labelled on the curves' log axis."""
 
 
@@ -491,8 +617,9 @@ def curves_chart(curves: dict, path: Path, references: dict[str, dict[str, float
     from war_env.league.plots import colours, save_figure
 
     names = sorted({name for per_probe in curves.values() for name in per_probe}, key=list(LEARNERS).index)
-    figure, axes = plt.subplots(len(curves), 2, figsize=(10.0, 2.8 * len(curves) + 1.0), layout="constrained",
-                                squeeze=False)
+    figure, axes = plt.subplots(
+        len(curves), 2, figsize=(10.0, 2.8 * len(curves) + 1.0), layout="constrained", squeeze=False
+    )
     for row, (probe, per_probe) in zip(axes, curves.items()):
         for name, colour in zip(names, colours(len(names))):
             points = per_probe.get(name, [])
@@ -500,12 +627,14 @@ def curves_chart(curves: dict, path: Path, references: dict[str, dict[str, float
             for axis, x in zip(row, ("steps", "seconds")):
                 xs = [point[x] for point in points]
                 axis.plot(xs, [-v["value"] for v in values], color=colour, label=name if axis is axes[0][0] else None)
-                axis.fill_between(xs, [-v["high"] for v in values], [-v["low"] for v in values], color=colour,
-                                  alpha=0.2)
+                axis.fill_between(
+                    xs, [-v["high"] for v in values], [-v["low"] for v in values], color=colour, alpha=0.2
+                )
         for (label, value), style in zip((references or {}).get(probe, {}).items(), ("--", ":")):
             for axis in row:
-                axis.axhline(-value, color="black", linestyle=style, linewidth=0.9,
-                             label=label if axis is axes[0][0] else None)
+                axis.axhline(
+                    -value, color="black", linestyle=style, linewidth=0.9, label=label if axis is axes[0][0] else None
+                )
         for axis in row:
             axis.set_yscale("log")
             low, high = axis.get_ylim()
@@ -515,8 +644,10 @@ def curves_chart(curves: dict, path: Path, references: dict[str, dict[str, float
         row[0].set_ylabel(f"{probe}\ntiming cost per round")
         row[0].set_xlabel("env steps")
         row[1].set_xlabel("wall seconds")
-    figure.suptitle("The fast learners' timing cost per round in training (sampled policy; lower is better), "
-                    "IQM over seeds", fontsize="medium")
+    figure.suptitle(
+        "The fast learners' timing cost per round in training (sampled policy; lower is better), IQM over seeds",
+        fontsize="medium",
+    )
     figure.legend(loc="outside lower center", ncols=5, fontsize="small")
     save_figure(figure, path)
     plt.close(figure)
@@ -585,8 +716,9 @@ def check_fast_settings(out: Path, items: list[str], inherited: dict | None = No
     return given
 
 
-def _check_runs_trained_with(out: Path, settings: dict, config: FastPPOConfig, advice: str = "use another --out"
-                             ) -> None:
+def _check_runs_trained_with(
+    out: Path, settings: dict, config: FastPPOConfig, advice: str = "use another --out"
+) -> None:
     """Refuse ``settings`` (made into ``config``) when a fast run already in ``out`` was trained with others (its
     ``config.json``), the settings that make the learners aside."""
     wanted = {key: value for key, value in sorted(config.as_json().items()) if key not in LEARNER_SETTING_KEYS}
@@ -594,8 +726,9 @@ def _check_runs_trained_with(out: Path, settings: dict, config: FastPPOConfig, a
         trained = json.loads(config_path.read_text())["config"]
         differing = {key: trained.get(key) for key, value in wanted.items() if trained.get(key) != value}
         if differing:
-            raise ValueError(f"{config_path.parent} was trained with {differing}, not with --fast-set {settings}: "
-                             f"{advice}")
+            raise ValueError(
+                f"{config_path.parent} was trained with {differing}, not with --fast-set {settings}: {advice}"
+            )
 
 
 def source_settings(sources: list[Path], out: Path) -> dict | None:
@@ -616,8 +749,9 @@ def source_settings(sources: list[Path], out: Path) -> dict | None:
     return kept[0] if kept else None
 
 
-def continue_runs(sources: list[Path], out: Path, learners, probes, seeds, budgets: dict[str, int],
-                  fast_settings: dict, log=print) -> None:
+def continue_runs(
+    sources: list[Path], out: Path, learners, probes, seeds, budgets: dict[str, int], fast_settings: dict, log=print
+) -> None:
     """``--continue-from SOURCE...``: every run the table folders ``sources`` hold that ``out``'s table lacks is copied
     into ``out`` (from the first folder, in the order given, that holds it), so the table goes on from it instead of
     training it again. A run at its budget is copied whole (its final model is scored again by ``out``'s suites); a
@@ -627,8 +761,12 @@ def continue_runs(sources: list[Path], out: Path, learners, probes, seeds, budge
     trained past its budget, an SB3 run at another budget (SB3's runs cannot go on), and fast runs trained with other
     settings than ``fast_settings``. The copies are kept in ``out/continued_from.json`` (``continued_runs``)."""
     for source in sources:
-        _check_runs_trained_with(source, fast_settings, FastPPOConfig.with_overrides(fast_settings),
-                                 "continue only from a table trained with the same --fast-set")
+        _check_runs_trained_with(
+            source,
+            fast_settings,
+            FastPPOConfig.with_overrides(fast_settings),
+            "continue only from a table trained with the same --fast-set",
+        )
     copies = []
     for seed in seeds:
         for probe in probes:
@@ -650,8 +788,10 @@ def continue_runs(sources: list[Path], out: Path, learners, probes, seeds, budge
         goes_on_from = max(checkpoint_files(target), default=(0, None))[0] if going_on else None
         record[run] = {"folder": str(source.resolve()), "steps": steps, "goes_on_from": goes_on_from}
         write_atomic(out / CONTINUED_FILE, json.dumps(record, indent=2) + "\n")
-        log(f"{run}: {steps:,} steps copied from {source}"
-            + (f", to be trained on from its checkpoint at {goes_on_from:,} steps" if going_on else ""))
+        log(
+            f"{run}: {steps:,} steps copied from {source}"
+            + (f", to be trained on from its checkpoint at {goes_on_from:,} steps" if going_on else "")
+        )
 
 
 def continued_runs(out: Path) -> dict[str, dict]:
@@ -669,8 +809,10 @@ def _steps_to_copy(run_dir: Path, name: str, budget: int) -> int:
     steps = card["timesteps"]
     if not LEARNERS[name].fast:
         if card.get("timesteps_requested") != budget:
-            raise ValueError(f"--continue-from: {run_dir} trained {card.get('timesteps_requested')} steps, not the "
-                             f"budget {budget}, and an SB3 run cannot go on: give {name} its budget, {steps}")
+            raise ValueError(
+                f"--continue-from: {run_dir} trained {card.get('timesteps_requested')} steps, not the "
+                f"budget {budget}, and an SB3 run cannot go on: give {name} its budget, {steps}"
+            )
         return steps
     per_update = card["config"]["num_envs"] * card["config"]["rollout_steps"]
     if steps - per_update >= budget:  # a run of this budget would have stopped an update or more earlier
@@ -686,8 +828,10 @@ def parse_budgets(given: list[str], default: int, learners) -> dict[str, int]:
         key, _, steps = item.partition("=")
         name, at, probe = key.partition("@")
         if name not in LEARNERS or (at and probe not in PROBES) or not steps.isdigit() or int(steps) < 1:
-            raise ValueError(f"--budget takes LEARNER=STEPS or LEARNER@PROBE=STEPS (a learner of {list(LEARNERS)}, a "
-                             f"probe of {list(PROBES)}, STEPS >= 1), got {item!r}")
+            raise ValueError(
+                f"--budget takes LEARNER=STEPS or LEARNER@PROBE=STEPS (a learner of {list(LEARNERS)}, a "
+                f"probe of {list(PROBES)}, STEPS >= 1), got {item!r}"
+            )
         budgets[key] = int(steps)
     return budgets
 
@@ -699,37 +843,71 @@ def budget_of(budgets: dict[str, int], name: str, probe: str) -> int:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description="Train the learners on every probe and score their final models.")
-    parser.add_argument("--out", required=True,
-                        help="the folder (runs/, configs/, suites/, learners.json, learners.md, learners.png, "
-                             "curves.png)")
+    parser.add_argument(
+        "--out",
+        required=True,
+        help="the folder (runs/, configs/, suites/, learners.json, learners.md, learners.png, curves.png)",
+    )
     parser.add_argument("--timesteps", type=int, default=20_000, help="training steps per run (20000)")
-    parser.add_argument("--budget", action="append", default=[], metavar="LEARNER[@PROBE]=STEPS",
-                        help="another budget for one learner, or for one learner on one probe (repeat it for several)")
+    parser.add_argument(
+        "--budget",
+        action="append",
+        default=[],
+        metavar="LEARNER[@PROBE]=STEPS",
+        help="another budget for one learner, or for one learner on one probe (repeat it for several)",
+    )
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="training seeds (0 1)")
     parser.add_argument("--learners", nargs="+", choices=list(LEARNERS), default=list(LEARNERS))
     parser.add_argument("--probes", nargs="+", choices=list(PROBES), default=list(PROBES))
     parser.add_argument("--rounds", type=int, default=100, help="suite rounds per model (100)")
     parser.add_argument("--workers", type=int, default=1, help="suite worker processes (1)")
     parser.add_argument("--jobs", type=int, default=1, help="training runs at once, each in its own process (1)")
-    parser.add_argument("--fast-set", action="append", default=[], metavar="KEY=VALUE",
-                        help="a FastPPOConfig setting for every fast learner, as war-train's --set (repeat it for "
-                             "several; e.g. learning_rate=0.00025)")
-    parser.add_argument("--actions", choices=("greedy", "sampled"), default="greedy",
-                        help="how the fast learners' models play in the suite: their greedy actions (greedy), or drawn "
-                             "from their policy as in training (sampled; learners-sampled.*); the SB3 models play "
-                             "greedily either way")
-    parser.add_argument("--continue-from", type=Path, nargs="+", default=[], metavar="FOLDER",
-                        help="other tables' folders whose runs this table goes on from (a run from the first folder "
-                             "that holds it): a run at its budget is copied, a fast run short of it copied and trained "
-                             "on from its last checkpoint")
-    parser.add_argument("--train-only", action="store_true",
-                        help="train the runs missing and stop (runs of other probes may train in another process)")
-    parser.add_argument("--merge", type=Path, nargs="+", default=[], metavar="FOLDER",
-                        help="train and play nothing: one table in --out from other tables' learners.json, each "
-                             "learner's figures on each probe from the first folder that has them")
-    parser.add_argument("--rerender", action="store_true",
-                        help="train and play nothing: draw the markdown and charts again from the folder's "
-                             "learners.json (learners-sampled.json with --actions sampled)")
+    parser.add_argument(
+        "--fast-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a FastPPOConfig setting for every fast learner, as war-train's --set (repeat it for "
+        "several; e.g. learning_rate=0.00025)",
+    )
+    parser.add_argument(
+        "--actions",
+        choices=("greedy", "sampled"),
+        default="greedy",
+        help="how the fast learners' models play in the suite: their greedy actions (greedy), or drawn "
+        "from their policy as in training (sampled; learners-sampled.*); the SB3 models play "
+        "greedily either way",
+    )
+    parser.add_argument(
+        "--continue-from",
+        type=Path,
+        nargs="+",
+        default=[],
+        metavar="FOLDER",
+        help="other tables' folders whose runs this table goes on from (a run from the first folder "
+        "that holds it): a run at its budget is copied, a fast run short of it copied and trained "
+        "on from its last checkpoint",
+    )
+    parser.add_argument(
+        "--train-only",
+        action="store_true",
+        help="train the runs missing and stop (runs of other probes may train in another process)",
+    )
+    parser.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        default=[],
+        metavar="FOLDER",
+        help="train and play nothing: one table in --out from other tables' learners.json, each "
+        "learner's figures on each probe from the first folder that has them",
+    )
+    parser.add_argument(
+        "--rerender",
+        action="store_true",
+        help="train and play nothing: draw the markdown and charts again from the folder's "
+        "learners.json (learners-sampled.json with --actions sampled)",
+    )
     args = parser.parse_args(argv)
     out, sampled = Path(args.out), args.actions == "sampled"
     stem = "learners-sampled" if sampled else "learners"
@@ -738,8 +916,10 @@ def main(argv: list[str] | None = None) -> dict:
     if args.merge:
         return _merge(parser, args.merge, out, stem)
     if args.timesteps < 1 or len(set(args.seeds)) < 2 or min(args.seeds) < 0 or args.jobs < 1:
-        parser.error(f"--timesteps and --jobs must be >= 1 and --seeds two or more distinct seeds >= 0, got "
-                     f"{args.timesteps}, {args.jobs}, {args.seeds}")
+        parser.error(
+            f"--timesteps and --jobs must be >= 1 and --seeds two or more distinct seeds >= 0, got "
+            f"{args.timesteps}, {args.jobs}, {args.seeds}"
+        )
     try:
         budgets = parse_budgets(args.budget, args.timesteps, args.learners)
         sources = args.continue_from
@@ -765,11 +945,18 @@ def main(argv: list[str] | None = None) -> dict:
         table = learners_table(scores, models, args.learners, args.probes, args.seeds, sampled, capability)
     except ValueError as error:  # the runs and the suites stay on disk
         parser.error(str(error))
-    report = {"budgets": budgets, "seeds": args.seeds, "rounds": args.rounds, "actions": args.actions,
-              "fast_settings": fast_settings, "continued_from": continued_runs(out),
-              "capability_lines": capability, "learners": table,
-              "curves": training_curves(out, args.learners, args.probes, args.seeds),
-              "last_stretch": last_stretch(out, args.learners, args.probes, args.seeds)}
+    report = {
+        "budgets": budgets,
+        "seeds": args.seeds,
+        "rounds": args.rounds,
+        "actions": args.actions,
+        "fast_settings": fast_settings,
+        "continued_from": continued_runs(out),
+        "capability_lines": capability,
+        "learners": table,
+        "curves": training_curves(out, args.learners, args.probes, args.seeds),
+        "last_stretch": last_stretch(out, args.learners, args.probes, args.seeds),
+    }
     write_atomic(out / f"{stem}.json", json.dumps(report, indent=2) + "\n")
     print(write_report(report, out, stem))
     return table
@@ -810,16 +997,22 @@ def _read_report(parser: argparse.ArgumentParser, path: Path, option: str) -> di
 def write_report(report: dict, out: Path, stem: str = "learners") -> str:
     """``{stem}.md`` with ``{stem}.png`` and ``curves.png`` in ``out``, drawn from ``report`` (``{stem}.json``'s
     content) alone: ``--rerender`` draws them again after the runs are gone. Returns the markdown."""
-    table, capability, stretches, curves = (report["learners"], report["capability_lines"], report["last_stretch"],
-                                            report["curves"])
+    table, capability, stretches, curves = (
+        report["learners"],
+        report["capability_lines"],
+        report["last_stretch"],
+        report["curves"],
+    )
     probes = list(capability)
     chart = learners_chart(table, probes, out / f"{stem}.png")
     settings = report.get("fast_settings")  # absent from the tables drawn before --fast-set
-    text = (f"The fast learners train with FastPPOConfig's defaults changed by {settings}.\n\n" if settings else "")
+    text = f"The fast learners train with FastPPOConfig's defaults changed by {settings}.\n\n" if settings else ""
     text += render_merged(report.get("merged_from", {}))
     text += render_continued(report.get("continued_from", {}))  # absent from the tables drawn before --continue-from
-    text += (render_table(table, probes, report["seeds"], report["budgets"], capability)
-             + f"\n![the learners' scores]({chart})\n")
+    text += (
+        render_table(table, probes, report["seeds"], report["budgets"], capability)
+        + f"\n![the learners' scores]({chart})\n"
+    )
     if len(table) > 1:
         text += "\n" + render_regret_improvement(table, probes)
     if stretches:

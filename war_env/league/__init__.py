@@ -14,19 +14,33 @@ arguments). The pieces, by what they are:
 """
 
 from war_env.league.league import (
-                                   DEFAULT_OPPONENTS,
-                                   DEFAULT_ROUNDS,
-                                   DEFAULT_SEED,
-                                   DEFAULT_SHARD_ROUNDS,
-                                   League,
-                                   Shard,
-                                   make_shards,
-                                   play_shard,
+    DEFAULT_OPPONENTS,
+    DEFAULT_ROUNDS,
+    DEFAULT_SEED,
+    DEFAULT_SHARD_ROUNDS,
+    League,
+    Shard,
+    make_shards,
+    play_shard,
 )
 from war_env.league.rounds_file import ROUNDS_FILE, RoundsWriter, load_rounds, read_rounds
 from war_env.league.run import BenchmarkRun, run_league
 from war_env.league.workers import run_shards
 
-__all__ = ["DEFAULT_OPPONENTS", "DEFAULT_ROUNDS", "DEFAULT_SEED", "DEFAULT_SHARD_ROUNDS", "ROUNDS_FILE", "BenchmarkRun",
-           "League", "RoundsWriter", "Shard", "load_rounds", "make_shards", "play_shard", "read_rounds", "run_league",
-           "run_shards"]
+__all__ = [
+    "DEFAULT_OPPONENTS",
+    "DEFAULT_ROUNDS",
+    "DEFAULT_SEED",
+    "DEFAULT_SHARD_ROUNDS",
+    "ROUNDS_FILE",
+    "BenchmarkRun",
+    "League",
+    "RoundsWriter",
+    "Shard",
+    "load_rounds",
+    "make_shards",
+    "play_shard",
+    "read_rounds",
+    "run_league",
+    "run_shards",
+]

@@ -88,15 +88,26 @@ def compute_summary(league: League, records: Iterable[RoundRecord], results: dic
     for agent in league.agents:
         mine = np.concatenate(ticks[agent]) if ticks[agent] else np.zeros(0, np.int64)
         spent = np.asarray(seconds[agent])
-        entry = {"agent": agent, "decisions": int(mine.size), "ticks": _quantiles(mine), "seconds": _quantiles(spent),
-                 "capped_share": float(np.mean(mine > cap)) if mine.size else 0.0,
-                 "machine_stalls": machine_stalls(mine, spent, league.realtime), **model_facts(agent)}
+        entry = {
+            "agent": agent,
+            "decisions": int(mine.size),
+            "ticks": _quantiles(mine),
+            "seconds": _quantiles(spent),
+            "capped_share": float(np.mean(mine > cap)) if mine.size else 0.0,
+            "machine_stalls": machine_stalls(mine, spent, league.realtime),
+            **model_facts(agent),
+        }
         if priced and mine.size:
             mine_rounds = {opponent: rounds.get((agent, opponent), []) for opponent in league.opponents}
             entry.update(pricing.split(agent, mine_rounds, reference_returns, regrets[agent]))
         agents.append(entry)
-    return {"tick_seconds": league.realtime, "delay_cap_ticks": cap, "rule_latency": league.config.latency,
-            "machine": None if machine is None else {**machine, **contention(machine, agents)}, "agents": agents}
+    return {
+        "tick_seconds": league.realtime,
+        "delay_cap_ticks": cap,
+        "rule_latency": league.config.latency,
+        "machine": None if machine is None else {**machine, **contention(machine, agents)},
+        "agents": agents,
+    }
 
 
 def delay_cap(config) -> int:
@@ -123,9 +134,15 @@ class PricedRound:
     def of(cls, record: RoundRecord, cap: int) -> PricedRound:
         ticks = np.asarray(record.compute_ticks, dtype=np.int64)
         late = ticks[ticks > cap]
-        return cls(record.round, record.battles + record.wars, round_starter(record.seed),
-                   np.bincount(ticks[ticks <= cap], minlength=cap + 1), int(late.size),
-                   int(late.max()) if late.size else 0, record.episode_return)
+        return cls(
+            record.round,
+            record.battles + record.wars,
+            round_starter(record.seed),
+            np.bincount(ticks[ticks <= cap], minlength=cap + 1),
+            int(late.size),
+            int(late.max()) if late.size else 0,
+            record.episode_return,
+        )
 
 
 @lru_cache(maxsize=1 << 17)  # every pairing plays the same seeds
@@ -173,7 +190,9 @@ class Pricing:
             self._costs[key] = round_costs(solved(problem), moves)[:, starts]
         return self._costs[key]
 
-    def split(self, agent: str, rounds: dict[str, list[PricedRound]], reference_returns: dict, regret: dict | None) -> dict:
+    def split(
+        self, agent: str, rounds: dict[str, list[PricedRound]], reference_returns: dict, regret: dict | None
+    ) -> dict:
         """``compute_regret``, ``stalls`` and ``policy_regret`` of an agent from its rounds per opponent."""
         self._say(f"pricing the thinking time of {agent}")
         compute, stalled = [], 0.0
@@ -189,20 +208,33 @@ class Pricing:
         compute = np.concatenate(compute) if compute else np.zeros(0)
         every = [r for played in rounds.values() for r in played]
         reference = agent == self.league.oracle_reference  # its regret is 0 by definition: nothing to split
-        stalls = {"decisions": int(sum(r.stalls for r in every)), "rounds": int(sum(r.stalls > 0 for r in every)),
-                  "largest_ticks": int(max(r.largest_stall for r in every)),
-                  "regret": None if reference else float(stalled / len(every))}
+        stalls = {
+            "decisions": int(sum(r.stalls for r in every)),
+            "rounds": int(sum(r.stalls > 0 for r in every)),
+            "largest_ticks": int(max(r.largest_stall for r in every)),
+            "regret": None if reference else float(stalled / len(every)),
+        }
         interval = bootstrap_mean(compute)
-        compute_regret = estimate(interval["value"], interval["low"], interval["high"],
-                                  "bootstrap percentile over rounds of each round's expected cost at the pooled "
-                                  "delay distribution", exact=bool(interval.get("exact")))
-        return {"compute_regret": compute_regret, "stalls": stalls,
-                "policy_regret": None if reference else _shifted(regret, compute_regret["value"] + stalls["regret"])}
+        compute_regret = estimate(
+            interval["value"],
+            interval["low"],
+            interval["high"],
+            "bootstrap percentile over rounds of each round's expected cost at the pooled delay distribution",
+            exact=bool(interval.get("exact")),
+        )
+        return {
+            "compute_regret": compute_regret,
+            "stalls": stalls,
+            "policy_regret": None if reference else _shifted(regret, compute_regret["value"] + stalls["regret"]),
+        }
 
     def _say(self, what: str) -> None:
         if time.monotonic() - self.started > PROGRESS_AFTER:
-            print(f"war-bench: real-time report: {what} ({time.monotonic() - self.started:.0f} s so far)",
-                  file=sys.stderr, flush=True)
+            print(
+                f"war-bench: real-time report: {what} ({time.monotonic() - self.started:.0f} s so far)",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def machine_stalls(ticks: np.ndarray, seconds: np.ndarray, tick_seconds: float) -> int:
@@ -225,17 +257,24 @@ class MachineWatch:
     def stop(self, workers: int) -> dict:
         wall = time.monotonic() - self.wall
         used = {key: after - before for (key, after), before in zip(_usage().items(), self.usage.values())}
-        return {"cores": os.cpu_count() or 1, "workers": workers,
-                "load_average_before": [round(x, 2) for x in self.load_before],
-                "load_average_after": [round(x, 2) for x in os.getloadavg()], "wall_seconds": round(wall, 3),
-                "cpu_seconds": round(used["cpu"], 3), "involuntary_switches": int(used["switches"])}
+        return {
+            "cores": os.cpu_count() or 1,
+            "workers": workers,
+            "load_average_before": [round(x, 2) for x in self.load_before],
+            "load_average_after": [round(x, 2) for x in os.getloadavg()],
+            "wall_seconds": round(wall, 3),
+            "cpu_seconds": round(used["cpu"], 3),
+            "involuntary_switches": int(used["switches"]),
+        }
 
 
 def _usage() -> dict:
     """CPU seconds and involuntary context switches of this process and its finished children (the workers)."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"cpu": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
-            "switches": own.ru_nivcsw + children.ru_nivcsw}
+    return {
+        "cpu": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
+        "switches": own.ru_nivcsw + children.ru_nivcsw,
+    }
 
 
 CONTENDED_STALL_SHARE = 0.001
@@ -272,12 +311,17 @@ def model_facts(spec: str) -> dict:
 def _quantiles(values: np.ndarray) -> dict:
     if not values.size:
         return {"median": None, "p95": None, "max": None}
-    return {"median": float(np.quantile(values, 0.5)), "p95": float(np.quantile(values, 0.95)),
-            "max": float(values.max())}
+    return {
+        "median": float(np.quantile(values, 0.5)),
+        "p95": float(np.quantile(values, 0.95)),
+        "max": float(values.max()),
+    }
 
 
 def _shifted(regret: dict | None, by: float) -> dict | None:
     if regret is None:
         return None
-    return {key: (value - by if isinstance(value, float) and key in ("value", "low", "high") else value)
-            for key, value in regret.items()}
+    return {
+        key: (value - by if isinstance(value, float) and key in ("value", "low", "high") else value)
+        for key, value in regret.items()
+    }

@@ -22,8 +22,15 @@ from war_env.league.rounds_file import ROUNDS_FILE, load_rounds
 from war_env.league.run import read_league
 from war_env.league.stats import bootstrap_ratio
 
-HEADER = ["latency", "opponent", "agent", "regret to the reference per round", "false starts per move",
-          "idle ticks per move", "taken over (share of rounds)"]
+HEADER = [
+    "latency",
+    "opponent",
+    "agent",
+    "regret to the reference per round",
+    "false starts per move",
+    "idle ticks per move",
+    "taken over (share of rounds)",
+]
 
 
 def latency_table(run_dirs) -> str:
@@ -33,20 +40,32 @@ def latency_table(run_dirs) -> str:
         league = read_league(run_dir)
         rounds = load_rounds(run_dir / ROUNDS_FILE, league, replay=True).pairings
         if not all(columns.complete for columns in rounds.values()):
-            raise ValueError(f"{run_dir / ROUNDS_FILE} does not hold every round of the league: finish the run first "
-                             f"(war-bench --resume {run_dir})")
+            raise ValueError(
+                f"{run_dir / ROUNDS_FILE} does not hold every round of the league: finish the run first "
+                f"(war-bench --resume {run_dir})"
+            )
         results = summarise(league, rounds, reference=league.oracle_reference)
         agents = [entry["agent"] for entry in results["agents"]]  # best first
-        for pairing in sorted(results["pairings"], key=lambda p: (league.opponents.index(p["opponent"]),
-                                                                  agents.index(p["agent"]))):
+        for pairing in sorted(
+            results["pairings"], key=lambda p: (league.opponents.index(p["opponent"]), agents.index(p["agent"]))
+        ):
             mine = rounds[(pairing["agent"], pairing["opponent"])]
-            regret = ("reference" if pairing["agent"] == results["reference_agent"] else fmt(pairing["regret"]))
-            lines.append("| " + " | ".join([
-                f"`{league.config.latency}`", f"`{pairing['opponent']}`", f"`{pairing['agent']}`", regret,
-                fmt(bootstrap_ratio(mine.false_starts, mine.reaction_count), 2),
-                fmt(bootstrap_ratio(mine.idle_ticks, mine.reaction_count), 2),
-                fmt(pairing["agent_takeover"], 3),
-            ]) + " |")
+            regret = "reference" if pairing["agent"] == results["reference_agent"] else fmt(pairing["regret"])
+            lines.append(
+                "| "
+                + " | ".join(
+                    [
+                        f"`{league.config.latency}`",
+                        f"`{pairing['opponent']}`",
+                        f"`{pairing['agent']}`",
+                        regret,
+                        fmt(bootstrap_ratio(mine.false_starts, mine.reaction_count), 2),
+                        fmt(bootstrap_ratio(mine.idle_ticks, mine.reaction_count), 2),
+                        fmt(pairing["agent_takeover"], 3),
+                    ]
+                )
+                + " |"
+            )
     return "\n".join(lines)
 
 

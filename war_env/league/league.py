@@ -62,13 +62,18 @@ class League:
         if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 1:
             raise ValueError(f"rounds must be a whole number >= 1, got {self.rounds!r}")
         if self.records > MAX_LEAGUE_ROUNDS:
-            raise ValueError(f"rounds {self.rounds}: {len(self.agents)} agents x {len(self.opponents)} opponents x "
-                             f"{self.rounds} rounds is {self.records:,} rounds, above the {MAX_LEAGUE_ROUNDS:,} a "
-                             "league may play (its report would take days)")
+            raise ValueError(
+                f"rounds {self.rounds}: {len(self.agents)} agents x {len(self.opponents)} opponents x "
+                f"{self.rounds} rounds is {self.records:,} rounds, above the {MAX_LEAGUE_ROUNDS:,} a "
+                "league may play (its report would take days)"
+            )
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a whole number >= 0, got {self.seed!r}")
-        if self.realtime is not None and (isinstance(self.realtime, bool) or not isinstance(self.realtime, (int, float))
-                                          or not 0 < self.realtime <= 60):
+        if self.realtime is not None and (
+            isinstance(self.realtime, bool)
+            or not isinstance(self.realtime, (int, float))
+            or not 0 < self.realtime <= 60
+        ):
             raise ValueError(f"realtime (seconds per tick) must be above 0 and at most 60, got {self.realtime!r}")
         if self.env_id is not None:
             check_env_id(self.env_id)
@@ -94,16 +99,28 @@ class League:
 
     def to_dict(self) -> dict:
         """The league as JSON (config.json, the config hash)."""
-        data = {"agents": list(self.agents), "opponents": list(self.opponents), "rounds": self.rounds,
-                "seed": self.seed, "env_kwargs": dict(self.env_kwargs)}
+        data = {
+            "agents": list(self.agents),
+            "opponents": list(self.opponents),
+            "rounds": self.rounds,
+            "seed": self.seed,
+            "env_kwargs": dict(self.env_kwargs),
+        }
         # lock-step War-v0 leagues keep their form (and their hash): the optional keys only when set
         optional = {name: getattr(self, name) for name in ("realtime", "env_id") if getattr(self, name) is not None}
         return {**data, **optional}
 
     @classmethod
     def from_dict(cls, data: dict) -> League:
-        return cls(tuple(data["agents"]), tuple(data["opponents"]), data["rounds"], data["seed"],
-                   dict(data["env_kwargs"]), data.get("realtime"), data.get("env_id"))
+        return cls(
+            tuple(data["agents"]),
+            tuple(data["opponents"]),
+            data["rounds"],
+            data["seed"],
+            dict(data["env_kwargs"]),
+            data.get("realtime"),
+            data.get("env_id"),
+        )
 
     def config_hash(self) -> str:
         """sha256 of the league with the rules fully resolved (defaults spelt out, but for ``latency``
@@ -153,13 +170,24 @@ def play_shard(shard: Shard, on_round: Callable[[RoundRecord], None] | None = No
     config = game_config(shard.env_id, dict(shard.env_kwargs))
     indices = [index for index, _ in shard.rounds]
     seeds = [seed for _, seed in shard.rounds]
-    return play_rounds(shard.agent, shard.opponent, config, seeds, indices=indices, agent_spec=shard.agent,
-                       opponent_spec=shard.opponent, on_round=on_round, trust_model_file=shard.trust_model_file,
-                       realtime=shard.realtime, env_id=shard.env_id)
+    return play_rounds(
+        shard.agent,
+        shard.opponent,
+        config,
+        seeds,
+        indices=indices,
+        agent_spec=shard.agent,
+        opponent_spec=shard.opponent,
+        on_round=on_round,
+        trust_model_file=shard.trust_model_file,
+        realtime=shard.realtime,
+        env_id=shard.env_id,
+    )
 
 
-def make_shards(league: League, done: set[tuple[str, str, int]], shard_rounds: int,
-                trust_model_file: bool = False) -> list[Shard]:
+def make_shards(
+    league: League, done: set[tuple[str, str, int]], shard_rounds: int, trust_model_file: bool = False
+) -> list[Shard]:
     """Shards of the rounds not yet in ``done``, pairing by pairing."""
     env_kwargs = tuple(sorted(league.env_kwargs.items()))
     shards = []
@@ -167,6 +195,15 @@ def make_shards(league: League, done: set[tuple[str, str, int]], shard_rounds: i
         for opponent in league.opponents:
             todo = [(i, league.round_seed(i)) for i in range(league.rounds) if (agent, opponent, i) not in done]
             for start in range(0, len(todo), shard_rounds):
-                shards.append(Shard(agent, opponent, env_kwargs, tuple(todo[start:start + shard_rounds]),
-                                    trust_model_file, league.realtime, league.env_id))
+                shards.append(
+                    Shard(
+                        agent,
+                        opponent,
+                        env_kwargs,
+                        tuple(todo[start : start + shard_rounds]),
+                        trust_model_file,
+                        league.realtime,
+                        league.env_id,
+                    )
+                )
     return shards

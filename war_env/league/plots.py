@@ -55,8 +55,10 @@ def make_figures(league: League, rounds: dict, results: dict) -> dict:
     import matplotlib.pyplot as plt
 
     agents = [entry["agent"] for entry in ranked(results)]
-    return {name: draw(plt, league, rounds, results, agents)
-            for name, draw in (("regret.png", _regret), ("reaction.png", _reaction), ("round_length.png", _round_length))}
+    return {
+        name: draw(plt, league, rounds, results, agents)
+        for name, draw in (("regret.png", _regret), ("reaction.png", _reaction), ("round_length.png", _round_length))
+    }
 
 
 LABEL_CHARACTERS = 32
@@ -69,7 +71,7 @@ def plot_label(agent: str) -> str:
     if len(agent) <= LABEL_CHARACTERS:
         return agent
     head = agent.split(":", 1)[0][:16] + ":"
-    return f"{head}…{agent[-(LABEL_CHARACTERS - len(head) - 1):]}"
+    return f"{head}…{agent[-(LABEL_CHARACTERS - len(head) - 1) :]}"
 
 
 def _labels(agents: list[str]) -> list[str]:
@@ -90,15 +92,29 @@ def _regret(plt, league, rounds, results, agents):
     reference = results["reference_agent"]
     overall = {e["agent"]: e for e in results["agents"]}
     pairings = {(p["agent"], p["opponent"]): p for p in results["pairings"]}
-    causes = [c for c in CAUSES if any(e["regret_by_cause"] and e["regret_by_cause"][c]
-                                       for e in [*overall.values(), *pairings.values()])] or ["false_starts"]
-    figure, (amount, share) = plt.subplots(1, 2, sharey=True, layout="constrained", gridspec_kw={"width_ratios": [3, 2]},
-                                           figsize=(label_width(agents) + 9, 1.6 + 0.5 * len(agents)))
+    causes = [
+        c
+        for c in CAUSES
+        if any(e["regret_by_cause"] and e["regret_by_cause"][c] for e in [*overall.values(), *pairings.values()])
+    ] or ["false_starts"]
+    figure, (amount, share) = plt.subplots(
+        1,
+        2,
+        sharey=True,
+        layout="constrained",
+        gridspec_kw={"width_ratios": [3, 2]},
+        figsize=(label_width(agents) + 9, 1.6 + 0.5 * len(agents)),
+    )
     # a marker per opponent; with one opponent the bar is its regret
-    markers = [OPPONENT_MARKERS[i % len(OPPONENT_MARKERS)] for i in range(len(league.opponents))] if len(league.opponents) > 1 else []
+    markers = (
+        [OPPONENT_MARKERS[i % len(OPPONENT_MARKERS)] for i in range(len(league.opponents))]
+        if len(league.opponents) > 1
+        else []
+    )
     offsets = np.linspace(-0.22, 0.22, len(league.opponents)) if len(league.opponents) > 1 else [0.0]
-    floor, ceiling = _log_range([_positive_values(overall[a], pairings, a, league.opponents) for a in agents
-                                 if a != reference])
+    floor, ceiling = _log_range(
+        [_positive_values(overall[a], pairings, a, league.opponents) for a in agents if a != reference]
+    )
     amount.set_xscale("log")
     amount.set_xlim(floor, ceiling)
     for row, agent in enumerate(agents):
@@ -106,22 +122,42 @@ def _regret(plt, league, rounds, results, agents):
         note = _regret_note(entry, reference)
         if note is not None:  # the reference, a tie, better than the reference, or not finite: said, not drawn
             for axis in (amount, share):
-                axis.text(0.01, row, note, transform=axis.get_yaxis_transform(), va="center", fontsize="small",
-                          color="darkred" if note == NOT_FINITE else "dimgrey")
+                axis.text(
+                    0.01,
+                    row,
+                    note,
+                    transform=axis.get_yaxis_transform(),
+                    va="center",
+                    fontsize="small",
+                    color="darkred" if note == NOT_FINITE else "dimgrey",
+                )
             continue
         by_cause, total = entry["regret_by_cause"], entry["regret"]
         amount.barh(row, total["value"] - floor, left=floor, height=0.6, color="dimgrey")
         if total["low"] is not None:
             low = max(total["low"], floor)
-            amount.errorbar(total["value"], row, xerr=[[total["value"] - low], [total["high"] - total["value"]]],
-                            fmt="none", ecolor="black", capsize=4, linewidth=1.2)
-        amount.text(total["high"] if total["high"] is not None else total["value"], row, f"  {total['value']:.3g}",
-                    va="center", fontsize="small")
+            amount.errorbar(
+                total["value"],
+                row,
+                xerr=[[total["value"] - low], [total["high"] - total["value"]]],
+                fmt="none",
+                ecolor="black",
+                capsize=4,
+                linewidth=1.2,
+            )
+        amount.text(
+            total["high"] if total["high"] is not None else total["value"],
+            row,
+            f"  {total['value']:.3g}",
+            va="center",
+            fontsize="small",
+        )
         for offset, marker, opponent in zip(offsets, markers, league.opponents):
             value = pairings[(agent, opponent)]["regret"]["value"]
             if value is not None:  # a regret at or below the axis' floor sits on its left edge
-                amount.plot([max(value, floor)], [row + offset], marker, color="black", markerfacecolor="white",
-                            markersize=4.5)
+                amount.plot(
+                    [max(value, floor)], [row + offset], marker, color="black", markerfacecolor="white", markersize=4.5
+                )
         losses = {c: max(by_cause[c], 0.0) for c in causes}
         lost = sum(losses.values())
         if lost > 0:
@@ -149,10 +185,14 @@ def _regret(plt, league, rounds, results, agents):
     for marker, opponent in zip(markers, league.opponents):
         handles.append(plt.Line2D([], [], color="black", marker=marker, markerfacecolor="white", linestyle="none"))
         labels.append(f"vs {opponent}")
-    figure.legend(handles, labels, loc="outside lower center", ncols=min(len(handles), 8), fontsize="small", frameon=False)
+    figure.legend(
+        handles, labels, loc="outside lower center", ncols=min(len(handles), 8), fontsize="small", frameon=False
+    )
     figure.suptitle(f"Regret to {plot_label(reference)} on the same deals, by cause", fontsize="medium")
-    return figure, (f"regret to `{reference}` per round: how much (log scale; bars over all opponents with the "
-                    f"{CONFIDENCE:.0%} interval, markers per opponent) and where (each cause's share of the losses)")
+    return figure, (
+        f"regret to `{reference}` per round: how much (log scale; bars over all opponents with the "
+        f"{CONFIDENCE:.0%} interval, markers per opponent) and where (each cause's share of the losses)"
+    )
 
 
 def _regret_note(entry: dict, reference: str) -> str | None:
@@ -172,7 +212,9 @@ def _regret_note(entry: dict, reference: str) -> str | None:
 def _positive_values(entry: dict, pairings: dict, agent: str, opponents) -> list[float]:
     """The positive numbers an agent's row draws: its regret, interval and per-opponent regrets."""
     total = entry["regret"]
-    values = [total["value"], total["low"], total["high"]] + [pairings[(agent, o)]["regret"]["value"] for o in opponents]
+    values = [total["value"], total["low"], total["high"]] + [
+        pairings[(agent, o)]["regret"]["value"] for o in opponents
+    ]
     return [value for value in values if value is not None and value > 0 and np.isfinite(value)]
 
 
@@ -197,10 +239,12 @@ def _reaction(plt, league, rounds, results, agents):
     per round against each opponent, for the agents that made any."""
     turn_ticks = league.config.turn_ticks
     stats = {(p["agent"], p["opponent"]): p for p in results["pairings"]}
-    starters = [a for a in agents if any(stats[(a, o)]["false_starts_per_round"]["value"] != 0
-                                         for o in league.opponents)]
-    figure = plt.figure(layout="constrained",
-                        figsize=(label_width(agents) + (8.5 if starters else 5.5), 0.9 + 0.95 * len(agents)))
+    starters = [
+        a for a in agents if any(stats[(a, o)]["false_starts_per_round"]["value"] != 0 for o in league.opponents)
+    ]
+    figure = plt.figure(
+        layout="constrained", figsize=(label_width(agents) + (8.5 if starters else 5.5), 0.9 + 0.95 * len(agents))
+    )
     grid = figure.add_gridspec(len(agents), 2 if starters else 1, width_ratios=[3, 2] if starters else [1])
     histograms = [figure.add_subplot(grid[row, 0]) for row in range(len(agents))]
     for axis in histograms[1:]:
@@ -212,22 +256,35 @@ def _reaction(plt, league, rounds, results, agents):
         if draws:
             turns.bar(np.arange(turn_ticks), reactions / draws, width=0.9, color="tab:blue")
         else:
-            turns.text(0.5, 0.5, "never drew in its own turn", transform=turns.transAxes, ha="center", va="center",
-                       fontsize="small", color="dimgrey")
+            turns.text(
+                0.5,
+                0.5,
+                "never drew in its own turn",
+                transform=turns.transAxes,
+                ha="center",
+                va="center",
+                fontsize="small",
+                color="dimgrey",
+            )
         turns.set_ylim(0, 1.05)
         turns.set_yticks([0, 0.5, 1], ["0", "50%", "100%"], fontsize="x-small")
-        note = f"{_draws_note(rounds, agent, league.opponents)}\ntaken over in\n{everything.takeover_rate():.0%} of rounds"
+        note = (
+            f"{_draws_note(rounds, agent, league.opponents)}\ntaken over in\n{everything.takeover_rate():.0%} of rounds"
+        )
         turns.set_ylabel(f"{plot_label(agent)}\n{note}", rotation=0, ha="right", va="center", fontsize="small")
         turns.grid(axis="y", alpha=0.3)
         if turns is not histograms[-1]:
             turns.tick_params(labelbottom=False)
     histograms[-1].set_xticks(range(0, turn_ticks, 5), [str(t) for t in range(0, turn_ticks, 5)], fontsize="x-small")
     histograms[-1].set_xlim(-1, turn_ticks)
-    histograms[-1].set_xlabel(f"tick of the turn on which the agent drew\n(ticks of {league.config.tick_seconds} s; "
-                              f"share of its draws)")  # two lines: one overran a narrow figure's right edge
+    histograms[-1].set_xlabel(
+        f"tick of the turn on which the agent drew\n(ticks of {league.config.tick_seconds} s; share of its draws)"
+    )  # two lines: one overran a narrow figure's right edge
     histograms[0].set_title("When each agent drew once its turn was open", fontsize="medium")
-    caption = ("when each agent drew in its open turns (share of its draws; beside it, the share of rounds in which "
-               "its timer ran out and the bot took over)")
+    caption = (
+        "when each agent drew in its open turns (share of its draws; beside it, the share of rounds in which "
+        "its timer ran out and the bot took over)"
+    )
     if starters:
         _false_starts(plt, figure.add_subplot(grid[:, 1]), league, stats, starters)
         caption += ", and the false starts per round of the agents that made any, against each opponent"
@@ -255,11 +312,19 @@ def _false_starts(plt, axis, league, stats, agents) -> None:
             if entry["value"] is None:
                 axis.text(0, y, f" {NOT_FINITE}", va="center", fontsize="x-small", color="darkred")
                 continue
-            axis.barh(y, entry["value"], height=height * 0.9, color=colour,
-                      label=f"vs {opponent}" if row == 0 else None)
+            axis.barh(
+                y, entry["value"], height=height * 0.9, color=colour, label=f"vs {opponent}" if row == 0 else None
+            )
             if entry["low"] is not None and not entry.get("exact"):
-                axis.errorbar(entry["value"], y, xerr=[[entry["value"] - entry["low"]], [entry["high"] - entry["value"]]],
-                              fmt="none", ecolor="black", capsize=2, linewidth=0.8)
+                axis.errorbar(
+                    entry["value"],
+                    y,
+                    xerr=[[entry["value"] - entry["low"]], [entry["high"] - entry["value"]]],
+                    fmt="none",
+                    ecolor="black",
+                    capsize=2,
+                    linewidth=0.8,
+                )
     axis.set_yticks(range(len(agents)), _labels(agents), fontsize="small")
     axis.set_ylim(len(agents) - 0.5, -0.5)
     axis.margins(x=0.1)
@@ -268,8 +333,9 @@ def _false_starts(plt, axis, league, stats, agents) -> None:
     axis.set_title("False starts (draws pressed out of turn)", fontsize="medium")
     if len(opponents) > 1:
         handles, labels = axis.get_legend_handles_labels()
-        axis.figure.legend(handles, labels, loc="outside lower right", ncols=min(len(labels), 4), fontsize="x-small",
-                           frameon=False)
+        axis.figure.legend(
+            handles, labels, loc="outside lower right", ncols=min(len(labels), 4), fontsize="x-small", frameon=False
+        )
 
 
 def _round_length(plt, league, rounds, results, agents):
@@ -279,20 +345,35 @@ def _round_length(plt, league, rounds, results, agents):
     tick = league.config.tick_seconds
     figure, axis = plt.subplots(layout="constrained", figsize=(label_width(agents) + 7.5, 1.2 + 0.55 * len(agents)))
     offsets = np.linspace(-0.25, 0.25, len(league.opponents)) if len(league.opponents) > 1 else [0.0]
-    lengths = {(a, o): rounds[(a, o)].ticks * tick
-               for a in agents for o in league.opponents}
+    lengths = {(a, o): rounds[(a, o)].ticks * tick for a in agents for o in league.opponents}
     for (opponent, offset), colour in zip(zip(league.opponents, offsets), colours(len(league.opponents))):
         for row, agent in enumerate(agents):
             low, median, high = np.percentile(lengths[(agent, opponent)], [5, 50, 95])
             axis.plot([low, high], [row + offset] * 2, color=colour, linewidth=2, solid_capstyle="butt")
-            axis.plot([median], [row + offset], "o", color=colour, markersize=5,
-                      label=f"vs {opponent}" if row == 0 else None)
+            axis.plot(
+                [median], [row + offset], "o", color=colour, markersize=5, label=f"vs {opponent}" if row == 0 else None
+            )
     for row, agent in enumerate(agents):  # identical rounds are said, not hidden
-        twin = next((a for a in agents[:row] if all(np.array_equal(lengths[(a, o)], lengths[(agent, o)])
-                                                     for o in league.opponents)), None)
+        twin = next(
+            (
+                a
+                for a in agents[:row]
+                if all(np.array_equal(lengths[(a, o)], lengths[(agent, o)]) for o in league.opponents)
+            ),
+            None,
+        )
         if twin is not None:
-            axis.annotate(f"same rounds as {plot_label(twin)}", (1.0, row), xycoords=("axes fraction", "data"), ha="right",
-                          va="center", fontsize="x-small", color="dimgrey", xytext=(-4, 0), textcoords="offset points")
+            axis.annotate(
+                f"same rounds as {plot_label(twin)}",
+                (1.0, row),
+                xycoords=("axes fraction", "data"),
+                ha="right",
+                va="center",
+                fontsize="x-small",
+                color="dimgrey",
+                xytext=(-4, 0),
+                textcoords="offset points",
+            )
     axis.set_xscale("log")
     axis.margins(x=0.08)
     axis.autoscale_view()

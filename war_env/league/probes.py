@@ -71,8 +71,9 @@ def measure(probe: Probe, rounds: int, seed: int = 0) -> list[Row]:
     rows = []
     for name in names:
         records, elsewhere = (oracle, oracle_elsewhere) if name == "oracle" else records_of(probe, name, seeds)
-        regret = bootstrap_mean(paired_difference(RoundColumns.of_records(oracle, config),
-                                                  RoundColumns.of_records(records, config)))
+        regret = bootstrap_mean(
+            paired_difference(RoundColumns.of_records(oracle, config), RoundColumns.of_records(records, config))
+        )
         exact = gaps.gap(name) if name in gaps.per_move else None
         note = "plays from WarLatency-v0's observation (it reads the opponent's clock)" if elsewhere else ""
         if name == "clairvoyant":
@@ -94,12 +95,19 @@ def score(gaps: ProbeGaps, agent: str) -> float | None:
 
 
 def table(rows: list[Row]) -> str:
-    lines = ["| probe | agent | regret per round, exact | regret per round, measured | score | |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| probe | agent | regret per round, exact | regret per round, measured | score | |",
+        "|---|---|---|---|---|---|",
+    ]
     for row in rows:
         m = row.measured
-        measured = "reference" if row.agent == "oracle" else (
-            f"{m['value']:.3f} (exact)" if m.get("exact") else f"{m['value']:.3f} [{m['low']:.3f}, {m['high']:.3f}]")
+        measured = (
+            "reference"
+            if row.agent == "oracle"
+            else (
+                f"{m['value']:.3f} (exact)" if m.get("exact") else f"{m['value']:.3f} [{m['low']:.3f}, {m['high']:.3f}]"
+            )
+        )
         exact = "reference" if row.agent == "oracle" else ("" if row.exact is None else f"{row.exact:.3f}")
         score_text = "" if row.score is None else f"{row.score:.2f}"
         lines.append(f"| {row.probe} | `{row.agent}` | {exact} | {measured} | {score_text} | {row.note} |")
@@ -109,8 +117,10 @@ def table(rows: list[Row]) -> str:
 def ladder_table(names) -> str:
     """The ladder of simple rules of each probe (``evaluation.probes.ladder``): the best rule of each family, its
     exact cost per round and the oracle's margin over it."""
-    lines = ["| probe | rung | the best rule | timing cost per round, exact | the oracle's margin |",
-             "|---|---|---|---|---|"]
+    lines = [
+        "| probe | rung | the best rule | timing cost per round, exact | the oracle's margin |",
+        "|---|---|---|---|---|",
+    ]
     for name in names:
         gaps = exact_gaps(PROBES[name])
         lines.append(f"| {name} | the oracle | | {gaps.per_round('oracle'):.3f} | |")
@@ -124,7 +134,9 @@ def main(argv: list[str] | None = None) -> list[Row]:
     parser.add_argument("--rounds", type=int, default=200, help="paired rounds per agent and probe (200)")
     parser.add_argument("--seed", type=int, default=0, help="the first round's seed (0)")
     parser.add_argument("--probes", nargs="+", choices=sorted(PROBES), default=list(PROBES))
-    parser.add_argument("--ladder", action="store_true", help="print the ladder of simple rules only (exact, no rounds)")
+    parser.add_argument(
+        "--ladder", action="store_true", help="print the ladder of simple rules only (exact, no rounds)"
+    )
     args = parser.parse_args(argv)
     if args.ladder:
         print(ladder_table(args.probes))

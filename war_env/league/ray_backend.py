@@ -63,7 +63,8 @@ class ShardsFailed(RuntimeError):
             f"{len(self.failures)} shard(s) ({rounds} rounds) failed after {first.attempts} attempt(s) each{where}. "
             f"First: {first.agent} vs {first.opponent}, rounds {first.rounds[0]}..{first.rounds[-1]}: "
             f"{first.error.strip().splitlines()[-1] if first.error.strip() else 'no message'}. Every other round "
-            f"is in rounds.jsonl.gz; fix the cause and continue with --resume.")
+            f"is in rounds.jsonl.gz; fix the cause and continue with --resume."
+        )
 
 
 # --- the cluster ----------------------------------------------------------------------------------
@@ -115,8 +116,9 @@ def check_reachable(address: str | None) -> None:
     try:
         grpc.channel_ready_future(channel).result(timeout=CONNECT_SECONDS)
     except grpc.FutureTimeoutError:
-        raise ConnectionError(f"no Ray cluster answers at {address} (nothing there took a gRPC connection within "
-                              f"{CONNECT_SECONDS:g} s)") from None
+        raise ConnectionError(
+            f"no Ray cluster answers at {address} (nothing there took a gRPC connection within {CONNECT_SECONDS:g} s)"
+        ) from None
     finally:
         channel.close()
 
@@ -125,8 +127,14 @@ SHARD_PLAYER: Callable[[Shard], list[RoundRecord]] = play_shard
 """What ``war-bench --backend ray`` runs in each task (tests swap in a player that fails on purpose)."""
 
 
-def run_on_ray(shards: Sequence[Shard], workers: int, sink: Callable[[RoundRecord], None], run_dir: Path | None,
-               address: str | None = None, on_cap: Callable[[tuple[int, str | None]], int] = lambda cap: cap[0]) -> int:
+def run_on_ray(
+    shards: Sequence[Shard],
+    workers: int,
+    sink: Callable[[RoundRecord], None],
+    run_dir: Path | None,
+    address: str | None = None,
+    on_cap: Callable[[tuple[int, str | None]], int] = lambda cap: cap[0],
+) -> int:
     """The benchmark's hook (``war_env.league.run._play``): connect only if there is something to play.
     Tasks in flight are capped by the shards and the cluster's CPUs (``on_cap`` says so); returns them."""
     if not shards:
@@ -192,8 +200,11 @@ def run_shards_on_ray(
             try:
                 records = ray.get(done)
             except RayError as error:  # every retry used up (a raised exception or a lost worker)
-                failures.append(ShardFailure(shard.agent, shard.opponent, tuple(i for i, _ in shard.rounds),
-                                             max_retries + 1, str(error)))
+                failures.append(
+                    ShardFailure(
+                        shard.agent, shard.opponent, tuple(i for i, _ in shard.rounds), max_retries + 1, str(error)
+                    )
+                )
                 continue
             for record in records:
                 sink(record)

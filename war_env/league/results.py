@@ -28,8 +28,12 @@ from war_env.league.stats import CONFIDENCE, bootstrap_mean, bootstrap_ratio, qu
 
 SCHEMA_VERSION = 2
 WIN_RATE_TARGET_WIDTH = 0.05
-CAUSE_NAMES = {"outcome": "card outcome", "false_starts": "false starts", "idle_ticks": "idle ticks",
-               "takeover": "takeovers"}
+CAUSE_NAMES = {
+    "outcome": "card outcome",
+    "false_starts": "false starts",
+    "idle_ticks": "idle ticks",
+    "takeover": "takeovers",
+}
 
 
 Rounds = dict[tuple[str, str], RoundColumns]
@@ -41,8 +45,11 @@ def rounds_of(league: League, records: Iterable[RoundRecord]) -> Rounds:
     """The league's rounds from records in memory (a rounds file is read as a stream instead:
     ``rounds_file.load_rounds``, which also checks every record)."""
     turn_ticks = league.config.turn_ticks
-    rounds = {(agent, opponent): RoundColumns(league.rounds, turn_ticks)
-              for agent in league.agents for opponent in league.opponents}
+    rounds = {
+        (agent, opponent): RoundColumns(league.rounds, turn_ticks)
+        for agent in league.agents
+        for opponent in league.opponents
+    }
     for record in records:
         rounds[(record.agent, record.opponent)].add(record.round, record)
     return rounds
@@ -70,8 +77,9 @@ def regret_by_cause(mine: list[RoundColumns], reference: list[RoundColumns], con
     return {cause: mean if math.isfinite(mean) else None for cause, mean in means.items()}
 
 
-def pairing_stats(agent: str, opponent: str, rounds: RoundColumns, config: WarConfig,
-                  reference: RoundColumns | None) -> dict:
+def pairing_stats(
+    agent: str, opponent: str, rounds: RoundColumns, config: WarConfig, reference: RoundColumns | None
+) -> dict:
     n = len(rounds.returns)
     reaction_mean = bootstrap_ratio(rounds.reaction_sum, rounds.reaction_count)
     reaction_p95 = quantile_95(rounds.reaction_histogram)
@@ -105,7 +113,9 @@ def pairing_stats(agent: str, opponent: str, rounds: RoundColumns, config: WarCo
     }
 
 
-def agent_stats(agent: str, rounds: list[RoundColumns], config: WarConfig, reference: list[RoundColumns] | None) -> dict:
+def agent_stats(
+    agent: str, rounds: list[RoundColumns], config: WarConfig, reference: list[RoundColumns] | None
+) -> dict:
     """One agent over all its rounds (``rounds``: one pairing per opponent): its return, its regret to the
     reference and what the regret is made of. Round i is the same deal against every opponent, so the
     rounds are not independent across opponents: the intervals resample deals (the mean over opponents
@@ -115,8 +125,9 @@ def agent_stats(agent: str, rounds: list[RoundColumns], config: WarConfig, refer
     regret, by_cause = None, None
     if reference is not None:
         with np.errstate(over="ignore", invalid="ignore"):
-            regret = bootstrap_mean(np.mean([paired_difference(theirs, mine) for mine, theirs in zip(rounds, reference)],
-                                            axis=0))
+            regret = bootstrap_mean(
+                np.mean([paired_difference(theirs, mine) for mine, theirs in zip(rounds, reference)], axis=0)
+            )
         by_cause = regret_by_cause(rounds, reference, config)
     everything = RoundColumns.pooled(rounds)
     return {
@@ -143,11 +154,21 @@ def summarise(league: League, rounds: Rounds, reference: str | None = None) -> d
     def pairings_of(agent: str) -> list[RoundColumns]:
         return [rounds[(agent, opponent)] for opponent in league.opponents]
 
-    pairings = [pairing_stats(agent, opponent, rounds[(agent, opponent)], config,
-                              None if agent == reference else rounds[(reference, opponent)])
-                for agent in league.agents for opponent in league.opponents]
-    agents = [agent_stats(agent, pairings_of(agent), config, None if agent == reference else pairings_of(reference))
-              for agent in league.agents]
+    pairings = [
+        pairing_stats(
+            agent,
+            opponent,
+            rounds[(agent, opponent)],
+            config,
+            None if agent == reference else rounds[(reference, opponent)],
+        )
+        for agent in league.agents
+        for opponent in league.opponents
+    ]
+    agents = [
+        agent_stats(agent, pairings_of(agent), config, None if agent == reference else pairings_of(reference))
+        for agent in league.agents
+    ]
     widest = max(p["win"]["high"] - p["win"]["low"] for p in pairings)
     first = next(iter(rounds.values())).card_outcomes()
     paired = all(np.array_equal(pairing.card_outcomes(), first) for pairing in rounds.values())
@@ -156,8 +177,11 @@ def summarise(league: League, rounds: Rounds, reference: str | None = None) -> d
         "config": league.to_dict(),
         "config_hash": league.config_hash(),
         "rules": asdict(config),
-        "seeds": {"rule": "round i of every pairing: env.reset(seed=seed + i)", "first": league.round_seed(0),
-                  "last": league.round_seed(league.rounds - 1)},
+        "seeds": {
+            "rule": "round i of every pairing: env.reset(seed=seed + i)",
+            "first": league.round_seed(0),
+            "last": league.round_seed(league.rounds - 1),
+        },
         "confidence_level": CONFIDENCE,
         "reference_agent": reference,
         "paired_card_outcomes_identical": paired,
@@ -170,6 +194,7 @@ def summarise(league: League, rounds: Rounds, reference: str | None = None) -> d
 
 def ranked(results: dict) -> list[dict]:
     """``results["agents"]`` best first: the reference, then by regret (a regret that is not finite last)."""
+
     def key(entry):
         if entry["agent"] == results["reference_agent"]:
             return (0, 0.0)

@@ -97,8 +97,11 @@ class LeagueRounds:
 
     def done(self) -> set[tuple[str, str, int]]:
         """The (agent, opponent, round) of every round read."""
-        return {(agent, opponent, int(index)) for (agent, opponent), columns in self.pairings.items()
-                for index in np.flatnonzero(columns.present)}
+        return {
+            (agent, opponent, int(index))
+            for (agent, opponent), columns in self.pairings.items()
+            for index in np.flatnonzero(columns.present)
+        }
 
     def __len__(self) -> int:
         return sum(columns.rounds for columns in self.pairings.values())
@@ -108,8 +111,9 @@ class LeagueRounds:
         return all(columns.complete for columns in self.pairings.values())
 
 
-def load_rounds(path: str | os.PathLike, league: League, repair: bool = False, replay: bool = False,
-                trust_model_file: bool = False) -> LeagueRounds:
+def load_rounds(
+    path: str | os.PathLike, league: League, repair: bool = False, replay: bool = False, trust_model_file: bool = False
+) -> LeagueRounds:
     """The league's rounds, read as a stream (a million rounds fit in a few dozen MB: ``RoundColumns``), each
     record checked against ``league`` (see the module). A line repeating a record exactly is dropped from
     the file with ``repair`` (a resume), else refused. ``replay`` plays records again and compares them
@@ -118,8 +122,13 @@ def load_rounds(path: str | os.PathLike, league: League, repair: bool = False, r
     config = league.config
     outcomes = _card_outcomes(league)
     reward_scale = max(abs(getattr(config, name)) for name in WarConfig.field_names() if name.startswith("reward_"))
-    rounds = LeagueRounds({(agent, opponent): RoundColumns(league.rounds, config.turn_ticks)
-                           for agent in league.agents for opponent in league.opponents})
+    rounds = LeagueRounds(
+        {
+            (agent, opponent): RoundColumns(league.rounds, config.turn_ticks)
+            for agent in league.agents
+            for opponent in league.opponents
+        }
+    )
     fingerprints = {pairing: np.zeros(league.rounds, dtype=np.uint64) for pairing in rounds.pairings}
     lines = {pairing: np.zeros(league.rounds, dtype=np.int64) for pairing in rounds.pairings}
     reader = _RecordReader(path)
@@ -130,7 +139,9 @@ def load_rounds(path: str | os.PathLike, league: League, repair: bool = False, r
             columns, fingerprint = rounds.pairings[pairing], _fingerprint(record)
             if columns.present[record.round]:
                 if fingerprints[pairing][record.round] != fingerprint:
-                    problem = f"a second, different record of round {record.round} of {record.agent} vs {record.opponent}"
+                    problem = (
+                        f"a second, different record of round {record.round} of {record.agent} vs {record.opponent}"
+                    )
                 elif not repair:
                     problem = f"a second copy of round {record.round} of {record.agent} vs {record.opponent}"
                 else:
@@ -193,26 +204,44 @@ def replay_rounds(league: League, rounds: LeagueRounds, stored: Stored, trust_mo
         whole = not (_is_model(agent) or _is_model(opponent))
         indices = present if whole else sorted(choose.sample(present, min(REPLAYED_SAMPLE, len(present))))
         for start in range(0, len(indices), REPLAY_CHUNK):  # a chunk of records at a time: memory stays flat
-            _compare(league, built, player, (agent, opponent), indices[start:start + REPLAY_CHUNK], stored,
-                     trust_model_file)
+            _compare(
+                league,
+                built,
+                player,
+                (agent, opponent),
+                indices[start : start + REPLAY_CHUNK],
+                stored,
+                trust_model_file,
+            )
         what = "every round" if whole else f"{len(indices)} of its {len(present)} rounds, at random"
         checked.append(f"{agent} vs {opponent}: {what}")
     return checked
 
 
-def _compare(league: League, built, player, pairing: tuple[str, str], indices: list[int], stored: Stored,
-             trust_model_file: bool) -> None:
+def _compare(
+    league: League, built, player, pairing: tuple[str, str], indices: list[int], stored: Stored, trust_model_file: bool
+) -> None:
     from war_env.evaluation import play_rounds
 
     agent, opponent = pairing
-    replays = play_rounds(built, player, league.config, [league.round_seed(i) for i in indices], indices=indices,
-                          agent_spec=agent, opponent_spec=opponent, trust_model_file=trust_model_file,
-                          env_id=league.env_id)
+    replays = play_rounds(
+        built,
+        player,
+        league.config,
+        [league.round_seed(i) for i in indices],
+        indices=indices,
+        agent_spec=agent,
+        opponent_spec=opponent,
+        trust_model_file=trust_model_file,
+        env_id=league.env_id,
+    )
     for index, replay in zip(indices, replays):
         if _fingerprint(replay) != stored.fingerprints[pairing][index]:
             line = int(stored.lines[pairing][index])
-            raise ValueError(f"{stored.path}:{line}: round {index} of {agent} vs {opponent} is not what the round "
-                             f"plays: {_differences(_record_at(stored.path, line), replay)}")
+            raise ValueError(
+                f"{stored.path}:{line}: round {index} of {agent} vs {opponent} is not what the round "
+                f"plays: {_differences(_record_at(stored.path, line), replay)}"
+            )
 
 
 def _differences(record: RoundRecord | None, replay: RoundRecord, shown: int = 3) -> str:
@@ -228,7 +257,7 @@ def _differences(record: RoundRecord | None, replay: RoundRecord, shown: int = 3
 
 def _cut(value, width: int = 40) -> str:
     text = json.dumps(value)
-    return text if len(text) <= width else text[:width - 3] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _record_at(path: Path, line: int) -> RoundRecord | None:
@@ -346,8 +375,9 @@ class _RecordReader:
             try:
                 yield stream.decompress(data)
             except zlib.error as error:
-                raise ValueError(f"{self.path} is not a whole gzip file (damaged at or after byte {member_at}): "
-                                 f"{error}") from None
+                raise ValueError(
+                    f"{self.path} is not a whole gzip file (damaged at or after byte {member_at}): {error}"
+                ) from None
             if stream.eof:  # the member ended: the next one starts in what is left
                 member_at = fed = fed + len(data) - len(stream.unused_data)
                 data, stream, started = stream.unused_data, zlib.decompressobj(wbits=31), False
@@ -362,15 +392,18 @@ def _looks_cut(line: bytes) -> bool:
 
 
 # --- checking against the league ---------------------------------------------------------------------
-def _problem(record: RoundRecord, league: League, config: WarConfig, outcomes: dict[int, RoundResult],
-             reward_scale: float) -> str | None:
+def _problem(
+    record: RoundRecord, league: League, config: WarConfig, outcomes: dict[int, RoundResult], reward_scale: float
+) -> str | None:
     """What is wrong with ``record`` in ``league`` (None: nothing). A return may differ from the one its
     fields give by the rounding of a sum of one reward per tick (``reward_scale``: the largest weight)."""
     if record.agent not in league.agents or record.opponent not in league.opponents:
         return f"the pairing {record.agent} vs {record.opponent} is not in this league"
     if not 0 <= record.round < league.rounds or record.seed != league.round_seed(record.round):
-        return (f"round {record.round} with seed {record.seed} is not in this league "
-                f"(rounds 0..{league.rounds - 1}, seed {league.seed} + round)")
+        return (
+            f"round {record.round} with seed {record.seed} is not in this league "
+            f"(rounds 0..{league.rounds - 1}, seed {league.seed} + round)"
+        )
     if record.reason not in END_REASONS:
         return f"reason {record.reason!r}: a benchmark round ends with one of {list(END_REASONS)}"
     card = record.card_outcome()
@@ -381,7 +414,9 @@ def _problem(record: RoundRecord, league: League, config: WarConfig, outcomes: d
     if record.steps > record.ticks or (record.steps != record.ticks and not record.takeover[0]):
         return f"{record.steps} steps in {record.ticks} ticks without a takeover of the agent"
     expected = _return(record, config)
-    if not math.isclose(record.episode_return, expected, rel_tol=1e-9, abs_tol=1e-9 * reward_scale * (record.ticks + 1)):
+    if not math.isclose(
+        record.episode_return, expected, rel_tol=1e-9, abs_tol=1e-9 * reward_scale * (record.ticks + 1)
+    ):
         return f"episode_return {record.episode_return!r}, but the record's own fields give {expected!r}"
     return None
 
@@ -389,8 +424,9 @@ def _problem(record: RoundRecord, league: League, config: WarConfig, outcomes: d
 def _return(record: RoundRecord, config: WarConfig) -> float:
     """The agent's return from its record: the outcome, its false starts, its idle ticks (each draw's
     reaction, and a whole turn before a takeover) and the takeover."""
-    parts = return_by_cause(config, record.winner, record.false_starts[0], record.idle_ticks(0, config.turn_ticks),
-                            record.takeover[0])
+    parts = return_by_cause(
+        config, record.winner, record.false_starts[0], record.idle_ticks(0, config.turn_ticks), record.takeover[0]
+    )
     return sum(parts.values())
 
 

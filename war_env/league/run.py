@@ -111,8 +111,9 @@ def run_league(
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
     if backend not in ("local", "ray") or (address is not None and backend != "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray' (an address only with 'ray'), got {backend!r}, "
-                         f"address {address!r}")
+        raise ValueError(
+            f"backend must be 'local' or 'ray' (an address only with 'ray'), got {backend!r}, address {address!r}"
+        )
     if backend == "ray":  # Ray is imported by war_env.league.ray_backend only
         from war_env.league.ray_backend import check_reachable
 
@@ -120,8 +121,18 @@ def run_league(
     if tick_seconds is not None and not realtime:
         raise ValueError("tick_seconds is the length of a tick in real time: give it with realtime (--realtime)")
     if resume is not None:
-        given = [name for name, value in (("rounds", rounds), ("seed", seed), ("env_kwargs", env_kwargs), ("out", out),
-                                          ("realtime", realtime or None), ("env_id", env_id)) if value is not None]
+        given = [
+            name
+            for name, value in (
+                ("rounds", rounds),
+                ("seed", seed),
+                ("env_kwargs", env_kwargs),
+                ("out", out),
+                ("realtime", realtime or None),
+                ("env_id", env_id),
+            )
+            if value is not None
+        ]
         if given:
             raise ValueError(f"a resumed run takes its league from {resume}/{CONFIG_FILE}; do not also give {given}")
         run_dir = Path(resume)
@@ -131,15 +142,24 @@ def run_league(
         opponents = tuple(opponents or DEFAULT_OPPONENTS)
         env_kwargs = dict(env_kwargs or {})
         seconds = (tick_seconds or WarConfig.from_kwargs(env_kwargs).tick_seconds) if realtime else None
-        league = League(with_oracle(tuple(agents or BASELINES), opponents), opponents,
-                        DEFAULT_ROUNDS if rounds is None else rounds, DEFAULT_SEED if seed is None else seed,
-                        env_kwargs, seconds, env_id)
+        league = League(
+            with_oracle(tuple(agents or BASELINES), opponents),
+            opponents,
+            DEFAULT_ROUNDS if rounds is None else rounds,
+            DEFAULT_SEED if seed is None else seed,
+            env_kwargs,
+            seconds,
+            env_id,
+        )
         run_dir = Path(out) if out is not None else Path("runs") / "bench" / datetime.now().strftime("%Y%m%d-%H%M%S")
     check_room(league, run_dir)
     check_players(league, trust_model_file)
     if league.realtime is not None and workers > 1:
-        print(f"war-bench: real time with {workers} workers: they share this machine's CPUs, and their contention "
-              "counts in the agents' compute times (measure with --workers 1)", file=sys.stderr)
+        print(
+            f"war-bench: real time with {workers} workers: they share this machine's CPUs, and their contention "
+            "counts in the agents' compute times (measure with --workers 1)",
+            file=sys.stderr,
+        )
     with locked_run_folder(run_dir, "war-bench"):
         if resume is None:
             _start_folder(run_dir, league)
@@ -152,13 +172,17 @@ def check_room(league: League, run_dir: Path) -> None:
     disk = RECORD_BYTES * league.records
     free = shutil.disk_usage(_nearest_existing(run_dir)).free
     if disk > free:
-        raise ValueError(f"a league of {league.records:,} rounds needs about {disk / 1e9:,.1f} GB for its rounds file, "
-                         f"and {run_dir} has {free / 1e9:,.1f} GB free: play fewer --rounds")
+        raise ValueError(
+            f"a league of {league.records:,} rounds needs about {disk / 1e9:,.1f} GB for its rounds file, "
+            f"and {run_dir} has {free / 1e9:,.1f} GB free: play fewer --rounds"
+        )
     memory = REPORT_FLOOR_BYTES + REPORT_BYTES * league.records
     total = _physical_memory()
     if total is not None and memory > total:
-        raise ValueError(f"a league of {league.records:,} rounds needs about {memory / 1e9:,.1f} GB of memory for its "
-                         f"report, and this machine has {total / 1e9:,.1f} GB: play fewer --rounds")
+        raise ValueError(
+            f"a league of {league.records:,} rounds needs about {memory / 1e9:,.1f} GB of memory for its "
+            f"report, and this machine has {total / 1e9:,.1f} GB: play fewer --rounds"
+        )
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -202,19 +226,33 @@ def read_run_config(run_dir: Path, name: str, key: str, from_dict, folder: str):
 
 def _start_folder(run_dir: Path, league: League) -> None:
     """Write config.json, unless the folder holds a run that played a round (then --resume continues it)."""
-    played = any((run_dir / name).exists() for name in ("results.json", "rounds.jsonl")) or read_rounds(run_dir / ROUNDS_FILE)
+    played = any((run_dir / name).exists() for name in ("results.json", "rounds.jsonl")) or read_rounds(
+        run_dir / ROUNDS_FILE
+    )
     if played:
         raise ValueError(f"{run_dir} already holds a run: continue it with --resume {run_dir}, or choose another --out")
-    write_atomic(run_dir / CONFIG_FILE,
-                 json.dumps({"league": league.to_dict(), "config_hash": league.config_hash()}, indent=2) + "\n")
+    write_atomic(
+        run_dir / CONFIG_FILE,
+        json.dumps({"league": league.to_dict(), "config_hash": league.config_hash()}, indent=2) + "\n",
+    )
 
 
-def _run(league: League, run_dir: Path, workers: int, shard_rounds: int, progress: bool, backend: str,
-         address: str | None, trust_model_file: bool) -> BenchmarkRun:
+def _run(
+    league: League,
+    run_dir: Path,
+    workers: int,
+    shard_rounds: int,
+    progress: bool,
+    backend: str,
+    address: str | None,
+    trust_model_file: bool,
+) -> BenchmarkRun:
     """Play what ``run_dir``'s rounds file lacks, then write results, plots and report."""
     if (run_dir / "rounds.jsonl").exists():
-        raise ValueError(f"{run_dir} was written by war-env 0.2 or older, whose rounds file was rounds.jsonl: "
-                         f"compress it to continue the run (gzip {run_dir / 'rounds.jsonl'})")
+        raise ValueError(
+            f"{run_dir} was written by war-env 0.2 or older, whose rounds file was rounds.jsonl: "
+            f"compress it to continue the run (gzip {run_dir / 'rounds.jsonl'})"
+        )
     rounds_path = run_dir / ROUNDS_FILE
     earlier = load_rounds(rounds_path, league, repair=True, replay=True, trust_model_file=trust_model_file)
     if earlier.duplicates:
@@ -243,9 +281,17 @@ def _run(league: League, run_dir: Path, workers: int, shard_rounds: int, progres
     run["provenance"] = provenance()
     rate = todo / seconds if todo and seconds > 0 else None
     if todo:
-        run["sessions"].append({"started_at": started_at, "backend": backend, "workers": workers, "rounds_played": todo,
-                                "seconds": round(seconds, 3), "rounds_per_second": rate,
-                                "trust_model_file": trust_model_file})
+        run["sessions"].append(
+            {
+                "started_at": started_at,
+                "backend": backend,
+                "workers": workers,
+                "rounds_played": todo,
+                "seconds": round(seconds, 3),
+                "rounds_per_second": rate,
+                "trust_model_file": trust_model_file,
+            }
+        )
     if earlier.replayed:  # the rounds an earlier session played, checked by replaying them
         run["replayed_on_resume"] = earlier.replayed
     write_atomic(run_path, json.dumps(run, indent=2) + "\n")
@@ -254,8 +300,16 @@ def _run(league: League, run_dir: Path, workers: int, shard_rounds: int, progres
     return BenchmarkRun(run_dir, results, todo, seconds, rate)
 
 
-def _play(shards: list[Shard], todo: int, workers: int, rounds_path: Path, run_dir: Path, progress: bool,
-          backend: str = "local", address: str | None = None) -> int:
+def _play(
+    shards: list[Shard],
+    todo: int,
+    workers: int,
+    rounds_path: Path,
+    run_dir: Path,
+    progress: bool,
+    backend: str = "local",
+    address: str | None = None,
+) -> int:
     """Play the shards into the rounds file; returns the workers that played them (capped by the work
     and the machine, or the Ray cluster, and said so on stderr when fewer than asked)."""
     from tqdm import tqdm
@@ -264,8 +318,10 @@ def _play(shards: list[Shard], todo: int, workers: int, rounds_path: Path, run_d
         return workers
     if backend == "local":
         workers = _capped(worker_cap(workers, shards))
-    with RoundsWriter(rounds_path) as log, \
-            tqdm(total=todo, unit="round", disable=not progress, desc="league", smoothing=0.05) as bar:
+    with (
+        RoundsWriter(rounds_path) as log,
+        tqdm(total=todo, unit="round", disable=not progress, desc="league", smoothing=0.05) as bar,
+    ):
 
         def record_round(record: RoundRecord) -> None:
             log.write(record)  # flushed: a crash loses at most this round
@@ -280,8 +336,10 @@ def _play(shards: list[Shard], todo: int, workers: int, rounds_path: Path, run_d
                 run_shards(shards, workers, record_round)
         except KeyboardInterrupt:
             bar.close()
-            print(f"\ninterrupted: every finished round is in {rounds_path}; continue with: "
-                  f"war-bench --resume {run_dir}", file=sys.stderr)
+            print(
+                f"\ninterrupted: every finished round is in {rounds_path}; continue with: war-bench --resume {run_dir}",
+                file=sys.stderr,
+            )
             raise
         except WorkerDied as error:
             bar.close()

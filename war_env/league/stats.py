@@ -105,8 +105,15 @@ def _bootstrap_mean(x: np.ndarray) -> dict:
     if x.size < 2 or not math.isfinite(value):
         return estimate(value, None, None, method)
     with np.errstate(over="ignore", invalid="ignore"):
-        result = bootstrap((x,), np.mean, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES, batch=_batch(x.size),
-                           method="percentile", rng=data_rng(x))
+        result = bootstrap(
+            (x,),
+            np.mean,
+            confidence_level=CONFIDENCE,
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            batch=_batch(x.size),
+            method="percentile",
+            rng=data_rng(x),
+        )
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 
@@ -131,9 +138,16 @@ def _bootstrap_ratio(s: np.ndarray, c: np.ndarray) -> dict:
     if np.all(per_round == per_round[0]):  # every round gave the same mean: no spread to resample
         return estimate(value, value, value, method, exact=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        result = bootstrap((s, c), lambda a, b, axis=-1: a.sum(axis) / b.sum(axis), paired=True, batch=_batch(s.size),
-                           confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
-                           rng=data_rng(s, c))
+        result = bootstrap(
+            (s, c),
+            lambda a, b, axis=-1: a.sum(axis) / b.sum(axis),
+            paired=True,
+            batch=_batch(s.size),
+            confidence_level=CONFIDENCE,
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            method="percentile",
+            rng=data_rng(s, c),
+        )
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 
@@ -165,8 +179,16 @@ def _bootstrap_score(a: np.ndarray, z: np.ndarray, o: np.ndarray) -> dict:
         return (x.mean(axis) - y.mean(axis)) / (w.mean(axis) - y.mean(axis))
 
     with np.errstate(invalid="ignore", divide="ignore"):
-        result = bootstrap((a, z, o), statistic, paired=True, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
-                           batch=_batch(3 * a.size), method="percentile", rng=data_rng(a, z, o))
+        result = bootstrap(
+            (a, z, o),
+            statistic,
+            paired=True,
+            confidence_level=CONFIDENCE,
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            batch=_batch(3 * a.size),
+            method="percentile",
+            rng=data_rng(a, z, o),
+        )
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 
@@ -223,9 +245,16 @@ def iqm_interval(*tasks: Sequence[float]) -> dict:
     def statistic(*resampled, axis=-1):
         return trim_mean(np.concatenate(resampled, axis=axis), 0.25, axis=axis)
 
-    result = bootstrap(samples, statistic, paired=False, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
-                       batch=_batch(pooled.size),
-                       method="percentile", rng=data_rng(*samples))
+    result = bootstrap(
+        samples,
+        statistic,
+        paired=False,
+        confidence_level=CONFIDENCE,
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        batch=_batch(pooled.size),
+        method="percentile",
+        rng=data_rng(*samples),
+    )
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 
@@ -255,8 +284,15 @@ def probability_of_improvement(x_tasks: Sequence[Sequence[float]], y_tasks: Sequ
         return estimate(value, None, None, method)
     if all(np.all(task == task[0]) for task in xs + ys):  # nothing to resample
         return estimate(value, value, value, method, exact=True)
-    result = bootstrap(xs + ys, statistic, paired=False, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
-                       method="percentile", rng=data_rng(*xs, *ys))
+    result = bootstrap(
+        xs + ys,
+        statistic,
+        paired=False,
+        confidence_level=CONFIDENCE,
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        method="percentile",
+        rng=data_rng(*xs, *ys),
+    )
     return estimate(value, result.confidence_interval.low, result.confidence_interval.high, method)
 
 

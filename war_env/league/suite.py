@@ -109,31 +109,51 @@ class SuiteRun:
     rounds_played: int
 
 
-def run_suite(agents: Sequence[str] = (), probes: Sequence[str] | None = None, rounds: int | None = None,
-              seed: int | None = None, out: str | Path | None = None, workers: int = 1, resume: str | Path | None = None,
-              shard_rounds: int = DEFAULT_SHARD_ROUNDS, progress: bool = True, trust_model_file: bool = False) -> SuiteRun:
+def run_suite(
+    agents: Sequence[str] = (),
+    probes: Sequence[str] | None = None,
+    rounds: int | None = None,
+    seed: int | None = None,
+    out: str | Path | None = None,
+    workers: int = 1,
+    resume: str | Path | None = None,
+    shard_rounds: int = DEFAULT_SHARD_ROUNDS,
+    progress: bool = True,
+    trust_model_file: bool = False,
+) -> SuiteRun:
     """Play every probe's league (or what a resumed suite lacks), then write the suite's scores, report and chart.
     On ``resume``, ``agents`` may be given only to restate the suite's ``exec:`` agents: a suite folder never starts
     a program that the command line does not name (``check_commands_restated``), nor do its probes' folders."""
     if resume is not None:
-        given = [name for name, value in (("probes", probes), ("rounds", rounds), ("seed", seed), ("out", out))
-                 if value is not None]
+        given = [
+            name
+            for name, value in (("probes", probes), ("rounds", rounds), ("seed", seed), ("out", out))
+            if value is not None
+        ]
         if given:
-            raise ValueError(f"a resumed suite takes its agents and probes from {resume}/{SUITE_CONFIG}; do not also "
-                             f"give {given}")
+            raise ValueError(
+                f"a resumed suite takes its agents and probes from {resume}/{SUITE_CONFIG}; do not also give {given}"
+            )
         run_dir, suite = Path(resume), read_suite(Path(resume))
-        check_commands_restated(suite.agents, agents, f"{run_dir}/{SUITE_CONFIG}", "--agents",
-                                f"war-bench --suite --resume {run_dir}")
+        check_commands_restated(
+            suite.agents, agents, f"{run_dir}/{SUITE_CONFIG}", "--agents", f"war-bench --suite --resume {run_dir}"
+        )
     else:
-        suite = Suite(tuple(agents), tuple(probes or PROBES), DEFAULT_SUITE_ROUNDS if rounds is None else rounds,
-                      DEFAULT_SEED if seed is None else seed)
+        suite = Suite(
+            tuple(agents),
+            tuple(probes or PROBES),
+            DEFAULT_SUITE_ROUNDS if rounds is None else rounds,
+            DEFAULT_SEED if seed is None else seed,
+        )
         run_dir = Path(out) if out is not None else Path("runs") / "suite" / datetime.now().strftime("%Y%m%d-%H%M%S")
     with locked_run_folder(run_dir, "war-bench --suite"):
         if resume is None:
             _start_suite(run_dir, suite, trust_model_file)
         played = 0
         for name in suite.probes:
-            played += _play_probe(run_dir / name, suite, PROBES[name], workers, shard_rounds, progress, trust_model_file)
+            played += _play_probe(
+                run_dir / name, suite, PROBES[name], workers, shard_rounds, progress, trust_model_file
+            )
         results = suite_results(run_dir, suite)
         write_atomic(run_dir / RESULTS_FILE, json.dumps(results, indent=2) + "\n")
         chart = suite_chart(results, run_dir / CHART_FILE)
@@ -148,34 +168,55 @@ def read_suite(run_dir: Path) -> Suite:
 def _start_suite(run_dir: Path, suite: Suite, trust_model_file: bool) -> None:
     """Write the suite's config once every probe's league is checked (a bad spec fails before any file)."""
     if (run_dir / SUITE_CONFIG).exists():
-        raise ValueError(f"{run_dir} already holds a suite: continue it with --suite --resume {run_dir}, or choose "
-                         "another --out")
+        raise ValueError(
+            f"{run_dir} already holds a suite: continue it with --suite --resume {run_dir}, or choose another --out"
+        )
     for name in suite.probes:
         probe = PROBES[name]
-        league = League(probe_agents(suite, probe, trust_model_file), (probe.opponent,), suite.rounds, suite.seed,
-                        env_id=probe.env_id)
+        league = League(
+            probe_agents(suite, probe, trust_model_file),
+            (probe.opponent,),
+            suite.rounds,
+            suite.seed,
+            env_id=probe.env_id,
+        )
         check_players(league, trust_model_file)
     write_atomic(run_dir / SUITE_CONFIG, json.dumps({"suite": suite.to_dict()}, indent=2) + "\n")
 
 
-def _play_probe(folder: Path, suite: Suite, probe: Probe, workers: int, shard_rounds: int, progress: bool,
-                trust_model_file: bool) -> int:
+def _play_probe(
+    folder: Path, suite: Suite, probe: Probe, workers: int, shard_rounds: int, progress: bool, trust_model_file: bool
+) -> int:
     """The probe's league: continued when its folder holds one, else started. Returns the rounds played."""
-    common = {"workers": workers, "shard_rounds": shard_rounds, "progress": progress, "trust_model_file": trust_model_file}
+    common = {
+        "workers": workers,
+        "shard_rounds": shard_rounds,
+        "progress": progress,
+        "trust_model_file": trust_model_file,
+    }
     if (folder / CONFIG_FILE).is_file():  # its exec: agents restated: the suite's, which the command line restated
         league = read_league(folder)
         restated = [spec for spec in suite.agents if is_exec_spec(spec) and spec in league.agents]
         return run_league(restated, resume=folder, **common).rounds_played
-    return run_league(list(probe_agents(suite, probe, trust_model_file)), [probe.opponent], suite.rounds, suite.seed, out=folder,
-                      env_id=probe.env_id, **common).rounds_played
+    return run_league(
+        list(probe_agents(suite, probe, trust_model_file)),
+        [probe.opponent],
+        suite.rounds,
+        suite.seed,
+        out=folder,
+        env_id=probe.env_id,
+        **common,
+    ).rounds_played
 
 
 # --- the scores --------------------------------------------------------------------------------------------------
 def suite_results(run_dir: Path, suite: Suite) -> dict:
     """Every probe's scores from its league's rounds file."""
     contenders = contenders_of(suite.agents)
-    return {"suite": suite.to_dict(),
-            "probes": [probe_scores(run_dir / name, PROBES[name], contenders) for name in suite.probes]}
+    return {
+        "suite": suite.to_dict(),
+        "probes": [probe_scores(run_dir / name, PROBES[name], contenders) for name in suite.probes],
+    }
 
 
 def probe_scores(folder: Path, probe: Probe, contenders: Sequence[str]) -> dict:
@@ -186,8 +227,13 @@ def probe_scores(folder: Path, probe: Probe, contenders: Sequence[str]) -> dict:
     returns = {agent: pairings[(agent, probe.opponent)].returns for agent in league.agents}
     baseline = exact_gaps(probe).best_simple
     return {
-        "name": probe.name, "env_id": probe.env_id, "capability": probe.capability, "opponent": probe.opponent,
-        "folder": folder.name, "rounds": league.rounds, "baseline": baseline,
+        "name": probe.name,
+        "env_id": probe.env_id,
+        "capability": probe.capability,
+        "opponent": probe.opponent,
+        "folder": folder.name,
+        "rounds": league.rounds,
+        "baseline": baseline,
         "agents": agent_scores(returns, baseline),
         "separation": separation(returns, [agent for agent in contenders if agent in returns]),
     }
@@ -198,9 +244,14 @@ def agent_scores(returns: dict[str, np.ndarray], baseline: str) -> dict:
     minus its own (the raw figure, in return per round); its score, ``stats.bounded_score`` of (its return - the
     baseline's) / (the oracle's - the baseline's)."""
     oracle, zero = returns[ORACLE], returns[baseline]
-    return {agent: {"return": bootstrap_mean(values), "regret": bootstrap_mean(oracle - values),
-                    "score": bounded_score(bootstrap_score(values, zero, oracle))}
-            for agent, values in returns.items()}
+    return {
+        agent: {
+            "return": bootstrap_mean(values),
+            "regret": bootstrap_mean(oracle - values),
+            "score": bounded_score(bootstrap_score(values, zero, oracle)),
+        }
+        for agent, values in returns.items()
+    }
 
 
 def separation(returns: dict[str, np.ndarray], contenders: Sequence[str]) -> dict | None:
@@ -245,21 +296,29 @@ def headline(results: dict) -> list[str]:
     means = mean_scores(results, contenders_of(results["suite"]["agents"]))
     marks = ", ".join(f"`{agent}`" for agent in sorted(yardsticks() & set(agent_order(results))))
     if not means:
-        return [f"No agent but the yardsticks ({marks}) played: nothing to rank. The yardsticks are built from the "
-                "probes' own solution (`counting` and the `oracle` tie by construction), so their scores say how the "
-                "probes are built, not what an agent can do; how they lie is the table below."]
-    scale = (f"score 0 = a probe's best simple baseline or worse, 1 = the oracle, on the same deals; the yardsticks "
-             f"{marks} are played for reference and not ranked")
+        return [
+            f"No agent but the yardsticks ({marks}) played: nothing to rank. The yardsticks are built from the "
+            "probes' own solution (`counting` and the `oracle` tie by construction), so their scores say how the "
+            "probes are built, not what an agent can do; how they lie is the table below."
+        ]
+    scale = (
+        f"score 0 = a probe's best simple baseline or worse, 1 = the oracle, on the same deals; the yardsticks "
+        f"{marks} are played for reference and not ranked"
+    )
     top = max(mean for mean, _ in means.values())
     best = [agent for agent in means if means[agent][0] == top]
     if top == 0:
-        first = (f"**No agent given beats a probe's best simple baseline**: each of the {len(means)} agent(s) given "
-                 f"that are not yardsticks scores 0 wherever it played ({scale}); per probe, the least regret:")
+        first = (
+            f"**No agent given beats a probe's best simple baseline**: each of the {len(means)} agent(s) given "
+            f"that are not yardsticks scores 0 wherever it played ({scale}); per probe, the least regret:"
+        )
     else:
         names = ", ".join(f"`{agent}`" for agent in best)
-        first = (f"**Best agent{'s (tied)' if len(best) > 1 else ''}: {names}**, mean score {top:.2f} over the "
-                 f"{means[best[0]][1]} probe(s) it played, of {len(means)} agent(s) given that are not yardsticks "
-                 f"({scale}).")
+        first = (
+            f"**Best agent{'s (tied)' if len(best) > 1 else ''}: {names}**, mean score {top:.2f} over the "
+            f"{means[best[0]][1]} probe(s) it played, of {len(means)} agent(s) given that are not yardsticks "
+            f"({scale})."
+        )
     lines = [first, ""]
     for probe in results["probes"]:
         lines.append(f"- **{probe['name']}** ({probe['env_id']}): " + _probe_line(probe))
@@ -269,12 +328,15 @@ def headline(results: dict) -> list[str]:
 def _probe_line(probe: dict) -> str:
     separated = probe["separation"]
     if separated is None:
-        return "no agent given played this probe (each reads what its observation hides, or was trained on " \
-               "another game)."
+        return (
+            "no agent given played this probe (each reads what its observation hides, or was trained on another game)."
+        )
     agent, entry = separated["best"], probe["agents"][separated["best"]]
     baseline_regret = probe["agents"][probe["baseline"]]["regret"]
-    text = (f"`{agent}`, score {_cell(entry['score'], 2)}, regret {fmt(entry['regret'], 3)} per round (the best simple "
-            f"baseline `{probe['baseline']}`'s {fmt(baseline_regret, 3)}); {_verdict(entry['score'])}")
+    text = (
+        f"`{agent}`, score {_cell(entry['score'], 2)}, regret {fmt(entry['regret'], 3)} per round (the best simple "
+        f"baseline `{probe['baseline']}`'s {fmt(baseline_regret, 3)}); {_verdict(entry['score'])}"
+    )
     if separated["next"] is None:
         return text + " The only agent given here."
     difference = separated["difference"]
@@ -293,8 +355,11 @@ def _verdict(score: dict) -> str:
         return "no interval."
     if high >= 1:
         return "as good as the oracle within its interval." if low > 0 else "not told apart from either end."
-    return "better than the best simple baseline, short of the oracle." if low > 0 else \
-        "short of the oracle, not told apart from the best simple baseline."
+    return (
+        "better than the best simple baseline, short of the oracle."
+        if low > 0
+        else "short of the oracle, not told apart from the best simple baseline."
+    )
 
 
 def score_table(results: dict, key: str = "score") -> list[str]:
@@ -319,19 +384,38 @@ def _cell(entry: dict, digits: int) -> str:
 def render_suite(results: dict, chart: str) -> str:
     suite = results["suite"]
     rounds = f"{suite['rounds']} paired rounds per agent and probe (seeds {suite['seed']}..{suite['seed'] + suite['rounds'] - 1})"
-    lines = ["# Probe suite: one score per capability", "", *headline(results), "", "## Scores", "",
-             *score_table(results), "",
-             f"Score = (the agent's mean return - the best simple baseline's) / (the oracle's - the baseline's) over "
-             f"{rounds}, with a 95% paired bootstrap interval, clipped to [0, 1] (`(clipped)`: the unclipped value "
-             "lay outside; below 0 an agent shows none of the capability, and how much worse it is, in the regret "
-             "below, is in a unit that differs by probe); `(exact)`: the agent's returns are the baseline's or the "
-             "oracle's round for round.", "", "## Regret per round", "", *score_table(results, "regret"), "",
-             "Regret = the mean over the same deals of (the oracle's return - the agent's), with its 95% paired "
-             "bootstrap interval: the raw figure, unbounded, in return per round. Each probe's folder holds its "
-             "league's report (regret by cause, timing).",
-             "", f"![scores by agent and probe]({chart})", "", "## The probes", ""]
-    lines += [f"- **{p['name']}** (`{p['env_id']}`, opponent `{p['opponent']}`, folder `{p['folder']}/`): "
-              f"{p['capability']}" for p in results["probes"]]
+    lines = [
+        "# Probe suite: one score per capability",
+        "",
+        *headline(results),
+        "",
+        "## Scores",
+        "",
+        *score_table(results),
+        "",
+        f"Score = (the agent's mean return - the best simple baseline's) / (the oracle's - the baseline's) over "
+        f"{rounds}, with a 95% paired bootstrap interval, clipped to [0, 1] (`(clipped)`: the unclipped value "
+        "lay outside; below 0 an agent shows none of the capability, and how much worse it is, in the regret "
+        "below, is in a unit that differs by probe); `(exact)`: the agent's returns are the baseline's or the "
+        "oracle's round for round.",
+        "",
+        "## Regret per round",
+        "",
+        *score_table(results, "regret"),
+        "",
+        "Regret = the mean over the same deals of (the oracle's return - the agent's), with its 95% paired "
+        "bootstrap interval: the raw figure, unbounded, in return per round. Each probe's folder holds its "
+        "league's report (regret by cause, timing).",
+        "",
+        f"![scores by agent and probe]({chart})",
+        "",
+        "## The probes",
+        "",
+    ]
+    lines += [
+        f"- **{p['name']}** (`{p['env_id']}`, opponent `{p['opponent']}`, folder `{p['folder']}/`): {p['capability']}"
+        for p in results["probes"]
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -353,8 +437,9 @@ def suite_chart(results: dict, path: Path) -> str:
     rows = min(len(agents), LEGEND_ROWS)  # a long legend gets columns and a taller figure, never cut
     height = max(5.0, 1.2 + 0.2 * rows)
     legend_width = 0.3 + label_width(agents) * -(-len(agents) // LEGEND_ROWS)  # a label's width per column
-    figure, axis = plt.subplots(figsize=(max(7.0, 1.5 + 0.32 * slots * len(probes)) + legend_width, height),
-                                layout="constrained")
+    figure, axis = plt.subplots(
+        figsize=(max(7.0, 1.5 + 0.32 * slots * len(probes)) + legend_width, height), layout="constrained"
+    )
     ends = [0.0, 1.0]
     for i, probe in enumerate(probes):
         played = [(agent, probe["agents"][agent]["score"]) for agent in agents if agent in probe["agents"]]
@@ -369,11 +454,19 @@ def suite_chart(results: dict, path: Path) -> str:
     axis.axhline(1, color="black", linewidth=0.8, linestyle="--")
     axis.set_xticks(range(len(probes)), [f"{p['name']}\n(0 = {p['baseline']})" for p in probes])
     axis.set_ylabel("score (0 = best simple baseline or worse, 1 = oracle)")
-    axis.set_title(f"Score per capability, {results['suite']['rounds']} paired rounds per agent and probe, "
-                   "95% intervals", fontsize="medium")
+    axis.set_title(
+        f"Score per capability, {results['suite']['rounds']} paired rounds per agent and probe, 95% intervals",
+        fontsize="medium",
+    )
     handles = [matplotlib.patches.Patch(color=colours[agent], label=plot_label(agent)) for agent in agents]
-    figure.legend(handles=handles, loc="outside right upper", fontsize="small", title="agent", title_fontsize="small",
-                  ncols=-(-len(agents) // LEGEND_ROWS))
+    figure.legend(
+        handles=handles,
+        loc="outside right upper",
+        fontsize="small",
+        title="agent",
+        title_fontsize="small",
+        ncols=-(-len(agents) // LEGEND_ROWS),
+    )
     save_figure(figure, path)
     plt.close(figure)
     return path.name
@@ -386,7 +479,15 @@ def _bar(axis, x: float, width: float, score: dict, colour) -> float:
     axis.bar([x], [value], width, color=colour, yerr=error, capsize=2, ecolor="black")
     up = value >= 0
     end = (max(value, high) if up else min(value, low)) if low is not None else value
-    axis.annotate(f"{value:.2f}", (x, end), xytext=(0, 2 if up else -2), textcoords="offset points", ha="center",
-                  va="bottom" if up else "top", fontsize="x-small", rotation=90)
+    axis.annotate(
+        f"{value:.2f}",
+        (x, end),
+        xytext=(0, 2 if up else -2),
+        textcoords="offset points",
+        ha="center",
+        va="bottom" if up else "top",
+        fontsize="x-small",
+        rotation=90,
+    )
     span = 0.09 * max(1.0, abs(end))  # room for the text
     return end + span if up else end - span

@@ -161,8 +161,9 @@ class _Worker:
 class _Supervisor:
     """Keeps up to ``size`` workers busy with ``tasks``; see the module."""
 
-    def __init__(self, size: int, sink: Callable[[RoundRecord], None], player: Callable,
-                 stall_seconds: float = STALL_SECONDS):
+    def __init__(
+        self, size: int, sink: Callable[[RoundRecord], None], player: Callable, stall_seconds: float = STALL_SECONDS
+    ):
         import multiprocessing
 
         self.context = multiprocessing.get_context("spawn")
@@ -174,8 +175,12 @@ class _Supervisor:
         self.waiting.extend(_Task(shard) for shard in shards)
         while self.waiting or self._busy():
             self._hand_out()
-            ready = set(wait([w.connection for w in self._busy()] + [w.process.sentinel for w in self.workers],
-                             timeout=self.stall_seconds / 4))
+            ready = set(
+                wait(
+                    [w.connection for w in self._busy()] + [w.process.sentinel for w in self.workers],
+                    timeout=self.stall_seconds / 4,
+                )
+            )
             for worker in list(self.workers):
                 if worker.connection in ready:
                     self._read(worker)
@@ -206,8 +211,7 @@ class _Supervisor:
     def _start(self) -> _Worker:
         ours, theirs = self.context.Pipe()
         with one_thread_environment():
-            process = self.context.Process(target=_serve, args=(theirs, os.getpid(), self.player),
-                                           daemon=True)
+            process = self.context.Process(target=_serve, args=(theirs, os.getpid(), self.player), daemon=True)
             process.start()
         theirs.close()  # only the worker holds its end: its death is an end of file here
         worker = _Worker(process, ours)
@@ -247,13 +251,20 @@ class _Supervisor:
             return
         attempts = task.attempts + 1
         silent = self.stall_seconds * (1 if worker.beating else STARTING_STALLS)
-        how = (f"sent nothing for {silent:g} s (stopped, or hung) and was killed" if worker.stalled
-               else _how_it_ended(worker.process))
+        how = (
+            f"sent nothing for {silent:g} s (stopped, or hung) and was killed"
+            if worker.stalled
+            else _how_it_ended(worker.process)
+        )
         if attempts >= MAX_ATTEMPTS:
-            raise WorkerDied(f"a worker died {attempts} times playing {task.shard.agent} vs {task.shard.opponent}, "
-                             f"rounds {left[0][0]}..{left[-1][0]} (the last {how}); every round that finished was kept")
-        print(f"war-env: a worker {how}; its {len(left)} unfinished round(s) are played again on a new worker",
-              file=sys.stderr)
+            raise WorkerDied(
+                f"a worker died {attempts} times playing {task.shard.agent} vs {task.shard.opponent}, "
+                f"rounds {left[0][0]}..{left[-1][0]} (the last {how}); every round that finished was kept"
+            )
+        print(
+            f"war-env: a worker {how}; its {len(left)} unfinished round(s) are played again on a new worker",
+            file=sys.stderr,
+        )
         self.waiting.appendleft(_Task(replace(task.shard, rounds=left), attempts))
 
     def stop(self, finished: bool) -> None:
@@ -293,8 +304,13 @@ def _how_it_ended(process) -> str:
     return f"exited with status {code}"
 
 
-def run_shards(shards: Sequence[Shard], workers: int, sink: Callable[[RoundRecord], None],
-               player: Callable = play_shard, stall_seconds: float = STALL_SECONDS) -> None:
+def run_shards(
+    shards: Sequence[Shard],
+    workers: int,
+    sink: Callable[[RoundRecord], None],
+    player: Callable = play_shard,
+    stall_seconds: float = STALL_SECONDS,
+) -> None:
     """Play every shard, calling ``sink`` once per finished round (in the parent process).
 
     ``player(shard, on_round=...)`` plays one shard (``play_shard``; tests pass one whose worker dies on

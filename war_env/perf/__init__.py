@@ -262,8 +262,9 @@ def training_run(vec_env: str, timesteps: int) -> TrainingRun:
             EnvClock.seconds += time.perf_counter() - start
             return result
 
-    env = EnvClock(make_vec(config.train_env, "human", config.n_envs, seed=0, vec_env=vec_env,
-                            observation=config.observation))
+    env = EnvClock(
+        make_vec(config.train_env, "human", config.n_envs, seed=0, vec_env=vec_env, observation=config.observation)
+    )
     model = build_model("ppo", env, config.policy_kwargs, config.hyperparameters, seed=0, verbose=0)
     model.learn(total_timesteps=config.hyperparameters["n_steps"] * config.n_envs)  # warm up outside the timing
     training = TrainingRun(lambda: 0.0)
@@ -306,8 +307,9 @@ def engine_start(cache_dir: str | None = None) -> dict:
     environment = dict(os.environ)
     if cache_dir is not None:
         environment["NUMBA_CACHE_DIR"] = cache_dir
-    done = subprocess.run([sys.executable, "-c", _START_PROBE], capture_output=True, text=True, env=environment,
-                          timeout=1800)
+    done = subprocess.run(
+        [sys.executable, "-c", _START_PROBE], capture_output=True, text=True, env=environment, timeout=1800
+    )
     if done.returncode != 0:
         raise RuntimeError(f"the engine start probe failed: {done.stderr.strip()[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -335,8 +337,14 @@ def memory_figures(num_envs: int = 4096, env_steps: int = MEMORY_ENV_STEPS, warm
         observations, _ = _prompt_step(env, observations)
     after = _traced_bytes()
     tracemalloc.stop()
-    return {"num_envs": num_envs, "state_bytes": state_before, "state_bytes_after": env.state_nbytes(),
-            "env_steps": steps * num_envs, "traced_growth_bytes": after - before, "backend": env.backend}
+    return {
+        "num_envs": num_envs,
+        "state_bytes": state_before,
+        "state_bytes_after": env.state_nbytes(),
+        "env_steps": steps * num_envs,
+        "traced_growth_bytes": after - before,
+        "backend": env.backend,
+    }
 
 
 def _prompt_step(env: WarVectorEnv, observations: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -395,9 +403,16 @@ def machine_info() -> dict:
             model = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), model)
     except OSError:
         pass
-    return {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "cpu": model,
-            "cores": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
-            "gymnasium": gym.__version__, "numba": _version("numba"), "load_before": os.getloadavg()}
+    return {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu": model,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "gymnasium": gym.__version__,
+        "numba": _version("numba"),
+        "load_before": os.getloadavg(),
+    }
 
 
 def _version(module: str) -> str:
@@ -438,31 +453,57 @@ def targets(result: PerfResult) -> list[tuple[str, str, bool]]:
     ratios = [(workload, result.row(vector_row_name(4096, workload))) for workload in WORKLOADS]
     if all(row is not None for _, row in ratios):
         measured = "; ".join(f"{workload}: {row.ratio:.2f} wall, {row.cpu_ratio:.2f} CPU" for workload, row in ratios)
-        found.append(("vector env at N=4096 at least as fast as CartPole's vector env (ratio >= 1)", measured,
-                      all(min(row.ratio, row.cpu_ratio) >= 1 for _, row in ratios)))
+        found.append(
+            (
+                "vector env at N=4096 at least as fast as CartPole's vector env (ratio >= 1)",
+                measured,
+                all(min(row.ratio, row.cpu_ratio) >= 1 for _, row in ratios),
+            )
+        )
     quiet = [(workload, result.row(vector_row_name(4096, workload, WITHOUT_ROUND_INFO))) for workload in WORKLOADS]
     if all(row is not None for _, row in quiet):
         measured = "; ".join(f"{workload}: {row.ratio:.2f} wall, {row.cpu_ratio:.2f} CPU" for workload, row in quiet)
-        found.append(("vector env at N=4096 with round_info=False at least 1.2x CartPole's (issue 30)", measured,
-                      all(min(row.ratio, row.cpu_ratio) >= 1.2 for _, row in quiet)))
+        found.append(
+            (
+                "vector env at N=4096 with round_info=False at least 1.2x CartPole's (issue 30)",
+                measured,
+                all(min(row.ratio, row.cpu_ratio) >= 1.2 for _, row in quiet),
+            )
+        )
     rates = [(workload, result.row(vector_row_name(256, workload))) for workload in WORKLOADS]
     if all(row is not None for _, row in rates):
-        measured = "; ".join(f"{workload}: {_rate(row.war.rate)} wall, {_rate(row.war.cpu_rate)} per CPU-second"
-                             for workload, row in rates)
-        found.append(("vector env at N=256: at least 5M env-steps/s", measured,
-                      all(row.war.rate >= TARGET_ENV_STEPS_N256 for _, row in rates)))
+        measured = "; ".join(
+            f"{workload}: {_rate(row.war.rate)} wall, {_rate(row.war.cpu_rate)} per CPU-second"
+            for workload, row in rates
+        )
+        found.append(
+            (
+                "vector env at N=256: at least 5M env-steps/s",
+                measured,
+                all(row.war.rate >= TARGET_ENV_STEPS_N256 for _, row in rates),
+            )
+        )
     if result.start:
-        found.append((f"first compiled calls of a new process (from numba's cache) under {TARGET_START_SECONDS:.0f} s",
-                      f"{result.start['seconds']:.2f} s ({'from the cache' if result.start['from_cache'] else 'compiled'})",
-                      result.start["from_cache"] and result.start["seconds"] < TARGET_START_SECONDS))
+        found.append(
+            (
+                f"first compiled calls of a new process (from numba's cache) under {TARGET_START_SECONDS:.0f} s",
+                f"{result.start['seconds']:.2f} s ({'from the cache' if result.start['from_cache'] else 'compiled'})",
+                result.start["from_cache"] and result.start["seconds"] < TARGET_START_SECONDS,
+            )
+        )
     found += _fast_targets(result)
     mem = result.memory
     if mem:
         flat = mem["state_bytes_after"] == mem["state_bytes"] and abs(mem["traced_growth_bytes"]) < 64e3
-        found.append(("memory per game flat over 10M env steps (fewer at --budget < 1 or without numba)",
-                      f"{mem['state_bytes'] / mem['num_envs']:.0f} bytes per game before, "
-                      f"{mem['state_bytes_after'] / mem['num_envs']:.0f} after {mem['env_steps']:,} env steps; traced "
-                      f"allocations {mem['traced_growth_bytes'] / 1e3:+.1f} kB", flat))
+        found.append(
+            (
+                "memory per game flat over 10M env steps (fewer at --budget < 1 or without numba)",
+                f"{mem['state_bytes'] / mem['num_envs']:.0f} bytes per game before, "
+                f"{mem['state_bytes_after'] / mem['num_envs']:.0f} after {mem['env_steps']:,} env steps; traced "
+                f"allocations {mem['traced_growth_bytes'] / 1e3:+.1f} kB",
+                flat,
+            )
+        )
     return found
 
 
@@ -470,14 +511,19 @@ def _fast_targets(result: PerfResult) -> list[tuple[str, str, bool]]:
     """The fast trainer's targets (issue 28), judged against the SB3 peers at their shipped configs (what
     ``war-train`` runs); the ratio at the fast trainer's own settings is shown beside them."""
     found = []
-    for network, ratio, rate in (("MLP", TARGET_FAST_MLP_RATIO, TARGET_FAST_MLP_RATE), ("LSTM", TARGET_FAST_LSTM_RATIO, 0)):
+    for network, ratio, rate in (
+        ("MLP", TARGET_FAST_MLP_RATIO, TARGET_FAST_MLP_RATE),
+        ("LSTM", TARGET_FAST_LSTM_RATIO, 0),
+    ):
         rows = [row for row in result.rows if row.what == FAST_ROW.format(network=network)]
         if len(rows) != 2:
             continue
         same, shipped = rows
-        measured = (f"{shipped.ratio:.1f}x wall, {shipped.cpu_ratio:.1f}x CPU against {shipped.peer_name}; "
-                    f"{same.ratio:.1f}x wall, {same.cpu_ratio:.1f}x CPU against {same.peer_name}; "
-                    f"{_rate(shipped.war.rate)} steps/s wall, {_rate(shipped.war.cpu_rate)} per CPU-second")
+        measured = (
+            f"{shipped.ratio:.1f}x wall, {shipped.cpu_ratio:.1f}x CPU against {shipped.peer_name}; "
+            f"{same.ratio:.1f}x wall, {same.cpu_ratio:.1f}x CPU against {same.peer_name}; "
+            f"{_rate(shipped.war.rate)} steps/s wall, {_rate(shipped.war.cpu_rate)} per CPU-second"
+        )
         peer = "SB3's PPO" if network == "MLP" else "sb3-contrib's RecurrentPPO"
         wanted = f"fast_ppo {network} at least {ratio:.0f}x {peer} (shipped config)"
         met = min(shipped.ratio, shipped.cpu_ratio) >= ratio
@@ -502,44 +548,71 @@ def render(result: PerfResult) -> str:
         peer = "" if row.peer is None else _rate(row.peer.rate)
         ratio = "" if row.ratio is None else f"{row.ratio:.2f}"
         cpu_ratio = "" if row.cpu_ratio is None else f"{row.cpu_ratio:.2f}"
-        lines.append(f"| {row.what} | {_rate(row.war.rate)} {row.unit} | {row.peer_name} | {peer} | {ratio} | "
-                     f"{cpu_ratio} | {_rate(row.war.cpu_rate)} |")
+        lines.append(
+            f"| {row.what} | {_rate(row.war.rate)} {row.unit} | {row.peer_name} | {peer} | {ratio} | "
+            f"{cpu_ratio} | {_rate(row.war.cpu_rate)} |"
+        )
     if result.env_share:
-        lines += ["", "Share of PPO's training time spent in the env: " + ", ".join(
-            f"{name} {share:.0%}" for name, share in result.env_share.items()) + "."]
+        lines += [
+            "",
+            "Share of PPO's training time spent in the env: "
+            + ", ".join(f"{name} {share:.0%}" for name, share in result.env_share.items())
+            + ".",
+        ]
     start = result.start
     if start:
         how = "loaded from numba's on-disk cache" if start["from_cache"] else "compiled by numba (no cache yet)"
-        lines += ["", f"Engine start: a new process imports the engine and makes its first vector env step in "
-                      f"{start['vector_seconds']:.2f} s, its first fast-path rounds {start['seconds']:.2f} s after it "
-                      f"started ({how}); excluded from every figure above."]
+        lines += [
+            "",
+            f"Engine start: a new process imports the engine and makes its first vector env step in "
+            f"{start['vector_seconds']:.2f} s, its first fast-path rounds {start['seconds']:.2f} s after it "
+            f"started ({how}); excluded from every figure above.",
+        ]
     if result.cold_start:
-        lines += [f"With an empty cache (numba compiles every kernel): {result.cold_start['vector_seconds']:.1f} s to "
-                  f"the first vector env step, {result.cold_start['seconds']:.1f} s in all."]
+        lines += [
+            f"With an empty cache (numba compiles every kernel): {result.cold_start['vector_seconds']:.1f} s to "
+            f"the first vector env step, {result.cold_start['seconds']:.1f} s in all."
+        ]
     mem = result.memory
     if mem:
-        lines += ["", f"Memory: state of {mem['num_envs']} games {mem['state_bytes'] / 1e6:.2f} MB "
-                      f"({mem['state_bytes_after'] / 1e6:.2f} MB after {mem['env_steps']:,} more env steps); "
-                      f"traced allocations grew by {mem['traced_growth_bytes'] / 1e3:.1f} kB over those steps."]
+        lines += [
+            "",
+            f"Memory: state of {mem['num_envs']} games {mem['state_bytes'] / 1e6:.2f} MB "
+            f"({mem['state_bytes_after'] / 1e6:.2f} MB after {mem['env_steps']:,} more env steps); "
+            f"traced allocations grew by {mem['traced_growth_bytes'] / 1e3:.1f} kB over those steps.",
+        ]
     if result.skipped:
         lines += [""] + [f"Not measured: {section}." for section in result.skipped]
     if result.targets:
         lines += ["", "| target | measured here | met |", "|---|---|---|"]
-        lines += [f"| {target} | {measured} | {'yes' if met else '**no**'} |" for target, measured, met in result.targets]
+        lines += [
+            f"| {target} | {measured} | {'yes' if met else '**no**'} |" for target, measured, met in result.targets
+        ]
     return "\n".join(lines)
 
 
-def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768, league_rounds: int = 100,
-                league: bool = True, memory: bool = True, training: bool = True, cold: bool = False,
-                print_table: bool = True, progress: Callable[[str], None] | None = None) -> PerfResult:
+def measure_all(
+    repeats: int = 5,
+    budget: float = 1.0,
+    fast_rounds: int = 32768,
+    league_rounds: int = 100,
+    league: bool = True,
+    memory: bool = True,
+    training: bool = True,
+    cold: bool = False,
+    print_table: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> PerfResult:
     """Measure everything; ``budget`` scales the work of each measurement (1.0: about a second each).
     ``progress`` is told each section as it starts and each one skipped (``progress_to_stderr``); a full run
     takes minutes."""
     say = progress or (lambda message: None)
     if repeats < 1 or not 0 < budget < math.inf or fast_rounds < 1 or league_rounds < 1:  # before minutes of work
-        raise ValueError(f"repeats, fast_rounds and league_rounds must be >= 1 and budget a finite number > 0, got "
-                         f"repeats={repeats!r}, budget={budget!r}, fast_rounds={fast_rounds!r}, "
-                         f"league_rounds={league_rounds!r}")
+        raise ValueError(
+            f"repeats, fast_rounds and league_rounds must be >= 1 and budget a finite number > 0, got "
+            f"repeats={repeats!r}, budget={budget!r}, fast_rounds={fast_rounds!r}, "
+            f"league_rounds={league_rounds!r}"
+        )
     compiled = batched.available()
     engine_budget = budget if compiled else budget * REFERENCE_SHARE  # the work of the sections the engine speeds up
     result = PerfResult(machine=machine_info())
@@ -560,7 +633,8 @@ def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768,
     say("the single env against CartPole and Blackjack")
     steps = max(1000, int(60000 * budget))
     war, cartpole, blackjack = measure_side_by_side(
-        [single_env_loop(env_id, steps) for env_id in ("War-v0", "CartPole-v1", "Blackjack-v1")], repeats)
+        [single_env_loop(env_id, steps) for env_id in ("War-v0", "CartPole-v1", "Blackjack-v1")], repeats
+    )
     result.rows.append(Row("single env via gym.make", war, "CartPole-v1", cartpole))
     result.rows.append(Row("single env via gym.make", war, "Blackjack-v1", blackjack))
     label = "" if compiled else "reference (no numba)"  # the vector env's default backend here
@@ -570,48 +644,84 @@ def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768,
         for workload in WORKLOADS:
             war_vec, cartpole = measure_side_by_side(
                 [vector_env_loop(env_id, num_envs, vector_steps, workload) for env_id in ("War-v0", "CartPole-v1")],
-                repeats)
-            result.rows.append(Row(vector_row_name(num_envs, workload, label), war_vec, "CartPole-v1 vector", cartpole,
-                                   "env-steps/s"))
+                repeats,
+            )
+            result.rows.append(
+                Row(vector_row_name(num_envs, workload, label), war_vec, "CartPole-v1 vector", cartpole, "env-steps/s")
+            )
     if compiled:  # the same step without the per-round info (docs/speed.md: a third of a step at N = 4096)
         say("the vector env at N=4096 without info['round']")
         for workload in WORKLOADS:
             quiet, cartpole = measure_side_by_side(
-                [vector_env_loop("War-v0", 4096, _vector_steps(4096, engine_budget), workload, round_info=False),
-                 vector_env_loop("CartPole-v1", 4096, _vector_steps(4096, engine_budget), workload)], repeats)
-            result.rows.append(Row(vector_row_name(4096, workload, WITHOUT_ROUND_INFO), quiet, "CartPole-v1 vector",
-                                   cartpole, "env-steps/s"))
+                [
+                    vector_env_loop("War-v0", 4096, _vector_steps(4096, engine_budget), workload, round_info=False),
+                    vector_env_loop("CartPole-v1", 4096, _vector_steps(4096, engine_budget), workload),
+                ],
+                repeats,
+            )
+            result.rows.append(
+                Row(
+                    vector_row_name(4096, workload, WITHOUT_ROUND_INFO),
+                    quiet,
+                    "CartPole-v1 vector",
+                    cartpole,
+                    "env-steps/s",
+                )
+            )
     if compiled:  # what the same env does without numba
         say("the vector env at N=256 without numba")
         reference_steps = max(5, int(budget * 4000 / 256))
         reference, cartpole = measure_side_by_side(
-            [vector_env_loop("War-v0", 256, reference_steps, WORKLOADS[0], backend="reference"),
-             vector_env_loop("CartPole-v1", 256, reference_steps, WORKLOADS[0])], repeats)
-        result.rows.append(Row(vector_row_name(256, WORKLOADS[0], "reference (no numba)"), reference,
-                               "CartPole-v1 vector", cartpole, "env-steps/s"))
+            [
+                vector_env_loop("War-v0", 256, reference_steps, WORKLOADS[0], backend="reference"),
+                vector_env_loop("CartPole-v1", 256, reference_steps, WORKLOADS[0]),
+            ],
+            repeats,
+        )
+        result.rows.append(
+            Row(
+                vector_row_name(256, WORKLOADS[0], "reference (no numba)"),
+                reference,
+                "CartPole-v1 vector",
+                cartpole,
+                "env-steps/s",
+            )
+        )
     config = WarConfig()
     if compiled:
         say("the fast path against War-v0 tick by tick")
         peer_rounds = max(2, int(20 * budget))
         for opponent in ("human", "instant"):
             fast, peer = measure_side_by_side(
-                [fast_path_run(fast_rounds, opponent, config), tick_by_tick_run(peer_rounds, opponent, config)], repeats)
+                [fast_path_run(fast_rounds, opponent, config), tick_by_tick_run(peer_rounds, opponent, config)], repeats
+            )
             name = f"{opponent} vs {opponent}"
             result.rows.append(Row(f"fast path battles, {name}", fast, "War-v0 tick by tick", peer, "battles/s"))
-            result.rows.append(Row(f"fast path rounds, {name}", Timing(fast_rounds, fast.wall, fast.cpu),
-                                   "War-v0 tick by tick", Timing(peer_rounds, peer.wall, peer.cpu), "rounds/s"))
+            result.rows.append(
+                Row(
+                    f"fast path rounds, {name}",
+                    Timing(fast_rounds, fast.wall, fast.cpu),
+                    "War-v0 tick by tick",
+                    Timing(peer_rounds, peer.wall, peer.cpu),
+                    "rounds/s",
+                )
+            )
         cards, peer = measure_side_by_side(
-            [cards_only_run(fast_rounds, config), reference_cards_run(max(20, int(2000 * budget)), config)], repeats)
+            [cards_only_run(fast_rounds, config), reference_cards_run(max(20, int(2000 * budget)), config)], repeats
+        )
         result.rows.append(Row("fast path battles, cards only (no clock)", cards, "engine.Game", peer, "battles/s"))
     if training and not has_extra("train"):
-        skip(f"PPO training frames: the \"train\" extra is not installed ({install_hint('train')})")
+        skip(f'PPO training frames: the "train" extra is not installed ({install_hint("train")})')
     elif training:
         say("PPO training on the batched env against DummyVecEnv")
         timesteps = max(1000, int(10000 * budget))
         runs = {name: training_run(name, timesteps) for name in ("batched", "dummy")}
         ours, theirs = measure_side_by_side([run.run for run in runs.values()], max(1, min(repeats, 3)))
-        result.rows.append(Row("PPO training frames (shipped config), batched env", ours, "DummyVecEnv over War-v0",
-                               theirs, "frames/s"))
+        result.rows.append(
+            Row(
+                "PPO training frames (shipped config), batched env", ours, "DummyVecEnv over War-v0", theirs, "frames/s"
+            )
+        )
         result.env_share = {f"{name} env": run.env_share for name, run in runs.items()}
         from war_env.perf.trainers import trainer_runs
 
@@ -623,13 +733,19 @@ def measure_all(repeats: int = 5, budget: float = 1.0, fast_rounds: int = 32768,
         rounds = max(1, round(league_rounds * engine_budget))
         say(f"the benchmark league ({rounds} rounds per pairing)")
         timing = measure(league_run(rounds), max(1, min(repeats, 3)))
-        result.rows.append(Row(f"benchmark league end to end ({rounds} rounds x {timing.work / rounds:.0f} pairings)",
-                               timing, unit="rounds/s"))
+        result.rows.append(
+            Row(
+                f"benchmark league end to end ({rounds} rounds x {timing.work / rounds:.0f} pairings)",
+                timing,
+                unit="rounds/s",
+            )
+        )
     if memory:
         num_envs = 4096 if compiled else 256
         say(f"memory of {num_envs} games")
-        result.memory = memory_figures(num_envs, max(num_envs, int(MEMORY_ENV_STEPS * engine_budget)),
-                                       warm_up=max(10, int(500 * min(1.0, budget))))
+        result.memory = memory_figures(
+            num_envs, max(num_envs, int(MEMORY_ENV_STEPS * engine_budget)), warm_up=max(10, int(500 * min(1.0, budget)))
+        )
     result.machine["load_after"] = os.getloadavg()
     result.targets = targets(result)
     result.table = render(result)

@@ -61,8 +61,15 @@ def _timed(function) -> float:
     return time.perf_counter() - started
 
 
-def measure(agent: str = "prompt", opponent: str = "human", rounds: int = 400, shard_rounds: int = 20,
-            workers: Sequence[int] = (1, 2), repeats: int = 3, noop_tasks: int = 300) -> Scaling:
+def measure(
+    agent: str = "prompt",
+    opponent: str = "human",
+    rounds: int = 400,
+    shard_rounds: int = 20,
+    workers: Sequence[int] = (1, 2),
+    repeats: int = 3,
+    noop_tasks: int = 300,
+) -> Scaling:
     """Medians over ``repeats`` of: the in-process speed, the Ray backend's speed with each number of
     workers (tasks in flight), and the per-task overhead of Ray (no-op tasks, one and ``cpus`` in flight)."""
     import ray
@@ -72,9 +79,16 @@ def measure(agent: str = "prompt", opponent: str = "human", rounds: int = 400, s
     connect(None)
     cpus = int(ray.cluster_resources().get("CPU", 1))
     shards = make_shards(League((agent,), (opponent,), rounds, 0), set(), shard_rounds)
-    runs: dict = {"in_process": [], "ray": {w: [] for w in workers}, "ray_cpu_seconds": {w: [] for w in workers},
-                  "ray_wall_seconds": {w: [] for w in workers}, "noop_one_in_flight": [], "noop_cpus_in_flight": [],
-                  "driver_records": [], "burn_seconds": {w: [] for w in workers}}
+    runs: dict = {
+        "in_process": [],
+        "ray": {w: [] for w in workers},
+        "ray_cpu_seconds": {w: [] for w in workers},
+        "ray_wall_seconds": {w: [] for w in workers},
+        "noop_one_in_flight": [],
+        "noop_cpus_in_flight": [],
+        "driver_records": [],
+        "burn_seconds": {w: [] for w in workers},
+    }
     records = [record for shard in shards for record in play_shard(shard)]
     noop = ray.remote(num_cpus=1)(_noop)
     ray.get([noop.remote(i) for i in range(2 * cpus)])  # warm the worker processes
@@ -87,7 +101,9 @@ def measure(agent: str = "prompt", opponent: str = "human", rounds: int = 400, s
             runs["ray_cpu_seconds"][w].append(_cpu_seconds_of_this_process_tree() - cpu)
             runs["ray_wall_seconds"][w].append(wall)
             runs["ray"][w].append(rounds / wall)
-        runs["noop_one_in_flight"].append(_timed(lambda: [ray.get(noop.remote(i)) for i in range(noop_tasks)]) / noop_tasks)
+        runs["noop_one_in_flight"].append(
+            _timed(lambda: [ray.get(noop.remote(i)) for i in range(noop_tasks)]) / noop_tasks
+        )
 
         def flood():
             running = [noop.remote(i) for i in range(cpus)]
@@ -105,17 +121,31 @@ def measure(agent: str = "prompt", opponent: str = "human", rounds: int = 400, s
     overhead = statistics.median(runs["noop_one_in_flight"])
     seconds_per_round = 1 / in_process
     return Scaling(
-        cpus=cpus, shard_rounds=shard_rounds, rounds=rounds, in_process_rounds_per_second=in_process,
+        cpus=cpus,
+        shard_rounds=shard_rounds,
+        rounds=rounds,
+        in_process_rounds_per_second=in_process,
         ray_rounds_per_second={w: statistics.median(v) for w, v in runs["ray"].items()},
-        ray_cores_busy={w: statistics.median(c / t for c, t in zip(runs["ray_cpu_seconds"][w], runs["ray_wall_seconds"][w]))
-                        for w in workers},
-        ray_rounds_per_cpu_second={w: statistics.median(rounds / c for c in runs["ray_cpu_seconds"][w]) for w in workers},
-        task_overhead_seconds=overhead, noop_tasks_per_second=statistics.median(runs["noop_cpus_in_flight"]),
+        ray_cores_busy={
+            w: statistics.median(c / t for c, t in zip(runs["ray_cpu_seconds"][w], runs["ray_wall_seconds"][w]))
+            for w in workers
+        },
+        ray_rounds_per_cpu_second={
+            w: statistics.median(rounds / c for c in runs["ray_cpu_seconds"][w]) for w in workers
+        },
+        task_overhead_seconds=overhead,
+        noop_tasks_per_second=statistics.median(runs["noop_cpus_in_flight"]),
         shard_rounds_for_5_percent=max(1, math.ceil(overhead / (0.05 * seconds_per_round))),
         driver_records_per_second=statistics.median(runs["driver_records"]),
-        machine_speedup={w: statistics.median(w * one / many for one, many in zip(runs["burn_seconds"][min(workers)],
-                                                                                 runs["burn_seconds"][w])) / min(workers)
-                         for w in workers}, runs=runs)
+        machine_speedup={
+            w: statistics.median(
+                w * one / many for one, many in zip(runs["burn_seconds"][min(workers)], runs["burn_seconds"][w])
+            )
+            / min(workers)
+            for w in workers
+        },
+        runs=runs,
+    )
 
 
 def _burn(n: int) -> int:

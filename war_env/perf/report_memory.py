@@ -32,9 +32,23 @@ def _bench(*arguments: str) -> list[str]:
 def play(run_dir: Path, rounds_per_pairing: int, workers: int) -> float:
     """Play the league into ``run_dir``; its wall time in seconds."""
     started = time.perf_counter()
-    subprocess.run(_bench("--agents", *AGENTS, "--opponents", *OPPONENTS, "--rounds", str(rounds_per_pairing),
-                          "--workers", str(workers), "--out", str(run_dir), "--quiet"),
-                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        _bench(
+            "--agents",
+            *AGENTS,
+            "--opponents",
+            *OPPONENTS,
+            "--rounds",
+            str(rounds_per_pairing),
+            "--workers",
+            str(workers),
+            "--out",
+            str(run_dir),
+            "--quiet",
+        ),
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     return time.perf_counter() - started
 
 
@@ -55,8 +69,13 @@ def report_peak(run_dir: Path) -> tuple[int, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m war_env.perf.report_memory", description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, nargs="+", default=[100_000, 1_000_000],
-                        help="league sizes in rounds (all pairings together); default 100000 1000000")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        nargs="+",
+        default=[100_000, 1_000_000],
+        help="league sizes in rounds (all pairings together); default 100000 1000000",
+    )
     parser.add_argument("--workers", type=int, default=2, help="worker processes that play each league")
     parser.add_argument("--keep", type=Path, default=None, help="play into this folder and keep the runs")
     options = parser.parse_args(argv)
@@ -69,8 +88,11 @@ def main(argv: list[str] | None = None) -> int:
             run_dir = folder / f"league-{per_pairing * pairings}"
             played = play(run_dir, per_pairing, options.workers)
             peak, seconds = report_peak(run_dir)
-            print(f"{per_pairing * pairings:>10,} {played:>8.1f} {seconds:>9.1f} {peak / 2**20:>15.0f} "
-                  f"{peak / (per_pairing * pairings):>12.0f}  {'yes' if peak < LIMIT_BYTES else 'NO'}", flush=True)
+            print(
+                f"{per_pairing * pairings:>10,} {played:>8.1f} {seconds:>9.1f} {peak / 2**20:>15.0f} "
+                f"{peak / (per_pairing * pairings):>12.0f}  {'yes' if peak < LIMIT_BYTES else 'NO'}",
+                flush=True,
+            )
     return 0
 
 

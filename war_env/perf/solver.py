@@ -18,8 +18,8 @@ CONFIGS = (
     ("latency=fixed:ticks=2", "human"),
     ("latency=uniform:low=1,high=4", "human"),
     ("latency=fixed:ticks=10", "human"),
-    ("turn_seconds=100,latency=uniform:low=0,high=10", "human"),   # issue 23: over 10 minutes before
-    ("turn_seconds=1000,latency=fixed:ticks=10", "human"),         # issue 23: 175 s and 1.7 GB before
+    ("turn_seconds=100,latency=uniform:low=0,high=10", "human"),  # issue 23: over 10 minutes before
+    ("turn_seconds=1000,latency=fixed:ticks=10", "human"),  # issue 23: 175 s and 1.7 GB before
     ("latency=fixed:ticks=16", "human"),
     ("latency=uniform:low=0,high=16", "human"),
     ("latency=fixed:ticks=16", "absent"),
@@ -57,12 +57,16 @@ def measure(config: str, bot: str) -> dict:
 
 
 def line(config: str, bot: str, row: dict) -> str:
-    head = (f"{config:62s} {bot:8s} {row['turn_ticks']:6d} ticks, {row['tables']:5d} tables, "
-            f"estimate {row['estimate']:6.1f} s:")
+    head = (
+        f"{config:62s} {bot:8s} {row['turn_ticks']:6d} ticks, {row['tables']:5d} tables, "
+        f"estimate {row['estimate']:6.1f} s:"
+    )
     if "refused" in row:
         return f"{head} refused ({row['peak_mb']:.0f} MB): {row['refused']}"
-    return (f"{head} {row['seconds']:6.2f} s, {row['peak_mb']:5.0f} MB peak, {row['iterations']} iterations, "
-            f"cost per move {row['cost_per_move']:.6g}")
+    return (
+        f"{head} {row['seconds']:6.2f} s, {row['peak_mb']:5.0f} MB peak, {row['iterations']} iterations, "
+        f"cost per move {row['cost_per_move']:.6g}"
+    )
 
 
 def main(argv: list[str] | None = None) -> list[dict]:

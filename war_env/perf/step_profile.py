@@ -104,9 +104,11 @@ def profile(num_envs: int = 4096, steps: int = 200, warm_up: int = 1000) -> tupl
     calls = {
         "WarVectorEnv.step (all of it)": lambda: env.step(presses),
         "stepping.step (the compiled kernel)": lambda: stepping.step(
-            engine._arrays, engine._rules, presses, outputs, engine._pending),
+            engine._arrays, engine._rules, presses, outputs, engine._pending
+        ),
         "stepping.observe of every round (16 fields)": lambda: _observe_all(
-            rounds.state, rounds.rules.params, engine.observations, engine.masks),
+            rounds.state, rounds.rules.params, engine.observations, engine.masks
+        ),
         "floor: touch one cache line of every record": lambda: _touch_records(rounds.state, rewards),
         f"info['round'] with {some_ended.sum()} rounds ended": lambda: env._round_infos(some_ended),
         "observations.copy()": lambda: engine.observations.copy(),
@@ -115,8 +117,10 @@ def profile(num_envs: int = 4096, steps: int = 200, warm_up: int = 1000) -> tupl
     for call in calls.values():
         call()  # compiles or loads from numba's cache outside the timing
     pieces = [Piece(name, least_cpu_micros(call, steps)) for name, call in calls.items()]
-    inside = [("BatchedSteps.step (kernel + 3 output arrays), inside the step", engine, "step"),
-              ("info['round'], inside the step", env, "_round_infos")]
+    inside = [
+        ("BatchedSteps.step (kernel + 3 output arrays), inside the step", engine, "step"),
+        ("info['round'], inside the step", env, "_round_infos"),
+    ]
     for place, (name, owner, method) in enumerate(inside, start=2):
         pieces.insert(place, Piece(name, min(timed_inside_step(env, owner, method, presses, steps) for _ in range(7))))
     return pieces, ended
@@ -136,9 +140,11 @@ def ratios(num_envs: int = 4096, steps: int = 97, repeats: int = 5) -> list[Rati
     the turns: War with ``round_info=False``."""
     found = []
     for workload in WORKLOADS:
-        loops = [vector_env_loop("War-v0", num_envs, steps, workload),
-                 vector_env_loop("War-v0", num_envs, steps, workload, round_info=False),
-                 vector_env_loop("CartPole-v1", num_envs, steps, workload)]
+        loops = [
+            vector_env_loop("War-v0", num_envs, steps, workload),
+            vector_env_loop("War-v0", num_envs, steps, workload, round_info=False),
+            vector_env_loop("CartPole-v1", num_envs, steps, workload),
+        ]
         war, bare, cartpole = measure_side_by_side(loops, repeats)
         found.append(Ratio(workload, war.cpu_rate / cartpole.cpu_rate, bare.cpu_rate / cartpole.cpu_rate))
     return found
@@ -148,23 +154,30 @@ def main(argv: list[str] | None = None) -> list[Piece]:
     parser = argparse.ArgumentParser(prog="python -m war_env.perf.step_profile", description=__doc__.splitlines()[0])
     parser.add_argument("--num-envs", type=int, default=4096, help="sub-envs")
     parser.add_argument("--steps", type=int, default=200, help="steps per timed block (7 blocks, the least kept)")
-    parser.add_argument("--ratios", action="store_true",
-                        help="also War over CartPole with war-perf's loop, with and without info['round']")
+    parser.add_argument(
+        "--ratios",
+        action="store_true",
+        help="also War over CartPole with war-perf's loop, with and without info['round']",
+    )
     args = parser.parse_args(argv)
     if args.num_envs < 1 or args.steps < 1:
         parser.error(f"--num-envs and --steps must be >= 1, got {args.num_envs} and {args.steps}")
     load = os.getloadavg()[0]
     pieces, ended = profile(args.num_envs, args.steps)
-    print(f"N={args.num_envs}, presses every tick; {ended:.1f} rounds end per step; load average "
-          f"{load:.1f} before, {os.getloadavg()[0]:.1f} after (least CPU time of 7 blocks of {args.steps} steps)")
+    print(
+        f"N={args.num_envs}, presses every tick; {ended:.1f} rounds end per step; load average "
+        f"{load:.1f} before, {os.getloadavg()[0]:.1f} after (least CPU time of 7 blocks of {args.steps} steps)"
+    )
     print("| piece | us per step | ns per env |\n|---|---|---|")
     for piece in pieces:
         print(f"| {piece.name} | {piece.micros:.1f} | {piece.micros * 1e3 / args.num_envs:.1f} |")
     if args.ratios:
         load = os.getloadavg()[0]
         found = ratios(args.num_envs)
-        print(f"\nWar over CartPole, env-steps per CPU-second (war-perf's loop, medians of 5; load average {load:.1f} "
-              f"before, {os.getloadavg()[0]:.1f} after)")
+        print(
+            f"\nWar over CartPole, env-steps per CPU-second (war-perf's loop, medians of 5; load average {load:.1f} "
+            f"before, {os.getloadavg()[0]:.1f} after)"
+        )
         print("| workload | War-v0 | War-v0, round_info=False |\n|---|---|---|")
         for ratio in found:
             print(f"| {ratio.workload} | {ratio.shipped:.2f} | {ratio.without_round_info:.2f} |")

@@ -35,8 +35,9 @@ class PeerSettings:
 
 
 SAME_MLP = PeerSettings("the fast trainer's settings (1024 envs x 64 steps, minibatches of 8192)", 1024, 64, 8192)
-SAME_LSTM = PeerSettings("the fast trainer's minibatches (128 envs x 64 steps, minibatches of 128 sequences)",
-                         128, 64, 8192)
+SAME_LSTM = PeerSettings(
+    "the fast trainer's minibatches (128 envs x 64 steps, minibatches of 128 sequences)", 128, 64, 8192
+)
 SHIPPED = PeerSettings("the shipped config (4 envs x 250 steps, minibatches of 250)", 4, 250, 250)
 
 
@@ -63,15 +64,31 @@ def sb3_run(settings: PeerSettings, timesteps: int, recurrent: bool = False) -> 
 
     single_threaded_torch()
     env = WarSB3VecEnv(settings.n_envs, env_id=ENV_ID, **WAR_TRAINING_REWARDS)
-    hyperparameters = {"n_steps": settings.n_steps, "batch_size": settings.batch_size, "n_epochs": settings.n_epochs,
-                       "gamma": 0.99, "gae_lambda": 0.95, "learning_rate": 1e-3, "normalize_advantage": False,
-                       "device": "cpu", "seed": 0}
+    hyperparameters = {
+        "n_steps": settings.n_steps,
+        "batch_size": settings.batch_size,
+        "n_epochs": settings.n_epochs,
+        "gamma": 0.99,
+        "gae_lambda": 0.95,
+        "learning_rate": 1e-3,
+        "normalize_advantage": False,
+        "device": "cpu",
+        "seed": 0,
+    }
     if recurrent:
         from sb3_contrib import RecurrentPPO
 
-        model = RecurrentPPO("MlpLstmPolicy", env, policy_kwargs={
-            "net_arch": NET_ARCH, "lstm_hidden_size": LSTM_UNITS, "shared_lstm": True, "enable_critic_lstm": False},
-            **hyperparameters)
+        model = RecurrentPPO(
+            "MlpLstmPolicy",
+            env,
+            policy_kwargs={
+                "net_arch": NET_ARCH,
+                "lstm_hidden_size": LSTM_UNITS,
+                "shared_lstm": True,
+                "enable_critic_lstm": False,
+            },
+            **hyperparameters,
+        )
     else:
         from stable_baselines3 import PPO
 
@@ -92,12 +109,20 @@ def trainer_runs(budget: float) -> dict[str, list[tuple[str, Callable[[], float]
     rollout = 1024 * 64
     steps = max(rollout, int(2 * rollout * budget))
     return {
-        "MLP": [("fast_ppo", fast_ppo_run(0, steps)),
-                (f"SB3 PPO, {SAME_MLP.label}", sb3_run(SAME_MLP, steps)),
-                (f"SB3 PPO, {SHIPPED.label}", sb3_run(SHIPPED, max(SHIPPED.rollout, int(10_000 * budget))))],
-        "LSTM": [("fast_ppo", fast_ppo_run(LSTM_UNITS, max(rollout, steps // 2))),
-                 (f"RecurrentPPO, {SAME_LSTM.label}", sb3_run(SAME_LSTM, max(SAME_LSTM.rollout, int(16_384 * budget)),
-                                                              recurrent=True)),
-                 (f"RecurrentPPO, {SHIPPED.label}", sb3_run(SHIPPED, max(SHIPPED.rollout, int(2_000 * budget)),
-                                                            recurrent=True))],
+        "MLP": [
+            ("fast_ppo", fast_ppo_run(0, steps)),
+            (f"SB3 PPO, {SAME_MLP.label}", sb3_run(SAME_MLP, steps)),
+            (f"SB3 PPO, {SHIPPED.label}", sb3_run(SHIPPED, max(SHIPPED.rollout, int(10_000 * budget)))),
+        ],
+        "LSTM": [
+            ("fast_ppo", fast_ppo_run(LSTM_UNITS, max(rollout, steps // 2))),
+            (
+                f"RecurrentPPO, {SAME_LSTM.label}",
+                sb3_run(SAME_LSTM, max(SAME_LSTM.rollout, int(16_384 * budget)), recurrent=True),
+            ),
+            (
+                f"RecurrentPPO, {SHIPPED.label}",
+                sb3_run(SHIPPED, max(SHIPPED.rollout, int(2_000 * budget)), recurrent=True),
+            ),
+        ],
     }

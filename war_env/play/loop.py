@@ -102,8 +102,10 @@ def play(
     if mode == "auto":
         mode = "window" if display_available() else "terminal"
     elif mode == "window" and not (headless_on_purpose() or display_available()):
-        raise NoDisplay("a window needs a display, and none was found (DISPLAY and WAYLAND_DISPLAY unset, or not "
-                        "usable): play in the terminal with --terminal")
+        raise NoDisplay(
+            "a window needs a display, and none was found (DISPLAY and WAYLAND_DISPLAY unset, or not "
+            "usable): play in the terminal with --terminal"
+        )
     if mode == "window":
         from war_env.play.window import PygameEvents, WindowView
 
@@ -120,7 +122,9 @@ def play(
         if hasattr(events, "close"):
             events.close()
     if getattr(events, "ended_without_keys", False):
-        raise NoKeys("standard input ended before any key was pressed (it is not a terminal): play in a terminal, "
-                     "or pipe keys into it, e.g. printf 'pq' | war-play --terminal")
+        raise NoKeys(
+            "standard input ended before any key was pressed (it is not a terminal): play in a terminal, "
+            "or pipe keys into it, e.g. printf 'pq' | war-play --terminal"
+        )
     board = session.env.scoreboard
     return PlayResult(stopped, board.rounds, (board.rounds_won[0], board.rounds_won[1]), board.draws)

@@ -45,8 +45,14 @@ class PlaySession:
     (an agent has nothing left to do), while a person wants to watch the bot play their seat.
     """
 
-    def __init__(self, opponent: str = "human", turn_seconds: float = 3.0, seed: int | None = None,
-                 trust_model_file: bool = False, **rules):
+    def __init__(
+        self,
+        opponent: str = "human",
+        turn_seconds: float = 3.0,
+        seed: int | None = None,
+        trust_model_file: bool = False,
+        **rules,
+    ):
         config = WarConfig.from_kwargs({"turn_seconds": turn_seconds, **rules})
         player = make_opponent(opponent, config=config, trust_model_file=trust_model_file)
         self.env = WarEnv(opponent=player, config=config)
@@ -118,7 +124,10 @@ class PlaySession:
             return "New round (N) deals again"
         if self.autoplaying:
             return f"The bot plays for you until battle {self.autoplay_target} is done"
-        if self.false_start_tick is not None and self.timed.tick_count - self.false_start_tick < FALSE_START_NOTICE_TICKS:
+        if (
+            self.false_start_tick is not None
+            and self.timed.tick_count - self.false_start_tick < FALSE_START_NOTICE_TICKS
+        ):
             return f"False start! Wait for your turn ({self.timed.false_starts[0]} this round)"
         return None
 

@@ -39,8 +39,9 @@ class MissingExtra(ImportError):
         self.extras = tuple(extras)
         names = " and ".join(f'"{extra}"' for extra in self.extras)
         plural = "s" if len(self.extras) > 1 else ""
-        super().__init__(f'{what} needs the {names} extra{plural} (missing: {", ".join(missing)}): '
-                         f'{install_hint(self.extras)}')
+        super().__init__(
+            f"{what} needs the {names} extra{plural} (missing: {', '.join(missing)}): {install_hint(self.extras)}"
+        )
 
 
 def missing_modules(extra: str) -> list[str]:

@@ -11,8 +11,17 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-PACKAGES = ("war-env", "gymnasium", "numpy", "scipy", "matplotlib", "numba", "stable-baselines3", "sb3-contrib",
-            "torch")
+PACKAGES = (
+    "war-env",
+    "gymnasium",
+    "numpy",
+    "scipy",
+    "matplotlib",
+    "numba",
+    "stable-baselines3",
+    "sb3-contrib",
+    "torch",
+)
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 """The folder holding the ``war_env`` package: a git checkout in development, site-packages when installed."""
 

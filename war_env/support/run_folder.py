@@ -31,8 +31,10 @@ def locked_run_folder(run_dir: str | Path, command: str) -> Iterator[Path]:
     try:
         lock.acquire()
     except Timeout:
-        raise RunFolderBusy(f"{run_dir} is in use by another {command} (it holds {run_dir / LOCK_NAME}); wait for it "
-                            "to end, or choose another folder") from None
+        raise RunFolderBusy(
+            f"{run_dir} is in use by another {command} (it holds {run_dir / LOCK_NAME}); wait for it "
+            "to end, or choose another folder"
+        ) from None
     try:
         yield run_dir
     finally:

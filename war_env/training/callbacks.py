@@ -21,13 +21,17 @@ EVALUATIONS = "eval/evaluations.npz"
 def checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
     """``checkpoints/ckpt_<timesteps>.zip`` of a run folder, newest first (other files there are not
     checkpoints and are left alone)."""
-    found = [(int(match[1]), path) for path in (run_dir / "checkpoints").glob("*.zip")
-             if (match := CHECKPOINT_NAME.fullmatch(path.name))]
+    found = [
+        (int(match[1]), path)
+        for path in (run_dir / "checkpoints").glob("*.zip")
+        if (match := CHECKPOINT_NAME.fullmatch(path.name))
+    ]
     return sorted(found, reverse=True)
 
 
-def make_callbacks(model_meta: dict, run_dir: Path, config: TrainConfig, eval_env, n_envs: int, best_so_far: float,
-                   resumed_at: int = 0):
+def make_callbacks(
+    model_meta: dict, run_dir: Path, config: TrainConfig, eval_env, n_envs: int, best_so_far: float, resumed_at: int = 0
+):
     """Round statistics for TensorBoard, the evaluation on held-out deals that saves ``best.zip``, and
     atomic checkpoints, in that order: at a step that has both, the checkpoint is written after the
     evaluation is in the log, so a run killed in between resumes from the previous checkpoint and
@@ -56,7 +60,7 @@ def make_callbacks(model_meta: dict, run_dir: Path, config: TrainConfig, eval_en
             if self.num_timesteps >= self.next_at:
                 self.next_at += self.every
                 save_model(self.model, run_dir / "checkpoints" / f"ckpt_{self.num_timesteps}.zip", **model_meta)
-                for _, old in checkpoints(run_dir)[config.keep_checkpoints:]:
+                for _, old in checkpoints(run_dir)[config.keep_checkpoints :]:
                     old.unlink(missing_ok=True)
             return True
 
@@ -113,17 +117,25 @@ def _continue_history(evaluation, log: Path, resumed_at: int) -> None:
         return
     try:
         with np.load(log) as data:
-            timesteps, results, lengths = data["timesteps"].tolist(), data["results"].tolist(), data["ep_lengths"].tolist()
+            timesteps, results, lengths = (
+                data["timesteps"].tolist(),
+                data["results"].tolist(),
+                data["ep_lengths"].tolist(),
+            )
     except (OSError, ValueError, KeyError) as error:
         kept = log.with_name("evaluations.unreadable.npz")
         log.replace(kept)
-        print(f"war-train: cannot read {log} ({error}); kept as {kept}, the evaluation log starts again",
-              file=sys.stderr)
+        print(
+            f"war-train: cannot read {log} ({error}); kept as {kept}, the evaluation log starts again", file=sys.stderr
+        )
         return
     earlier = sum(step <= resumed_at for step in timesteps)  # the log is in step order
     if earlier < len(timesteps):
-        print(f"war-train: resuming at {resumed_at} steps: the evaluations at {timesteps[earlier:]} steps come after "
-              "it and are dropped from the log (those steps are trained and evaluated again)", file=sys.stderr)
+        print(
+            f"war-train: resuming at {resumed_at} steps: the evaluations at {timesteps[earlier:]} steps come after "
+            "it and are dropped from the log (those steps are trained and evaluated again)",
+            file=sys.stderr,
+        )
     evaluation.evaluations_timesteps = timesteps[:earlier]
     evaluation.evaluations_results = results[:earlier]
     evaluation.evaluations_length = lengths[:earlier]

@@ -47,26 +47,43 @@ class HeldOutRounds:
         return self.played.mean_reaction_ticks
 
     def summary(self) -> dict:
-        return {"agent": self.agent, "opponent": self.opponent, "rounds": self.rounds, "seed": self.seed,
-                "mean_return": self.played.mean_return, "takeovers": self.takeovers,
-                "false_starts": int(self.played.false_starts.sum()), "wins": self.played.count("won"),
-                "mean_reaction_ticks": self.mean_reaction_ticks, "false_starts_per_100_rounds": self.false_starts_per_100}
+        return {
+            "agent": self.agent,
+            "opponent": self.opponent,
+            "rounds": self.rounds,
+            "seed": self.seed,
+            "mean_return": self.played.mean_return,
+            "takeovers": self.takeovers,
+            "false_starts": int(self.played.false_starts.sum()),
+            "wins": self.played.count("won"),
+            "mean_reaction_ticks": self.mean_reaction_ticks,
+            "false_starts_per_100_rounds": self.false_starts_per_100,
+        }
 
 
-def held_out_stats(agent, opponent: str, env_args: dict, rounds: int, seed: int,
-                   trust_model_file: bool = False, env_id: str | None = None) -> HeldOutRounds:
+def held_out_stats(
+    agent,
+    opponent: str,
+    env_args: dict,
+    rounds: int,
+    seed: int,
+    trust_model_file: bool = False,
+    env_id: str | None = None,
+) -> HeldOutRounds:
     """``agent`` (an ``Agent`` or spec) over rounds ``seed .. seed + rounds - 1`` against ``opponent``, in the
     game ``env_id`` (``war_env.envs.games``; by default the one the rules choose)."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a whole number >= 1, got {rounds!r}")
     config = game_config(env_id, env_args)
-    records = play_rounds(agent, opponent, config, range(seed, seed + rounds), trust_model_file=trust_model_file,
-                          env_id=env_id)
+    records = play_rounds(
+        agent, opponent, config, range(seed, seed + rounds), trust_model_file=trust_model_file, env_id=env_id
+    )
     return HeldOutRounds(records[0].agent, records[0].opponent, seed, RoundColumns.of_records(records, config))
 
 
-def compare_with_baseline(agent, opponent: str, env_args: dict, rounds: int, seed: int,
-                          trust_model_file: bool = False) -> dict:
+def compare_with_baseline(
+    agent, opponent: str, env_args: dict, rounds: int, seed: int, trust_model_file: bool = False
+) -> dict:
     """The agent and ``prompt`` on the same held-out deals, and the bar."""
     model_stats = held_out_stats(agent, opponent, env_args, rounds, seed, trust_model_file)
     return compare(model_stats, held_out_stats(BASELINE, opponent, env_args, rounds, seed, trust_model_file))
@@ -93,5 +110,8 @@ def compare(model_stats: HeldOutRounds, prompt_stats: HeldOutRounds) -> dict:
 
 def meets_bar(takeovers: int, false_starts_per_100: float, return_gap: float) -> bool:
     """``return_gap``: prompt's mean return minus the model's, on the same deals."""
-    return bool(takeovers == BAR["takeovers"] and false_starts_per_100 < BAR["false_starts_per_100_rounds_below"]
-                and return_gap <= BAR["return_gap_at_most"])
+    return bool(
+        takeovers == BAR["takeovers"]
+        and false_starts_per_100 < BAR["false_starts_per_100_rounds_below"]
+        and return_gap <= BAR["return_gap_at_most"]
+    )

@@ -42,9 +42,20 @@ CONFIG_KEYS = {
 }
 EVALUATION_KEYS = {"every_timesteps", "rounds", "seed"}
 RESERVED_HYPERPARAMETERS = {
-    "policy", "env", "policy_kwargs", "tensorboard_log", "verbose", "seed", "device", "_init_setup_model",
-    "stats_window_size", "monitor_wrapper", "replay_buffer_class", "replay_buffer_kwargs",
-    "rollout_buffer_class", "rollout_buffer_kwargs",
+    "policy",
+    "env",
+    "policy_kwargs",
+    "tensorboard_log",
+    "verbose",
+    "seed",
+    "device",
+    "_init_setup_model",
+    "stats_window_size",
+    "monitor_wrapper",
+    "replay_buffer_class",
+    "replay_buffer_kwargs",
+    "rollout_buffer_class",
+    "rollout_buffer_kwargs",
 }
 """Algorithm arguments the script sets itself (or that take Python objects, not JSON values)."""
 MAX_MAGNITUDE = 1_000_000
@@ -62,8 +73,17 @@ RANGES = {
     "target_update_interval": (1, 10_000_000, False),
     "learning_starts": (0, 10_000_000, False),
     "gradient_steps": (0, 1_000, False),
-    **{name: (0, 1, False) for name in ("gamma", "gae_lambda", "tau", "exploration_fraction",
-                                        "exploration_initial_eps", "exploration_final_eps")},
+    **{
+        name: (0, 1, False)
+        for name in (
+            "gamma",
+            "gae_lambda",
+            "tau",
+            "exploration_fraction",
+            "exploration_initial_eps",
+            "exploration_final_eps",
+        )
+    },
     **{name: (0, MAX_MAGNITUDE, False) for name in ("ent_coef", "vf_coef", "max_grad_norm", "clip_range")},
 }
 """Hyperparameter ranges (any other number must lie within +-``MAX_MAGNITUDE``)."""

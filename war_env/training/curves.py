@@ -72,7 +72,7 @@ is 1,000 times worse): one takeover in 1,000 rounds, a gap of 0.001 per round, s
 WALL_SECONDS = {
     FAST_PPO: "training wall seconds up to the step, as fast_ppo's progress.jsonl records them at every update",
     "sb3": "training wall seconds up to the step, interpolated in steps within its training session (an SB3 run "
-           "records the wall seconds of each session, from_timesteps to to_timesteps, in its model card)",
+    "records the wall seconds of each session, from_timesteps to to_timesteps, in its model card)",
 }
 SEED_DIR = "seed-{}"
 MAX_POINTS = 1_000
@@ -159,8 +159,9 @@ def learning_curves(
 ) -> CurvesResult:
     """Train ``algo`` once per seed on ``env_id``'s game, evaluate every ``every`` steps, write curves.json and
     curves.png. ``opponent``: by default a probe's own, else ``human``."""
-    settings = check_settings(algo, config_path, overrides, seeds, env_id, opponent, timesteps, every, rounds,
-                              eval_seed, env_args, vec_env)
+    settings = check_settings(
+        algo, config_path, overrides, seeds, env_id, opponent, timesteps, every, rounds, eval_seed, env_args, vec_env
+    )
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
     if run_dir is None:
@@ -168,17 +169,25 @@ def learning_curves(
         run_dir = Path(runs_root) / f"curves-{settings.algorithm}-{game}-{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = Path(run_dir)
     _start_folder(run_dir, settings)
-    reference = held_out_stats(settings.reference.agent, settings.opponent, settings.env_args, settings.rounds,
-                               settings.eval_seed, env_id=settings.env_id)
+    reference = held_out_stats(
+        settings.reference.agent,
+        settings.opponent,
+        settings.env_args,
+        settings.rounds,
+        settings.eval_seed,
+        env_id=settings.env_id,
+    )
     gap = settings.reference.metric
     results = {}
     for seed, seed_curve in _run_seeds(run_dir, settings, reference, workers):
         results[seed] = seed_curve
         final = seed_curve["final"]
-        log(f"seed {seed}: final model {'meets' if final['bar_passed'] else 'does NOT meet'} the bar "
+        log(
+            f"seed {seed}: final model {'meets' if final['bar_passed'] else 'does NOT meet'} the bar "
             f"(takeovers {final['takeovers']}, false starts/100 {final['false_starts_per_100']:.2f}, "
             f"{gap} {final[gap]:+.4f}); first optimal at {seed_curve['first_optimal_at']}, "
-            f"optimal from {seed_curve['optimal_from']}; {seed_curve['train_wall_seconds']} s training")
+            f"optimal from {seed_curve['optimal_from']}; {seed_curve['train_wall_seconds']} s training"
+        )
     curves = summarise(settings, reference, [results[seed] for seed in settings.seeds])
     write_atomic(run_dir / "curves.json", json.dumps(curves, indent=2))
     png = run_dir / "curves.png"
@@ -186,8 +195,9 @@ def learning_curves(
     return CurvesResult(run_dir, curves, png)
 
 
-def check_settings(algo, config_path, overrides, seeds, env_id, opponent, timesteps, every, rounds, eval_seed,
-                   env_args, vec_env) -> CurveSettings:
+def check_settings(
+    algo, config_path, overrides, seeds, env_id, opponent, timesteps, every, rounds, eval_seed, env_args, vec_env
+) -> CurveSettings:
     """Every argument checked (the opponent and the training config built once) before anything is written
     or trained."""
     env_id = None if env_id is None else check_env_id(env_id)
@@ -219,8 +229,20 @@ def check_settings(algo, config_path, overrides, seeds, env_id, opponent, timest
         raise ValueError(f"timesteps / every gives {timesteps // every:,} models per curve; at most {MAX_POINTS:,}")
     if vec_env not in VEC_ENVS:
         raise ValueError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got {vec_env!r}")
-    return CurveSettings(algo, config_file, overrides, seeds, env_id, opponent, timesteps, every,
-                         positive_int("rounds", rounds), non_negative_int("eval_seed", eval_seed), env_args, vec_env)
+    return CurveSettings(
+        algo,
+        config_file,
+        overrides,
+        seeds,
+        env_id,
+        opponent,
+        timesteps,
+        every,
+        positive_int("rounds", rounds),
+        non_negative_int("eval_seed", eval_seed),
+        env_args,
+        vec_env,
+    )
 
 
 def _check_fast_config(config_path, overrides: dict) -> str:
@@ -260,10 +282,15 @@ def _start_folder(run_dir: Path, settings: CurveSettings) -> None:
         if json.loads((run_dir / "train_config.json").read_text()) != training_config:
             changed.append("the training config's content")
         if changed:
-            game = (f"; it was made for {before.get('env_id') or 'the game its rules choose (no --env-id)'}"
-                    if "env_id" in changed else "")
-            raise FileExistsError(f"curve folder {str(run_dir)!r} was made with other settings ({', '.join(changed)})"
-                                  f"{game}; pick another --run-dir")
+            game = (
+                f"; it was made for {before.get('env_id') or 'the game its rules choose (no --env-id)'}"
+                if "env_id" in changed
+                else ""
+            )
+            raise FileExistsError(
+                f"curve folder {str(run_dir)!r} was made with other settings ({', '.join(changed)})"
+                f"{game}; pick another --run-dir"
+            )
         return
     if run_dir.exists() and any(run_dir.iterdir()):
         raise FileExistsError(f"{str(run_dir)!r} is not empty and holds no war-curves run; pick another --run-dir")
@@ -294,8 +321,11 @@ def _run_seeds(run_dir: Path, settings: CurveSettings, reference: HeldOutRounds,
     import multiprocessing
 
     with one_thread_environment():  # the workers start with one thread for torch, numba and BLAS
-        pool = ProcessPoolExecutor(min(workers, len(settings.seeds)), mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=limit_process_threads)
+        pool = ProcessPoolExecutor(
+            min(workers, len(settings.seeds)),
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=limit_process_threads,
+        )
     try:
         futures = {pool.submit(seed_curve, run_dir, settings, seed, reference): seed for seed in settings.seeds}
         for future in as_completed(futures):
@@ -317,8 +347,7 @@ def seed_curve(run_dir: Path, settings: CurveSettings, seed: int, reference: Hel
     points = [(steps, path) for steps, path in sorted(_checkpoints(settings, folder)) if steps < card["timesteps"]]
     points.append((card["timesteps"], folder / "final.zip"))
     seconds = _wall_seconds(settings, folder, card)
-    curve = {"steps": [], "wall_seconds": [], **{metric: [] for metric in settings.reference.metrics},
-             "bar_passed": []}
+    curve = {"steps": [], "wall_seconds": [], **{metric: [] for metric in settings.reference.metrics}, "bar_passed": []}
     for steps, path in points:
         measured = evaluate_model(settings, path, reference)  # the last one: final.zip
         curve["steps"].append(steps)
@@ -344,9 +373,18 @@ def _train_sb3(run_dir: Path, settings: CurveSettings, seed: int, folder: Path) 
         restated = {"opponent": settings.opponent} if is_exec_spec(settings.opponent) else {}
         train(resume=folder, **restated, **common)
     else:
-        train(settings.algorithm, config_path=run_dir / "train_config.json", overrides=settings.overrides, seed=seed,
-              opponent=settings.opponent, env_args=settings.env_args, env_id=settings.env_id, run_dir=folder,
-              vec_env=settings.vec_env, **common)
+        train(
+            settings.algorithm,
+            config_path=run_dir / "train_config.json",
+            overrides=settings.overrides,
+            seed=seed,
+            opponent=settings.opponent,
+            env_args=settings.env_args,
+            env_id=settings.env_id,
+            run_dir=folder,
+            vec_env=settings.vec_env,
+            **common,
+        )
 
 
 def _train_fast(run_dir: Path, settings: CurveSettings, seed: int, folder: Path) -> None:
@@ -357,8 +395,16 @@ def _train_fast(run_dir: Path, settings: CurveSettings, seed: int, folder: Path)
         run_fast_ppo(folder, settings.timesteps, opponent=restated, bench_rounds=0, resume=True)
     else:
         config = json.loads((run_dir / "train_config.json").read_text())
-        run_fast_ppo(folder, settings.timesteps, overrides=config, env_id=settings.env_id, opponent=settings.opponent,
-                     env_args=settings.env_args, seed=seed, bench_rounds=0)
+        run_fast_ppo(
+            folder,
+            settings.timesteps,
+            overrides=config,
+            env_id=settings.env_id,
+            opponent=settings.opponent,
+            env_args=settings.env_args,
+            seed=seed,
+            bench_rounds=0,
+        )
 
 
 def _checkpoints(settings: CurveSettings, folder: Path) -> list[tuple[int, Path]]:
@@ -403,7 +449,10 @@ def steps_to_optimum(steps: list[int], passed: list[bool]) -> dict:
     from which every later model does (``None`` for both when none, or the last one, does not)."""
     first = next((step for step, ok in zip(steps, passed) if ok), None)
     last_failure = max((k for k, ok in enumerate(passed) if not ok), default=-1)
-    return {"first_optimal_at": first, "optimal_from": steps[last_failure + 1] if last_failure + 1 < len(steps) else None}
+    return {
+        "first_optimal_at": first,
+        "optimal_from": steps[last_failure + 1] if last_failure + 1 < len(steps) else None,
+    }
 
 
 def evaluate_model(settings: CurveSettings, path: Path, reference: HeldOutRounds) -> dict:
@@ -416,8 +465,9 @@ def evaluate_model(settings: CurveSettings, path: Path, reference: HeldOutRounds
         from war_env.agents.sb3_agent import load_sb3_agent
 
         agent = load_sb3_agent(settings.algorithm, str(path))
-    stats = held_out_stats(agent, settings.opponent, settings.env_args, settings.rounds, settings.eval_seed,
-                           env_id=settings.env_id)
+    stats = held_out_stats(
+        agent, settings.opponent, settings.env_args, settings.rounds, settings.eval_seed, env_id=settings.env_id
+    )
     comparison = compare(stats, reference)
     return {
         settings.reference.metric: 0.0 - comparison["mean_return_difference"],  # 0.0 - x: no "-0.0000" for 0
@@ -469,7 +519,7 @@ def summarise(settings: CurveSettings, reference: HeldOutRounds, seed_results: l
         "bar": BAR,
         "baseline": reference.summary(),
         "interval": "IQM across seeds (scipy.stats.trim_mean(x, 0.25)), 95% stratified percentile bootstrap "
-                    "over seeds (war_env.league.stats.iqm_interval, rliable's method)",
+        "over seeds (war_env.league.stats.iqm_interval, rliable's method)",
         "steps": steps,
         "wall_seconds": {
             "meaning": WALL_SECONDS[FAST_PPO if settings.algorithm == FAST_PPO else "sb3"],
@@ -478,9 +528,20 @@ def summarise(settings: CurveSettings, reference: HeldOutRounds, seed_results: l
         },
         "metrics": metrics,
         **{kind: models(kind) for kind in kinds},
-        "seeds": {str(result["seed"]): {key: result[key] for key in
-                                        ("final", "best", "first_optimal_at", "optimal_from", "train_wall_seconds",
-                                         "eval_wall_seconds")} for result in seed_results},
+        "seeds": {
+            str(result["seed"]): {
+                key: result[key]
+                for key in (
+                    "final",
+                    "best",
+                    "first_optimal_at",
+                    "optimal_from",
+                    "train_wall_seconds",
+                    "eval_wall_seconds",
+                )
+            }
+            for result in seed_results
+        },
     }
 
 
@@ -509,8 +570,10 @@ def plot_curves(curves: dict, path: Path) -> None:
 
     settings, metrics = curves["settings"], curves["metrics"]
     wall = curves["wall_seconds"]
-    rows = [("environment steps", {seed: curves["steps"] for seed in wall["per_seed"]}, curves["steps"]),
-            ("training wall seconds", wall["per_seed"], wall["mean"])]
+    rows = [
+        ("environment steps", {seed: curves["steps"] for seed in wall["per_seed"]}, curves["steps"]),
+        ("training wall seconds", wall["per_seed"], wall["mean"]),
+    ]
     figure, axes = plt.subplots(2, len(metrics), figsize=(13, 7.2), sharex="row")
     for row, (label, x_per_seed, x_iqm) in zip(axes, rows):
         for axis, (metric, data) in zip(row, metrics.items()):
@@ -518,14 +581,20 @@ def plot_curves(curves: dict, path: Path) -> None:
             axis.set_xlabel(label)
         row[0].set_xlim(left=0)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, fontsize=7, loc="lower center", ncol=len(labels))  # below the panels: hides no series
-    verdict = ("every final model meets the bar" if curves["final"]["all_meet_bar"]
-               else "NOT every final model meets the bar")
+    figure.legend(
+        handles, labels, fontsize=7, loc="lower center", ncol=len(labels)
+    )  # below the panels: hides no series
+    verdict = (
+        "every final model meets the bar" if curves["final"]["all_meet_bar"] else "NOT every final model meets the bar"
+    )
     game = f" on {curves['env_id']}" if curves.get("env_id") else ""
-    figure.suptitle(f"{settings['algorithm']}{game} vs {settings['opponent']}, {settings['timesteps']:,} steps:\n"
-                    f"{len(settings['seeds'])} seeds, "
-                    f"{settings['rounds']:,} held-out paired rounds per point (seed {settings['eval_seed']}); "
-                    f"{verdict}", fontsize=10)
+    figure.suptitle(
+        f"{settings['algorithm']}{game} vs {settings['opponent']}, {settings['timesteps']:,} steps:\n"
+        f"{len(settings['seeds'])} seeds, "
+        f"{settings['rounds']:,} held-out paired rounds per point (seed {settings['eval_seed']}); "
+        f"{verdict}",
+        fontsize=10,
+    )
     figure.tight_layout(rect=(0, 0.04, 1, 1))  # room for the legend
     save_figure(figure, path)
     plt.close(figure)
@@ -550,9 +619,15 @@ def _draw_metric(axis, metric: str, data: dict, x_per_seed: dict, x_iqm: np.ndar
         axis.axhline(lines[metric], color="tab:red", lw=0.8, ls="--", label="bar")
     simple = curves["reference"].get("best_simple_regret_exact")
     if metric == "regret" and simple is not None:
-        axis.axhline(simple, color="tab:blue", lw=0.8, ls=":",
-                     label=f"{curves['reference']['best_simple_baseline']} (best simple baseline, exact)")
+        axis.axhline(
+            simple,
+            color="tab:blue",
+            lw=0.8,
+            ls=":",
+            label=f"{curves['reference']['best_simple_baseline']} (best simple baseline, exact)",
+        )
         top = max(top, simple)
     values = np.ravel(list(data["per_seed"].values()))
-    axis.set_ylim(min(0.0, values.min()) - 0.3 * LINEAR_BELOW[metric],
-                  1.5 * max(values.max(), top, 10 * LINEAR_BELOW[metric]))
+    axis.set_ylim(
+        min(0.0, values.min()) - 0.3 * LINEAR_BELOW[metric], 1.5 * max(values.max(), top, 10 * LINEAR_BELOW[metric])
+    )

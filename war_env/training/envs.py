@@ -42,8 +42,14 @@ class WarEnvFactory:
     """Picklable env constructor (SubprocVecEnv sends it to a worker process): War-v0 with the given
     rule arguments and opponent spec, showing the policy the ``observation`` fields."""
 
-    def __init__(self, env_args: dict, opponent: str, trust_model_file: bool, observation=OBSERVATION_FIELDS,
-                 game: str | None = None):
+    def __init__(
+        self,
+        env_args: dict,
+        opponent: str,
+        trust_model_file: bool,
+        observation=OBSERVATION_FIELDS,
+        game: str | None = None,
+    ):
         self.env_args, self.opponent, self.trust_model_file = env_args, opponent, trust_model_file
         self.observation = tuple(observation)
         self.game = game
@@ -51,7 +57,9 @@ class WarEnvFactory:
     def __call__(self):
         config = game_config(self.game, self.env_args)
         opponent = make_opponent(self.opponent, config=config, trust_model_file=self.trust_model_file)
-        return select_observation(gym.make(env_id(config, self.game), opponent=opponent, config=config), self.observation)
+        return select_observation(
+            gym.make(env_id(config, self.game), opponent=opponent, config=config), self.observation
+        )
 
 
 def policy_fields(observation, config, game: str | None = None) -> tuple[str, ...]:
@@ -70,8 +78,17 @@ def env_id(config, game: str | None = None) -> str:
     return game_id(game, config)
 
 
-def make_vec(env_args: dict, opponent: str, n_envs: int, seed: int, vec_env: str = "batched", trust_model_file=False,
-             observation=OBSERVATION_FIELDS, game: str | None = None, frame_stack: int = 1):
+def make_vec(
+    env_args: dict,
+    opponent: str,
+    n_envs: int,
+    seed: int,
+    vec_env: str = "batched",
+    trust_model_file=False,
+    observation=OBSERVATION_FIELDS,
+    game: str | None = None,
+    frame_stack: int = 1,
+):
     """``n_envs`` envs of ``game`` (default: War-v0, or WarLatency-v0 with latency) for SB3 (env ``i`` seeded
     ``seed + i``, episode statistics monitored); the policy sees the ``observation`` fields, the last
     ``frame_stack`` observations at once. ``vec_env``: one of ``VEC_ENVS`` (see the module)."""
@@ -92,8 +109,11 @@ def _vec(env_args, opponent, n_envs, seed, vec_env, trust_model_file, observatio
         if isinstance(player, Bot):
             return _batched(config, player, n_envs, seed, observation, env_id(config, game))
         else:
-            warnings.warn(f"the batched env plays bot opponents only, not {opponent!r}: training "
-                          "on vec_env='dummy'", RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"the batched env plays bot opponents only, not {opponent!r}: training on vec_env='dummy'",
+                RuntimeWarning,
+                stacklevel=3,
+            )
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 

@@ -103,25 +103,45 @@ class FastPPOConfig:
     def __post_init__(self):
         if isinstance(self.hidden, list):
             object.__setattr__(self, "hidden", tuple(self.hidden))
-        for name, low, high in (("num_envs", 1, 65536), ("rollout_steps", 1, 4096), ("epochs", 1, 1000),
-                                ("minibatch_size", 1, 1 << 22), ("frame_stack", 1, MAX_FRAME_STACK),
-                                ("checkpoint_every", 0, 1 << 62)):
+        for name, low, high in (
+            ("num_envs", 1, 65536),
+            ("rollout_steps", 1, 4096),
+            ("epochs", 1, 1000),
+            ("minibatch_size", 1, 1 << 22),
+            ("frame_stack", 1, MAX_FRAME_STACK),
+            ("checkpoint_every", 0, 1 << 62),
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise ValueError(f"fast_ppo config: {name} must be a whole number in [{low}, {high}], got {value!r}")
-        for name, low, high in (("learning_rate", 0.0, 1.0), ("gamma", 0.0, 1.0), ("gae_lambda", 0.0, 1.0),
-                                ("clip_range", 0.0, 10.0), ("ent_coef", 0.0, 10.0), ("vf_coef", 0.0, 10.0),
-                                ("max_grad_norm", 0.0, 1e6)):
+        for name, low, high in (
+            ("learning_rate", 0.0, 1.0),
+            ("gamma", 0.0, 1.0),
+            ("gae_lambda", 0.0, 1.0),
+            ("clip_range", 0.0, 10.0),
+            ("ent_coef", 0.0, 10.0),
+            ("vf_coef", 0.0, 10.0),
+            ("max_grad_norm", 0.0, 1e6),
+        ):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low < value <= high \
-                    and not (name in ("ent_coef", "gae_lambda") and value == 0):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not low < value <= high
+                and not (name in ("ent_coef", "gae_lambda") and value == 0)
+            ):
                 raise ValueError(f"fast_ppo config: {name} must be a number in ({low}, {high}], got {value!r}")
         if not isinstance(self.normalize_advantage, bool):
-            raise ValueError(f"fast_ppo config: normalize_advantage must be true or false, got {self.normalize_advantage!r}")
-        if self.train_rewards is not None and (not isinstance(self.train_rewards, dict) or not all(
-                isinstance(key, str) and key.startswith("reward_") for key in self.train_rewards)):
-            raise ValueError(f"fast_ppo config: train_rewards must be an object of reward_* weights, got "
-                             f"{self.train_rewards!r}")
+            raise ValueError(
+                f"fast_ppo config: normalize_advantage must be true or false, got {self.normalize_advantage!r}"
+            )
+        if self.train_rewards is not None and (
+            not isinstance(self.train_rewards, dict)
+            or not all(isinstance(key, str) and key.startswith("reward_") for key in self.train_rewards)
+        ):
+            raise ValueError(
+                f"fast_ppo config: train_rewards must be an object of reward_* weights, got {self.train_rewards!r}"
+            )
         FastNetwork(1, self.hidden, self.activation, self.lstm_hidden_size)  # checks the network's fields
 
     @classmethod
@@ -155,8 +175,9 @@ def _layers(text) -> tuple[int, ...]:
 
 
 # --- advantages ----------------------------------------------------------------------------------------
-def advantages_and_returns(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, last_values: np.ndarray,
-                           gamma: float, gae_lambda: float) -> tuple[np.ndarray, np.ndarray]:
+def advantages_and_returns(
+    rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, last_values: np.ndarray, gamma: float, gae_lambda: float
+) -> tuple[np.ndarray, np.ndarray]:
     """GAE over a rollout of shape ``(steps, envs)``: ``dones[t]`` is 1 where a round ended at step ``t`` (no value
     is bootstrapped across it), ``last_values`` the values of the observations after the last step. Returns
     ``(advantages, returns)``, ``returns = advantages + values``: SB3's ``compute_returns_and_advantage``, whose
@@ -270,9 +291,18 @@ class Checkpoint:
     seconds: float
 
 
-def train_fast_ppo(config: FastPPOConfig, timesteps: int, *, env_id: str | None = None, opponent: str | None = None,
-                   env_args: dict | None = None, seed: int = 0, log=None, start: Checkpoint | None = None,
-                   checkpoint=None) -> FastPPOResult:
+def train_fast_ppo(
+    config: FastPPOConfig,
+    timesteps: int,
+    *,
+    env_id: str | None = None,
+    opponent: str | None = None,
+    env_args: dict | None = None,
+    seed: int = 0,
+    log=None,
+    start: Checkpoint | None = None,
+    checkpoint=None,
+) -> FastPPOResult:
     """Train for at least ``timesteps`` env steps (whole rollouts) on ``env_id``'s batched env (default War-v0)
     against ``opponent`` (default: a probe's own, else ``human``); ``env_args`` are rule keywords of the game.
     ``log(entry)`` is called after every update; ``checkpoint(result so far, the optimizer's state)`` after each update
@@ -305,7 +335,9 @@ def train_fast_ppo(config: FastPPOConfig, timesteps: int, *, env_id: str | None 
             log(history[-1])
         every = config.checkpoint_every
         if checkpoint is not None and every and done_steps // every > (done_steps - per_update) // every:
-            checkpoint(FastPPOResult(policy, network, shown, game, done_steps, seconds, history), optimizer.state_dict())
+            checkpoint(
+                FastPPOResult(policy, network, shown, game, done_steps, seconds, history), optimizer.state_dict()
+            )
     env.close()
     return FastPPOResult(policy, network, shown, game, done_steps, time.perf_counter() - started, history)
 
@@ -327,7 +359,7 @@ class Rollout:
         observations, _ = env.reset(seed=seeds)
         self.width = observations.shape[1]
         self.frames = torch.zeros((n, network.inputs))
-        self.frames[:, -self.width:] = torch.from_numpy(observations)
+        self.frames[:, -self.width :] = torch.from_numpy(observations)
         self.starts = torch.ones(n)
         self.dealing = torch.zeros(n)
         units = network.lstm_hidden_size
@@ -337,14 +369,23 @@ class Rollout:
 
     def collect(self, policy) -> dict:
         torch, steps, n = self.torch, self.config.rollout_steps, self.config.num_envs
-        buffers = {"inputs": torch.zeros((steps, n, self.network.inputs)), "actions": torch.zeros((steps, n), dtype=torch.long),
-                   "logprobs": torch.zeros((steps, n)), "values": torch.zeros((steps, n)), "starts": torch.zeros((steps, n)),
-                   "valid": torch.zeros((steps, n))}
+        buffers = {
+            "inputs": torch.zeros((steps, n, self.network.inputs)),
+            "actions": torch.zeros((steps, n), dtype=torch.long),
+            "logprobs": torch.zeros((steps, n)),
+            "values": torch.zeros((steps, n)),
+            "starts": torch.zeros((steps, n)),
+            "valid": torch.zeros((steps, n)),
+        }
         rewards, dones = np.zeros((steps, n), np.float32), np.zeros((steps, n), np.float32)
         initial_state = None if self.state is None else (self.state[0].clone(), self.state[1].clone())
         with torch.no_grad():
             for t in range(steps):
-                buffers["inputs"][t], buffers["starts"][t], buffers["valid"][t] = self.frames, self.starts, 1.0 - self.dealing
+                buffers["inputs"][t], buffers["starts"][t], buffers["valid"][t] = (
+                    self.frames,
+                    self.starts,
+                    1.0 - self.dealing,
+                )
                 features, self.state = policy.features(self.frames.unsqueeze(0), self.starts.unsqueeze(0), self.state)
                 logits, values = policy.actor(features[0]), policy.critic(features[0])[:, 0]
                 log_policy = torch.log_softmax(logits, dim=1)
@@ -356,10 +397,15 @@ class Rollout:
                 self._advance(observations, dones[t], reward)
             features, _ = policy.features(self.frames.unsqueeze(0), self.starts.unsqueeze(0), self.state)
             last_values = policy.critic(features[0])[:, 0].numpy()
-        advantages, returns = advantages_and_returns(rewards, buffers["values"].numpy(), dones, last_values,
-                                                     self.config.gamma, self.config.gae_lambda)
-        return {**buffers, "advantages": torch.from_numpy(advantages), "returns": torch.from_numpy(returns),
-                "initial_state": initial_state}
+        advantages, returns = advantages_and_returns(
+            rewards, buffers["values"].numpy(), dones, last_values, self.config.gamma, self.config.gae_lambda
+        )
+        return {
+            **buffers,
+            "advantages": torch.from_numpy(advantages),
+            "returns": torch.from_numpy(returns),
+            "initial_state": initial_state,
+        }
 
     def _advance(self, observations: np.ndarray, done: np.ndarray, reward: np.ndarray) -> None:
         """After a step: a round that ended makes the next step a dealing step; a dealing step's observation is a
@@ -369,7 +415,7 @@ class Rollout:
         self.dealing = torch.from_numpy(done)
         observations = torch.from_numpy(observations)
         if self.network.inputs > self.width:  # shift the frames: the oldest out, the newest last
-            self.frames = torch.cat((self.frames[:, self.width:] * (1.0 - self.starts).unsqueeze(1), observations), 1)
+            self.frames = torch.cat((self.frames[:, self.width :] * (1.0 - self.starts).unsqueeze(1), observations), 1)
         else:
             self.frames = observations
         self.running += reward
@@ -395,15 +441,21 @@ def update(policy, optimizer, batch: dict, config: FastPPOConfig, network: FastN
             for envs in torch.randperm(n).split(per_batch):
                 state = (batch["initial_state"][0][envs], batch["initial_state"][1][envs])
                 features, _ = policy.features(batch["inputs"][:, envs], batch["starts"][:, envs], state)
-                _step(policy, optimizer, config, features.reshape(-1, features.shape[-1]),
-                      {key: batch[key][:, envs].reshape(-1) for key in _SAMPLES}, torch)
+                _step(
+                    policy,
+                    optimizer,
+                    config,
+                    features.reshape(-1, features.shape[-1]),
+                    {key: batch[key][:, envs].reshape(-1) for key in _SAMPLES},
+                    torch,
+                )
         return
     flat = {key: batch[key].reshape(steps * n, *batch[key].shape[2:]) for key in ("inputs", *_SAMPLES)}
     for _ in range(config.epochs):
         order = torch.randperm(steps * n)
         shuffled = {key: value[order] for key, value in flat.items()}  # one gather per epoch, then slices
         for begin in range(0, steps * n, config.minibatch_size):
-            part = {key: value[begin:begin + config.minibatch_size] for key, value in shuffled.items()}
+            part = {key: value[begin : begin + config.minibatch_size] for key, value in shuffled.items()}
             _step(policy, optimizer, config, part.pop("inputs"), part, torch)
 
 
@@ -434,10 +486,19 @@ def _step(policy, optimizer, config: FastPPOConfig, features, samples: dict, tor
 
 def save(result: FastPPOResult, path, config: FastPPOConfig, seed: int, opponent: str | None, env_args: dict) -> Path:
     """The trained policy as a ``fast_ppo`` model file (``fast_ppo:PATH``)."""
-    return save_fast_model(path, result.policy.state_dict(), result.network, result.fields, config.frame_stack,
-                           result.env_id, config=config.as_json(), seed=seed, env_args=env_args,
-                           opponent=default_opponent(result.env_id) if opponent is None else opponent,
-                           num_timesteps=result.timesteps)
+    return save_fast_model(
+        path,
+        result.policy.state_dict(),
+        result.network,
+        result.fields,
+        config.frame_stack,
+        result.env_id,
+        config=config.as_json(),
+        seed=seed,
+        env_args=env_args,
+        opponent=default_opponent(result.env_id) if opponent is None else opponent,
+        num_timesteps=result.timesteps,
+    )
 
 
 # --- a run folder -------------------------------------------------------------------------------------------
@@ -454,9 +515,21 @@ CHECKPOINT_NAME = "fast_ppo_{}_steps"
 OPTIMIZER_SUFFIX = ".optimizer.pth"
 
 
-def run_fast_ppo(run_dir, timesteps: int | None, *, overrides: dict | None = None, env_id: str | None = None,
-                 opponent: str | None = None, env_args: dict | None = None, seed: int = 0, frame_stack: int = 1,
-                 bench_rounds: int = 500, bench_seed: int = 2_000_000, log=None, resume: bool = False) -> FastRun:
+def run_fast_ppo(
+    run_dir,
+    timesteps: int | None,
+    *,
+    overrides: dict | None = None,
+    env_id: str | None = None,
+    opponent: str | None = None,
+    env_args: dict | None = None,
+    seed: int = 0,
+    frame_stack: int = 1,
+    bench_rounds: int = 500,
+    bench_seed: int = 2_000_000,
+    log=None,
+    resume: bool = False,
+) -> FastRun:
     """``war-train --algo fast_ppo``: train, then write ``RUN/final.zip`` (the model), ``RUN/progress.jsonl`` (one
     line per update) and ``RUN/model_card.json`` (settings, config, wall time, steps/s, provenance and, unless
     ``bench_rounds`` is 0, the model against ``prompt`` on held-out paired rounds, as ``war-train``'s SB3 runs).
@@ -491,22 +564,41 @@ def run_fast_ppo(run_dir, timesteps: int | None, *, overrides: dict | None = Non
             _save_optimizer(Path(str(stem) + OPTIMIZER_SUFFIX), optimizer, so_far.seconds)
             write_atomic(run_dir / "progress.jsonl", "\n".join(lines) + "\n")
 
-        result = train_fast_ppo(config, settings["timesteps"], env_id=env_id, opponent=opponent, env_args=env_args,
-                                seed=seed, log=record, start=start, checkpoint=keep)
+        result = train_fast_ppo(
+            config,
+            settings["timesteps"],
+            env_id=env_id,
+            opponent=opponent,
+            env_args=env_args,
+            seed=seed,
+            log=record,
+            start=start,
+            checkpoint=keep,
+        )
         write_atomic(run_dir / "progress.jsonl", "\n".join(lines) + "\n")
         model = save(result, run_dir / "final.zip", config, seed, opponent, env_args)
-        card = {"algorithm": "fast_ppo", "model": {"final": "final.zip", "load": f"fast_ppo:{model}"},
-                "env_id": result.env_id, "opponent": default_opponent(result.env_id) if opponent is None else opponent,
-                "env_args": env_args, "seed": seed, "config": config.as_json(),
-                "train_env_rewards": config.rewards_for(result.env_id), "timesteps": result.timesteps,
-                "resumed_from_timesteps": start.steps if start is not None else None,
-                "train_wall_seconds": round(result.seconds, 1), "steps_per_second": round(result.steps_per_second),
-                "observation_fields": list(result.fields), "provenance": provenance()}
+        card = {
+            "algorithm": "fast_ppo",
+            "model": {"final": "final.zip", "load": f"fast_ppo:{model}"},
+            "env_id": result.env_id,
+            "opponent": default_opponent(result.env_id) if opponent is None else opponent,
+            "env_args": env_args,
+            "seed": seed,
+            "config": config.as_json(),
+            "train_env_rewards": config.rewards_for(result.env_id),
+            "timesteps": result.timesteps,
+            "resumed_from_timesteps": start.steps if start is not None else None,
+            "train_wall_seconds": round(result.seconds, 1),
+            "steps_per_second": round(result.steps_per_second),
+            "observation_fields": list(result.fields),
+            "provenance": provenance(),
+        }
         if bench_rounds:
             card_opponent = card["opponent"]
             prompt = held_out_stats(BASELINE, card_opponent, env_args, bench_rounds, bench_seed, env_id=result.env_id)
-            mine = held_out_stats(load_fast_agent(model), card_opponent, env_args, bench_rounds, bench_seed,
-                                  env_id=result.env_id)
+            mine = held_out_stats(
+                load_fast_agent(model), card_opponent, env_args, bench_rounds, bench_seed, env_id=result.env_id
+            )
             card["benchmark_final"] = {**compare(mine, prompt), "model_file": "final.zip"}
         write_atomic(run_dir / "model_card.json", json.dumps(card, indent=2))
     return FastRun(run_dir, model, card)
@@ -520,10 +612,19 @@ def _new_settings(run_dir: Path, timesteps, overrides, env_id, opponent, env_arg
     config = FastPPOConfig.with_overrides(overrides)
     _check_timesteps(timesteps)
     if (run_dir / SETTINGS_FILE).exists():
-        raise FileExistsError(f"run folder {str(run_dir)!r} holds a run that did not finish; continue it with "
-                              f"war-train --algo fast_ppo --resume {run_dir}, or pick another --run-dir")
-    settings = {"algorithm": "fast_ppo", "timesteps": timesteps, "config": config.as_json(), "env_id": env_id,
-                "opponent": opponent, "env_args": dict(env_args or {}), "seed": seed}
+        raise FileExistsError(
+            f"run folder {str(run_dir)!r} holds a run that did not finish; continue it with "
+            f"war-train --algo fast_ppo --resume {run_dir}, or pick another --run-dir"
+        )
+    settings = {
+        "algorithm": "fast_ppo",
+        "timesteps": timesteps,
+        "config": config.as_json(),
+        "env_id": env_id,
+        "opponent": opponent,
+        "env_args": dict(env_args or {}),
+        "seed": seed,
+    }
     write_atomic(run_dir / SETTINGS_FILE, json.dumps(settings, indent=2) + "\n")
     return settings
 
@@ -536,13 +637,22 @@ def _settings_to_resume(run_dir: Path, timesteps, opponent) -> dict:
     try:
         settings = json.loads(path.read_text())
     except (OSError, ValueError) as error:
-        raise ValueError(f"cannot resume {str(run_dir)!r}: {SETTINGS_FILE} is missing or unreadable ({error})") from None
+        raise ValueError(
+            f"cannot resume {str(run_dir)!r}: {SETTINGS_FILE} is missing or unreadable ({error})"
+        ) from None
     if not isinstance(settings, dict) or settings.get("algorithm") != "fast_ppo":
-        raise ValueError(f"cannot resume {str(run_dir)!r} with --algo fast_ppo: its {SETTINGS_FILE} is not a fast_ppo "
-                         "run's (an SB3 run is resumed without --algo fast_ppo)")
+        raise ValueError(
+            f"cannot resume {str(run_dir)!r} with --algo fast_ppo: its {SETTINGS_FILE} is not a fast_ppo "
+            "run's (an SB3 run is resumed without --algo fast_ppo)"
+        )
     stored = settings.get("opponent")
-    check_commands_restated([stored] if stored else [], [opponent] if opponent else [], str(path), "--opponent",
-                            f"war-train --algo fast_ppo --resume {run_dir}")
+    check_commands_restated(
+        [stored] if stored else [],
+        [opponent] if opponent else [],
+        str(path),
+        "--opponent",
+        f"war-train --algo fast_ppo --resume {run_dir}",
+    )
     if timesteps is not None:
         settings["timesteps"] = timesteps
     _check_timesteps(settings.get("timesteps"))
@@ -592,11 +702,24 @@ def _latest_checkpoint(run_dir: Path, config: FastPPOConfig) -> tuple[Checkpoint
     if not isinstance(saved, dict) or not isinstance(saved.get("optimizer"), dict):
         raise ValueError(f"{where} holds no optimizer state")
     progress = run_dir / "progress.jsonl"
-    lines = [line for line in (progress.read_text().splitlines() if progress.is_file() else [])
-             if line and json.loads(line)["steps"] <= steps]
+    lines = [
+        line
+        for line in (progress.read_text().splitlines() if progress.is_file() else [])
+        if line and json.loads(line)["steps"] <= steps
+    ]
     policy = {name: torch.from_numpy(weights.copy()) for name, weights in model.weights.items()}
     return Checkpoint(policy, saved["optimizer"], steps, float(saved.get("seconds", 0.0))), lines
 
 
-__all__ = ["FAST_ACTIVATIONS", "Checkpoint", "FastPPOConfig", "FastPPOResult", "advantages_and_returns", "build_policy",
-           "checkpoint_files", "run_fast_ppo", "sub_env_seeds", "train_fast_ppo"]
+__all__ = [
+    "FAST_ACTIVATIONS",
+    "Checkpoint",
+    "FastPPOConfig",
+    "FastPPOResult",
+    "advantages_and_returns",
+    "build_policy",
+    "checkpoint_files",
+    "run_fast_ppo",
+    "sub_env_seeds",
+    "train_fast_ppo",
+]

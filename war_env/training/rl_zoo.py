@@ -18,7 +18,9 @@ from collections.abc import Sequence
 import war_env  # noqa: F401  (registers War-v0)
 from war_env.support.extras import MissingExtra, require
 
-USAGE = "usage: python -m war_env.training.rl_zoo SCRIPT [ARGS ...]   (SCRIPT: record_video, enjoy, train, ... of rl_zoo3)"
+USAGE = (
+    "usage: python -m war_env.training.rl_zoo SCRIPT [ARGS ...]   (SCRIPT: record_video, enjoy, train, ... of rl_zoo3)"
+)
 
 
 def run_zoo_script(argv: Sequence[str]) -> None:

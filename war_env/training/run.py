@@ -108,8 +108,22 @@ def train(
     if resume is not None:
         plan = _resume_plan(resume, timesteps, opponent)
     else:
-        plan = _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, env_args, runs_root, run_dir,
-                         vec_env, trust_model_file, env_id, frame_stack)
+        plan = _new_plan(
+            algo,
+            config_path,
+            overrides,
+            timesteps,
+            n_envs,
+            seed,
+            opponent,
+            env_args,
+            runs_root,
+            run_dir,
+            vec_env,
+            trust_model_file,
+            env_id,
+            frame_stack,
+        )
     with locked_run_folder(plan.run_dir, "war-train"):
         if resume is None:
             _start_folder(plan)
@@ -128,8 +142,22 @@ class _Plan:
     """Checkpoints a resume passed over, with why (a file cut short by a crash)."""
 
 
-def _new_plan(algo, config_path, overrides, timesteps, n_envs, seed, opponent, env_args, runs_root, run_dir, vec_env,
-              trust_model_file=False, env_id=None, frame_stack=1):
+def _new_plan(
+    algo,
+    config_path,
+    overrides,
+    timesteps,
+    n_envs,
+    seed,
+    opponent,
+    env_args,
+    runs_root,
+    run_dir,
+    vec_env,
+    trust_model_file=False,
+    env_id=None,
+    frame_stack=1,
+):
     """Everything checked (the opponent built once), nothing written: see ``_start_folder``."""
     if env_id is not None:
         check_env_id(env_id)
@@ -197,14 +225,21 @@ def _resume_plan(resume, timesteps, opponent):
         config = parse_config(recorded["config"])
         settings = dict(recorded["settings"])
     except (ValueError, KeyError, TypeError) as error:  # JSONDecodeError is a ValueError
-        raise ValueError(f"cannot resume: {str(config_file)!r} is not a war-train config: "
-                         f"{type(error).__name__}: {error}") from None
+        raise ValueError(
+            f"cannot resume: {str(config_file)!r} is not a war-train config: {type(error).__name__}: {error}"
+        ) from None
     stored = settings.get("opponent")
     if opponent is not None and opponent != stored:
-        raise ValueError(f"{config_file} trains against {stored!r}; --opponent on --resume only restates it, "
-                         f"got {opponent!r}")
-    check_commands_restated([stored], [opponent] if is_exec_spec(opponent) else [], str(config_file), "--opponent",
-                            f"war-train --resume {resume}")
+        raise ValueError(
+            f"{config_file} trains against {stored!r}; --opponent on --resume only restates it, got {opponent!r}"
+        )
+    check_commands_restated(
+        [stored],
+        [opponent] if is_exec_spec(opponent) else [],
+        str(config_file),
+        "--opponent",
+        f"war-train --resume {resume}",
+    )
     if timesteps is not None:
         settings["timesteps"] = positive_int("timesteps", timesteps)
     if checkpoint is not None:
@@ -227,8 +262,10 @@ def _latest_checkpoint(run_dir: Path, algo: str) -> tuple[Path, list[str]]:
         return path, skipped
     if skipped:
         raise ValueError(f"run folder {str(run_dir)!r}: no checkpoint loads ({len(skipped)} tried); see above")
-    raise FileNotFoundError(f"run folder {str(run_dir)!r} has no checkpoints/ckpt_<timesteps>.zip to resume from; "
-                            "a run that saved nothing yet is started again by its first command")
+    raise FileNotFoundError(
+        f"run folder {str(run_dir)!r} has no checkpoints/ckpt_<timesteps>.zip to resume from; "
+        "a run that saved nothing yet is started again by its first command"
+    )
 
 
 def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, verbose) -> TrainResult:
@@ -239,21 +276,51 @@ def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, 
     game, stack = settings.get("env_id"), settings.get("frame_stack", 1)
     model = load_model(algo, plan.checkpoint) if plan.checkpoint is not None else None
     done = int(model.num_timesteps) if model is not None else 0
-    env = make_vec(train_args, settings["opponent"], settings["n_envs"], settings["seed"] + done,
-                   settings["vec_env"], trust_model_file, fields, game, stack)
+    env = make_vec(
+        train_args,
+        settings["opponent"],
+        settings["n_envs"],
+        settings["seed"] + done,
+        settings["vec_env"],
+        trust_model_file,
+        fields,
+        game,
+        stack,
+    )
     eval_kind = "batched" if settings["vec_env"] == "batched" else "dummy"  # SB3 wants both of one kind
-    eval_env = make_vec(settings["env_args"], settings["opponent"], 1, config.evaluation["seed"], eval_kind,
-                        trust_model_file, fields, game, stack)
+    eval_env = make_vec(
+        settings["env_args"],
+        settings["opponent"],
+        1,
+        config.evaluation["seed"],
+        eval_kind,
+        trust_model_file,
+        fields,
+        game,
+        stack,
+    )
     model = _model_for(plan, env, verbose, model)
-    model_meta = {"algo": algo, "policy_kwargs": config.policy_kwargs, "observation": list(fields),
-                  "frame_stack": stack, "env_id": game,
-                  "opponent": settings["opponent"], "env_args": settings["env_args"], "seed": settings["seed"]}
+    model_meta = {
+        "algo": algo,
+        "policy_kwargs": config.policy_kwargs,
+        "observation": list(fields),
+        "frame_stack": stack,
+        "env_id": game,
+        "opponent": settings["opponent"],
+        "env_args": settings["env_args"],
+        "seed": settings["seed"],
+    }
     callbacks = make_callbacks(model_meta, run_dir, config, eval_env, settings["n_envs"], _best_so_far(run_dir), done)
     started_at = int(model.num_timesteps)
     started = time.perf_counter()
     if target > model.num_timesteps:
-        model.learn(total_timesteps=target - model.num_timesteps, callback=callbacks, progress_bar=progress_bar,
-                    reset_num_timesteps=plan.checkpoint is None, tb_log_name=algo)
+        model.learn(
+            total_timesteps=target - model.num_timesteps,
+            callback=callbacks,
+            progress_bar=progress_bar,
+            reset_num_timesteps=plan.checkpoint is None,
+            tb_log_name=algo,
+        )
     train_seconds = time.perf_counter() - started
     env.close()
     eval_env.close()
@@ -261,9 +328,13 @@ def _run(plan: _Plan, bench_rounds, bench_seed, progress_bar, trust_model_file, 
     best = run_dir / "best.zip"
     if not best.exists():  # no evaluation ran (evaluation.every_timesteps = 0 or a tiny budget)
         save_model(model, best, **model_meta)
-    session = {"resumed_from": str(plan.checkpoint) if plan.checkpoint else None, "skipped_checkpoints": plan.skipped,
-               "from_timesteps": started_at, "to_timesteps": int(model.num_timesteps),
-               "train_wall_seconds": round(train_seconds, 1)}
+    session = {
+        "resumed_from": str(plan.checkpoint) if plan.checkpoint else None,
+        "skipped_checkpoints": plan.skipped,
+        "from_timesteps": started_at,
+        "to_timesteps": int(model.num_timesteps),
+        "train_wall_seconds": round(train_seconds, 1),
+    }
     card = _model_card(plan, model, best, train_seconds, bench_rounds, bench_seed, trust_model_file, session)
     write_atomic(run_dir / "model_card.json", json.dumps(card, indent=2))
     return TrainResult(run_dir, algo, int(model.num_timesteps), final, best, card)
@@ -280,8 +351,13 @@ def _model_for(plan: _Plan, env, verbose: int, checkpoint=None):
     config = plan.config
     tensorboard = str(plan.run_dir / "tb") if _has_tensorboard() else None
     model = build_model(
-        config.algorithm, env, config.policy_kwargs, config.hyperparameters,
-        seed=plan.settings["seed"], tensorboard_log=tensorboard, verbose=verbose,
+        config.algorithm,
+        env,
+        config.policy_kwargs,
+        config.hyperparameters,
+        seed=plan.settings["seed"],
+        tensorboard_log=tensorboard,
+        verbose=verbose,
     )
     if checkpoint is not None:
         model.set_parameters(checkpoint.get_parameters(), exact_match=True, device="cpu")
@@ -302,8 +378,9 @@ def _best_so_far(run_dir: Path) -> float:
     return float(json.loads(record.read_text())["mean_reward"]) if record.exists() else -math.inf
 
 
-def _model_card(plan: _Plan, model, best: Path, train_seconds, bench_rounds, bench_seed, trust_model_file,
-                session: dict) -> dict:
+def _model_card(
+    plan: _Plan, model, best: Path, train_seconds, bench_rounds, bench_seed, trust_model_file, session: dict
+) -> dict:
     settings, config = plan.settings, plan.config
     previous = plan.run_dir / "model_card.json"
     sessions = json.loads(previous.read_text()).get("sessions", []) if previous.exists() else []
@@ -337,8 +414,9 @@ def _model_card(plan: _Plan, model, best: Path, train_seconds, bench_rounds, ben
         prompt = held_out_stats(BASELINE, opponent, env_args, bench_rounds, bench_seed, trust_model_file, game)
         for key, model_file in (("benchmark", best), ("benchmark_final", plan.run_dir / "final.zip")):
             agent = load_sb3_agent(settings["algorithm"], str(model_file))
-            card[key] = compare(held_out_stats(agent, opponent, env_args, bench_rounds, bench_seed, trust_model_file,
-                                               game), prompt)
+            card[key] = compare(
+                held_out_stats(agent, opponent, env_args, bench_rounds, bench_seed, trust_model_file, game), prompt
+            )
             card[key]["model_file"] = model_file.name
         card["benchmark"]["wall_seconds"] = round(time.perf_counter() - started, 1)
     return card

@@ -79,9 +79,11 @@ class MatchResult:
 
     def as_dict(self) -> dict:
         first, second = (RoundColumns.of_records(records, self.config) for records in self.records)
-        return {"deals": self.deals,
-                "agents": {name: seat_summary(played) for name, played in zip(self.names, (first, second))},
-                "mean_return_difference": float(paired_difference(first, second).mean())}
+        return {
+            "deals": self.deals,
+            "agents": {name: seat_summary(played) for name, played in zip(self.names, (first, second))},
+            "mean_return_difference": float(paired_difference(first, second).mean()),
+        }
 
 
 @dataclass
@@ -100,8 +102,13 @@ class SelfPlayResult:
 
 
 # --- a match on paired deals -------------------------------------------------------------------------
-def play_match(agents: tuple[Agent, Agent], deals: int, seed: int = 0, config: WarConfig | None = None,
-               names: tuple[str, str] | None = None) -> MatchResult:
+def play_match(
+    agents: tuple[Agent, Agent],
+    deals: int,
+    seed: int = 0,
+    config: WarConfig | None = None,
+    names: tuple[str, str] | None = None,
+) -> MatchResult:
     """``agents[0]`` against ``agents[1]`` on deals ``seed .. seed + deals - 1``, each agent in seat 0
     for every deal with the other in seat 1. The two agents must be distinct objects (they may keep
     per-round state)."""
@@ -166,14 +173,21 @@ def self_play(
     single_threaded_torch()
     algo = check_algorithm(algo)
     if algo not in SELF_PLAY_ALGORITHMS:
-        raise ValueError(f"self-play supports {list(SELF_PLAY_ALGORITHMS)}, got {algo!r} (an off-policy replay "
-                         "buffer would mix transitions against older opponents)")
+        raise ValueError(
+            f"self-play supports {list(SELF_PLAY_ALGORITHMS)}, got {algo!r} (an off-policy replay "
+            "buffer would mix transitions against older opponents)"
+        )
     settings = load_config(train_config or shipped_config_file(algo), overrides=hyperparameters)
     if settings.algorithm != algo:
         raise ValueError(f"config file {str(train_config)!r} is for {settings.algorithm!r}, not {algo!r}")
     n_envs = settings.n_envs if n_envs is None else n_envs
-    for name, value, minimum in (("timesteps", timesteps, 1), ("refresh_every", refresh_every, 1),
-                                 ("n_envs", n_envs, 1), ("eval_deals", eval_deals, 1), ("seed", seed, 0)):
+    for name, value, minimum in (
+        ("timesteps", timesteps, 1),
+        ("refresh_every", refresh_every, 1),
+        ("n_envs", n_envs, 1),
+        ("eval_deals", eval_deals, 1),
+        ("seed", seed, 0),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
     config = config or WarConfig()
@@ -186,14 +200,20 @@ def self_play(
     snapshots: list[str] = []
 
     def snapshot(model) -> Agent:
-        path = save_model(model, run_dir / SNAPSHOT_NAME.format(len(snapshots)), algo, policy_kwargs,
-                          selfplay_snapshot=len(snapshots))
+        path = save_model(
+            model, run_dir / SNAPSHOT_NAME.format(len(snapshots)), algo, policy_kwargs, selfplay_snapshot=len(snapshots)
+        )
         snapshots.append(str(path))
         return load_sb3_agent(algo, str(path))
 
     opponent = FrozenOpponent(make_agent("never"))  # replaced by the untrained learner before any step
-    vec_env = make_vec_env(WarEnv, n_envs=n_envs, seed=seed, vec_env_cls=DummyVecEnv,
-                           env_kwargs={"opponent": opponent, "config": train_game})
+    vec_env = make_vec_env(
+        WarEnv,
+        n_envs=n_envs,
+        seed=seed,
+        vec_env_cls=DummyVecEnv,
+        env_kwargs={"opponent": opponent, "config": train_game},
+    )
     model = build_model(algo, vec_env, policy_kwargs, settings.hyperparameters, seed=seed, verbose=0)
     opponent.swap(snapshot(model))
 
@@ -226,7 +246,9 @@ def self_play(
     for label, spec in opponents.items():
         other = make_agent(spec, config=config) if spec == "prompt" else load_sb3_agent(algo, spec)
         learner = load_sb3_agent(algo, str(model_path))
-        match = play_match((learner, other), eval_deals, seed=10_000 + seed, config=config, names=("final model", label))
+        match = play_match(
+            (learner, other), eval_deals, seed=10_000 + seed, config=config, names=("final model", label)
+        )
         evaluation[label] = match.as_dict()
     result = SelfPlayResult(
         run_dir=str(run_dir),

@@ -61,12 +61,14 @@ def check_space(algo: str, space: dict) -> dict:
         raise ValueError(f"a search space must be a non-empty JSON object of hyperparameters, got {space!r}")
     for name, spec in space.items():
         if not isinstance(spec, dict) or len(spec) != 1 or next(iter(spec)) not in DISTRIBUTIONS:
-            raise ValueError(f"search space entry {name!r} must be one of {{'<{'|'.join(DISTRIBUTIONS)}>': [...]}}, "
-                             f"got {spec!r}")
-        (kind, values), = spec.items()
+            raise ValueError(
+                f"search space entry {name!r} must be one of {{'<{'|'.join(DISTRIBUTIONS)}>': [...]}}, got {spec!r}"
+            )
+        ((kind, values),) = spec.items()
         if not isinstance(values, list) or not values or (kind != "choice" and len(values) != 2):
-            raise ValueError(f"{name}: {kind} takes {'a non-empty list' if kind == 'choice' else '[low, high]'}, "
-                             f"got {values!r}")
+            raise ValueError(
+                f"{name}: {kind} takes {'a non-empty list' if kind == 'choice' else '[low, high]'}, got {values!r}"
+            )
         if kind != "choice" and not values[0] < values[1]:
             raise ValueError(f"{name}: {kind} needs low < high, got {values!r}")
         if kind == "loguniform" and not values[0] > 0:
@@ -84,7 +86,7 @@ def to_tune(space: dict) -> dict:
 
     made = {}
     for name, spec in space.items():
-        (kind, values), = spec.items()
+        ((kind, values),) = spec.items()
         made[name] = tune.choice(values) if kind == "choice" else getattr(tune, kind)(*values)
     return made
 
@@ -114,21 +116,32 @@ def _trial(config: dict, settings: dict) -> None:
     from ray import tune
 
     run_dir = Path(settings["out"]) / "trials" / trial_folder(tune.get_context().get_trial_id())
-    result = train(settings["algo"], config_path=settings["config_path"], overrides=dict(config),
-                   timesteps=settings["timesteps"], n_envs=settings["n_envs"], seed=settings["seed"],
-                   opponent=settings["opponent"], env_args=dict(settings["env_args"]), run_dir=run_dir,
-                   bench_rounds=settings["bench_rounds"], bench_seed=settings["bench_seed"])
+    result = train(
+        settings["algo"],
+        config_path=settings["config_path"],
+        overrides=dict(config),
+        timesteps=settings["timesteps"],
+        n_envs=settings["n_envs"],
+        seed=settings["seed"],
+        opponent=settings["opponent"],
+        env_args=dict(settings["env_args"]),
+        run_dir=run_dir,
+        bench_rounds=settings["bench_rounds"],
+        bench_seed=settings["bench_seed"],
+    )
     bench = result.model_card["benchmark"]
-    tune.report({
-        METRIC: bench["model"]["mean_return"],
-        "prompt_mean_return": bench["baseline"]["mean_return"],
-        "return_minus_prompt": bench["mean_return_difference"],
-        "takeovers": bench["model"]["takeovers"],
-        "false_starts_per_100_rounds": bench["model"]["false_starts_per_100_rounds"],
-        "bar_passed": bench["bar"]["passed"],
-        "timesteps": result.timesteps,
-        "run_dir": str(result.run_dir),
-    })
+    tune.report(
+        {
+            METRIC: bench["model"]["mean_return"],
+            "prompt_mean_return": bench["baseline"]["mean_return"],
+            "return_minus_prompt": bench["mean_return_difference"],
+            "takeovers": bench["model"]["takeovers"],
+            "false_starts_per_100_rounds": bench["model"]["false_starts_per_100_rounds"],
+            "bar_passed": bench["bar"]["passed"],
+            "timesteps": result.timesteps,
+            "run_dir": str(result.run_dir),
+        }
+    )
 
 
 # --- the sweep ---------------------------------------------------------------------------------------
@@ -156,8 +169,12 @@ def tune_sweep(
     if load_config(config_path).algorithm != algo:
         raise ValueError(f"config file {str(config_path)!r} is not for {algo!r}")
     make_opponent(opponent, config=WarConfig.from_kwargs(env_args or {}))
-    counts = (("samples", samples), ("timesteps", timesteps), ("bench_rounds", bench_rounds),
-              ("max_concurrent", 1 if max_concurrent is None else max_concurrent))
+    counts = (
+        ("samples", samples),
+        ("timesteps", timesteps),
+        ("bench_rounds", bench_rounds),
+        ("max_concurrent", 1 if max_concurrent is None else max_concurrent),
+    )
     for name, value in counts:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
@@ -169,9 +186,18 @@ def tune_sweep(
     if (out / "tune.json").exists():
         raise ValueError(f"{out} already holds a sweep; choose another --out")
     out.mkdir(parents=True, exist_ok=True)
-    settings = {"algo": algo, "config_path": str(config_path.resolve()), "timesteps": timesteps, "n_envs": n_envs,
-                "seed": seed, "opponent": opponent, "env_args": dict(env_args or {}), "bench_rounds": bench_rounds,
-                "bench_seed": bench_seed, "out": str(out)}
+    settings = {
+        "algo": algo,
+        "config_path": str(config_path.resolve()),
+        "timesteps": timesteps,
+        "n_envs": n_envs,
+        "seed": seed,
+        "opponent": opponent,
+        "env_args": dict(env_args or {}),
+        "bench_rounds": bench_rounds,
+        "bench_seed": bench_seed,
+        "out": str(out),
+    }
 
     from ray import tune
     from ray.tune.search import BasicVariantGenerator
@@ -180,9 +206,13 @@ def tune_sweep(
     tuner = tune.Tuner(
         tune.with_resources(tune.with_parameters(_trial, settings=settings), {"cpu": 1}),
         param_space=to_tune(space),
-        tune_config=tune.TuneConfig(metric=METRIC, mode="max", num_samples=samples,
-                                    max_concurrent_trials=max_concurrent,
-                                    search_alg=BasicVariantGenerator(random_state=seed)),
+        tune_config=tune.TuneConfig(
+            metric=METRIC,
+            mode="max",
+            num_samples=samples,
+            max_concurrent_trials=max_concurrent,
+            search_alg=BasicVariantGenerator(random_state=seed),
+        ),
         run_config=tune.RunConfig(name="sweep", storage_path=str(out / "ray_results"), verbose=0),
     )
     grid = tuner.fit()
@@ -191,12 +221,25 @@ def tune_sweep(
         if result.error is not None:
             errors.append({"config": result.config, "error": str(result.error)})
         elif result.metrics and METRIC in result.metrics:
-            keep = ("return_minus_prompt", "prompt_mean_return", "takeovers", "false_starts_per_100_rounds",
-                    "bar_passed", "timesteps", "run_dir")
-            trials.append({"config": result.config, METRIC: result.metrics[METRIC],
-                           **{key: result.metrics[key] for key in keep}})
+            keep = (
+                "return_minus_prompt",
+                "prompt_mean_return",
+                "takeovers",
+                "false_starts_per_100_rounds",
+                "bar_passed",
+                "timesteps",
+                "run_dir",
+            )
+            trials.append(
+                {"config": result.config, METRIC: result.metrics[METRIC], **{key: result.metrics[key] for key in keep}}
+            )
     trials.sort(key=lambda trial: -trial[METRIC] if math.isfinite(trial[METRIC]) else math.inf)
-    summary = {"settings": settings, "space": space, "metric": f"{METRIC} (held-out rounds, higher is better)",
-               "trials": trials, "errors": errors}
+    summary = {
+        "settings": settings,
+        "space": space,
+        "metric": f"{METRIC} (held-out rounds, higher is better)",
+        "trials": trials,
+        "errors": errors,
+    }
     write_atomic(out / "tune.json", json.dumps(summary, indent=2) + "\n")
     return TuneRun(out, trials, errors)

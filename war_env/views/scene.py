@@ -281,7 +281,7 @@ def _popup(timed: TimedRound, scoreboard: Scoreboard, names: tuple[str, str]) ->
         reason=result.reason,
         reason_text=reason_text(result, names),
         details=f"Points {result.points[0]}-{result.points[1]} · {_count(result.battles, 'battle')} · "
-                f"{_count(result.wars, 'war')}",
+        f"{_count(result.wars, 'war')}",
         takeover_note=_takeover_note(timed, names, over=True),
         rows=rows,
         earlier_rounds=first,

@@ -116,8 +116,9 @@ class TokenBucket:
         return False
 
 
-def create_app(settings: TableSettings = TableSettings(), limits: Limits = Limits(), clock=None,
-               hosts: Iterable[str] = ()) -> Starlette:
+def create_app(
+    settings: TableSettings = TableSettings(), limits: Limits = Limits(), clock=None, hosts: Iterable[str] = ()
+) -> Starlette:
     """The app. A bad setting (an unknown opponent, a model file that cannot be loaded) raises here,
     before any tab connects. ``app.state.sessions`` maps each open connection to its session.
     ``hosts``: the names (besides ``localhost`` and IP addresses) a request's ``Host`` may give."""
@@ -152,14 +153,18 @@ def create_app(settings: TableSettings = TableSettings(), limits: Limits = Limit
             pool.leave(seat)
 
     static = StaticFiles(packages=[("war_env.web", "static")], html=True)
-    app = Starlette(routes=[WebSocketRoute("/ws", table), Mount("/", app=static)],
-                    middleware=[Middleware(SecurityHeaders), Middleware(KnownHosts, names=hosts)])
+    app = Starlette(
+        routes=[WebSocketRoute("/ws", table), Mount("/", app=static)],
+        middleware=[Middleware(SecurityHeaders), Middleware(KnownHosts, names=hosts)],
+    )
     app.state.sessions = {}
     return app
 
 
-EVICTED = ("this table was closed to make room for a player from another address (the server's tables are "
-           "shared between addresses): reload to play again when a table is free")
+EVICTED = (
+    "this table was closed to make room for a player from another address (the server's tables are "
+    "shared between addresses): reload to play again when a table is free"
+)
 
 
 @dataclass(eq=False)
@@ -186,14 +191,23 @@ class TablePool:
         """A seat for ``client`` and the connection to close for it (or ``None``); or no seat and why."""
         mine = len(self.seats.of(client))
         if mine >= self.limits.tables_per_client:
-            return None, (f"you already have {self.limits.tables_per_client} tables open here, the most one address "
-                          "may hold: close a tab to open another"), None
+            return (
+                None,
+                (
+                    f"you already have {self.limits.tables_per_client} tables open here, the most one address "
+                    "may hold: close a tab to open another"
+                ),
+                None,
+            )
         victim = None
         if self.seats.total() >= self.limits.max_sessions:
             victim = self._victim(mine)
             if victim is None:
-                return None, (f"this server already has {self.limits.max_sessions} tables open: close a tab or try "
-                              "again later"), None
+                return (
+                    None,
+                    (f"this server already has {self.limits.max_sessions} tables open: close a tab or try again later"),
+                    None,
+                )
             self.leave(victim)
         seat = Seat(client)
         self.seats.add(client, seat)
@@ -227,8 +241,10 @@ class Connection:
     async def run(self) -> None:
         session = self.session
         session.new_round(self.clock.now())
-        limits = {"max_message_bytes": self.limits.max_message_bytes,
-                  "messages_per_second": self.limits.messages_per_second}
+        limits = {
+            "max_message_bytes": self.limits.max_message_bytes,
+            "messages_per_second": self.limits.messages_per_second,
+        }
         try:
             await self.send(hello_message(session, self.settings.opponent, limits))
             await self.send_state(always=True)
@@ -259,8 +275,11 @@ class Connection:
                 if self.dropped >= self.limits.dropped_before_close:
                     await self.close(CLOSE_POLICY, "too many messages: the connection is closed")
                     return
-                await self.send(error_message(
-                    f"too many messages: at most {self.limits.messages_per_second:g} a second; this one was dropped"))
+                await self.send(
+                    error_message(
+                        f"too many messages: at most {self.limits.messages_per_second:g} a second; this one was dropped"
+                    )
+                )
                 continue
             try:
                 command = parse_command(message.get("text"), self.limits.max_message_bytes)
@@ -278,7 +297,9 @@ class Connection:
                 await anyio.sleep(self.limits.frame_seconds)
                 now = self.clock.now()
                 if now - self.last_heard > self.limits.idle_seconds:
-                    await self.close(CLOSE_GOING_AWAY, "no press for a long time: this table is closed, reload to play again")
+                    await self.close(
+                        CLOSE_GOING_AWAY, "no press for a long time: this table is closed, reload to play again"
+                    )
                     break
                 self.session.advance(now)
                 await self.send_state()
@@ -363,7 +384,9 @@ class Server:
         self.server.should_exit = True
 
 
-def make_server(settings: TableSettings, limits: Limits = Limits(), host: str = "127.0.0.1", port: int = 8000) -> Server:
+def make_server(
+    settings: TableSettings, limits: Limits = Limits(), host: str = "127.0.0.1", port: int = 8000
+) -> Server:
     """The app under uvicorn, its socket bound and listening now (port 0: any free port), so the URL is
     known and a port in use is an error before anything runs."""
     import uvicorn
@@ -384,8 +407,13 @@ def make_server(settings: TableSettings, limits: Limits = Limits(), host: str = 
 
     heads = SlowHeads(limits.head_seconds, limits.heads_per_client, limits.heads_in_total)
     # no limit_concurrency: uvicorn would answer 503 to everyone while slow clients hold connections
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", ws_max_size=limits.max_message_bytes,
-                            http=heads.protocol(AutoHTTPProtocol))
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="off",
+        ws_max_size=limits.max_message_bytes,
+        http=heads.protocol(AutoHTTPProtocol),
+    )
     shown_host = f"[{host}]" if ":" in host else host
     return Server(uvicorn.Server(config), sock, f"http://{shown_host}:{bound_port}/")
 
@@ -397,8 +425,9 @@ def _names_of(host: str) -> list[str]:
     return [name for name in (host.lower(), machine, f"{machine}.local") if name]
 
 
-def serve(settings: TableSettings, limits: Limits = Limits(), host: str = "127.0.0.1", port: int = 8000,
-          out=None) -> None:
+def serve(
+    settings: TableSettings, limits: Limits = Limits(), host: str = "127.0.0.1", port: int = 8000, out=None
+) -> None:
     """Serve the page until Ctrl-C, after printing its URL to ``out`` (standard output)."""
     server = make_server(settings, limits, host, port)
     out = out if out is not None else sys.stdout

@@ -116,7 +116,7 @@ class _Guarded(asyncio.Protocol):
         if END_OF_HEAD in seen:
             self._end_head()  # a body or the next request after it: uvicorn's business
         else:
-            self.tail = seen[-len(END_OF_HEAD):]
+            self.tail = seen[-len(END_OF_HEAD) :]
         self.inner.data_received(data)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -187,9 +187,17 @@ class KnownHosts:
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008, "reason": "unknown Host"})
             return
-        body = (f"unknown Host {host!r}: this server answers to its IP addresses and to "
-                f"{', '.join(sorted(self.names))}\n").encode()
-        await send({"type": "http.response.start", "status": 400,
-                    "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                                (b"content-length", str(len(body)).encode())]})
+        body = (
+            f"unknown Host {host!r}: this server answers to its IP addresses and to {', '.join(sorted(self.names))}\n"
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 400,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

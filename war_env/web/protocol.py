@@ -70,8 +70,10 @@ def state_message(session: PlaySession) -> dict:
 
 def hello_message(session: PlaySession, opponent: str, limits: dict) -> dict:
     config = session.env.config
-    rules = {name: getattr(config, name) for name in
-             ("turn_seconds", "tick_seconds", "target_points", "max_battles", "war_face_down", "pickup")}
+    rules = {
+        name: getattr(config, name)
+        for name in ("turn_seconds", "tick_seconds", "target_points", "max_battles", "war_face_down", "pickup")
+    }
     return {"type": "hello", "rules": rules, "opponent": opponent, "limits": limits}
 
 

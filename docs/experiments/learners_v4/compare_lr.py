@@ -18,8 +18,10 @@ from war_env.league.stats import probability_of_improvement
 here = Path(__file__).parent
 smaller = json.loads((Path(sys.argv[1]) if len(sys.argv) > 1 else here).joinpath("learners.json").read_text())
 table = json.loads((here.parent / "learners_v2" / "learners.json").read_text())
-print("| learner | probe | P(2.5e-4's regret < 1e-3's) | median regret at 2.5e-4 | at 1e-3 | capability at 2.5e-4 | at 1e-3 "
-      "| budget at 2.5e-4 | at 1e-3 |")
+print(
+    "| learner | probe | P(2.5e-4's regret < 1e-3's) | median regret at 2.5e-4 | at 1e-3 | capability at 2.5e-4 | at 1e-3 "
+    "| budget at 2.5e-4 | at 1e-3 |"
+)
 print("|---|---|---|---|---|---|---|---|---|")
 for name, row in smaller["learners"].items():
     if not LEARNERS[name].fast:  # the learning rate is the fast learners'
@@ -27,7 +29,9 @@ for name, row in smaller["learners"].items():
     for probe, regrets in row["regrets"].items():
         before = table["learners"][name]["regrets"][probe]
         improvement = probability_of_improvement([-np.array(regrets)], [-np.array(before)])
-        print(f"| {name} | {probe} | {fmt(improvement, 2)} | {np.median(regrets):.3f} | {np.median(before):.3f} "
-              f"| {sum(row['capability'][probe])} of {len(regrets)} "
-              f"| {sum(table['learners'][name]['capability'][probe])} of {len(before)} "
-              f"| {smaller['budgets'][name]:,} | {table['budgets'][name]:,} |")
+        print(
+            f"| {name} | {probe} | {fmt(improvement, 2)} | {np.median(regrets):.3f} | {np.median(before):.3f} "
+            f"| {sum(row['capability'][probe])} of {len(regrets)} "
+            f"| {sum(table['learners'][name]['capability'][probe])} of {len(before)} "
+            f"| {smaller['budgets'][name]:,} | {table['budgets'][name]:,} |"
+        )

@@ -14,5 +14,8 @@ folder, probe, learner = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 seeds = sorted(int(run.name.rpartition("-s")[2]) for run in (folder / "runs" / probe).glob(f"{learner}-s*"))
 for *_, per_seed in _binned_runs(folder, [learner], [probe], seeds, LAST_STRETCH):
     for seed, eighths in zip(seeds, per_seed):
-        print(f"{learner}-s{seed}: " + " ".join(f"{value:8.3f}" for value in eighths)
-              + f"   last eighth minus the one before: {eighths[-1] - eighths[-2]:+.3f}")
+        print(
+            f"{learner}-s{seed}: "
+            + " ".join(f"{value:8.3f}" for value in eighths)
+            + f"   last eighth minus the one before: {eighths[-1] - eighths[-2]:+.3f}"
+        )

@@ -48,5 +48,7 @@ def window_modes_here(modes: list[str]) -> list[str]:
 def require_display(what: str) -> None:
     """``NoDisplay`` in one line unless a window can be shown (or SDL draws nowhere on purpose)."""
     if not (headless_on_purpose() or display_found()):
-        raise NoDisplay(f"{what} needs a display, and none was found (DISPLAY and WAYLAND_DISPLAY unset): use "
-                        f"render_mode='rgb_array' for frames, or set SDL_VIDEODRIVER=dummy to draw nowhere on purpose")
+        raise NoDisplay(
+            f"{what} needs a display, and none was found (DISPLAY and WAYLAND_DISPLAY unset): use "
+            f"render_mode='rgb_array' for frames, or set SDL_VIDEODRIVER=dummy to draw nowhere on purpose"
+        )

@@ -60,8 +60,9 @@ class TablePainter:
         self._felt = _felt_background()
 
     # --- public ------------------------------------------------------------------------------
-    def paint(self, scene: Scene, controls: tuple[L.Control, ...] | None = None,
-              notice: str | None = None) -> pygame.Surface:
+    def paint(
+        self, scene: Scene, controls: tuple[L.Control, ...] | None = None, notice: str | None = None
+    ) -> pygame.Surface:
         """The frame of ``scene``; ``controls`` are the buttons of the play bar (``None``: the bar
         shows a status line, as when watching an agent); ``notice`` is a line for the person at the
         table (``PlaySession.notice``: "Press Space ...", "False start! ..."), drawn over the felt."""
@@ -75,8 +76,9 @@ class TablePainter:
             self._draw_popup(surface, scene, scene.popup)
         return surface
 
-    def frame(self, scene: Scene, controls: tuple[L.Control, ...] | None = None,
-              notice: str | None = None) -> np.ndarray:
+    def frame(
+        self, scene: Scene, controls: tuple[L.Control, ...] | None = None, notice: str | None = None
+    ) -> np.ndarray:
         """``uint8`` array of shape ``(HEIGHT, WIDTH, 3)``, as ``render_mode="rgb_array"`` returns."""
         return surface_to_array(self.paint(scene, controls, notice))
 
@@ -170,15 +172,22 @@ class TablePainter:
         x, y, w, h = L.SCOREBOARD
         _panel(surface, L.SCOREBOARD)
         self._text(surface, "SCOREBOARD", 20, GOLD, topleft=(x + 14, y + 12))
-        rows = ((scene.names[0], board.rounds_won[0], SEAT_COLORS[0]), (scene.names[1], board.rounds_won[1], SEAT_COLORS[1]),
-                ("Draws", board.draws, (150, 160, 156)))
+        rows = (
+            (scene.names[0], board.rounds_won[0], SEAT_COLORS[0]),
+            (scene.names[1], board.rounds_won[1], SEAT_COLORS[1]),
+            ("Draws", board.draws, (150, 160, 156)),
+        )
         for index, (name, count, color) in enumerate(rows):
             top = y + 40 + 30 * index
             pygame.draw.circle(surface, color, (x + 22, top + 11), 7)
             self._text(surface, name, 24, TEXT, topleft=(x + 36, top))
             self._text(surface, str(count), 28, TEXT, topright=(x + w - 16, top - 2))
         last = board.last_winner_name
-        last_text = "No round finished yet" if last is None else ("Last round: draw" if last == "Draw" else f"Last winner: {last}")
+        last_text = (
+            "No round finished yet"
+            if last is None
+            else ("Last round: draw" if last == "Draw" else f"Last winner: {last}")
+        )
         self._text(surface, last_text, 18, TEXT_DIM, topleft=(x + 14, y + h - 30))
 
         x, y, w, h = L.ROUND_PANEL
@@ -258,7 +267,9 @@ class TablePainter:
         pygame.draw.rect(shadow, (0, 0, 0, 110), (0, 0, w, h), border_radius=20)
         surface.blit(shadow, (x + 6, y + 10))
         pygame.draw.rect(surface, POPUP_PAPER, (x, y, w, h), border_radius=20)
-        pygame.draw.rect(surface, OUTCOME_COLORS[popup.winner], (x, y, w, 74), border_top_left_radius=20, border_top_right_radius=20)
+        pygame.draw.rect(
+            surface, OUTCOME_COLORS[popup.winner], (x, y, w, 74), border_top_left_radius=20, border_top_right_radius=20
+        )
         self._text(surface, popup.headline, 42, (255, 255, 255), center=(x + w // 2, y + 38))
         ink, dim = (30, 34, 32), (96, 104, 100)
         self._text(surface, popup.reason_text, 30, ink, center=(x + w // 2, y + 100))
@@ -287,7 +298,9 @@ class TablePainter:
             self._text(surface, row.reason_text, 20, ink, topleft=(columns[2], top_of_row))
             self._text(surface, f"{row.points[0]}-{row.points[1]}", 20, ink, topright=(columns[3], top_of_row))
         board = scene.scoreboard
-        totals = f"{scene.names[0]} {board.rounds_won[0]}  ·  {scene.names[1]} {board.rounds_won[1]}  ·  Draws {board.draws}"
+        totals = (
+            f"{scene.names[0]} {board.rounds_won[0]}  ·  {scene.names[1]} {board.rounds_won[1]}  ·  Draws {board.draws}"
+        )
         pygame.draw.line(surface, (210, 206, 196), (x + 24, y + h - 52), (x + w - 24, y + h - 52), 1)
         self._text(surface, totals, 28, ink, center=(x + w // 2, y + h - 27))
 

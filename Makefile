@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 export SDL_VIDEODRIVER := dummy
 export SDL_AUDIODRIVER := dummy
 
-.PHONY: run test test-fast test-durations install browser clean
+.PHONY: run test test-fast test-durations lint install browser clean
 
 install: $(STAMP)
 
@@ -27,6 +27,11 @@ run: $(STAMP)
 # Every core up to 4 (pytest-xdist, dev extra): 9 min 41 s on this 2-core machine unloaded (README).
 test: $(STAMP)
 	$(PY) -m pytest --numprocesses=auto --maxprocesses=4
+
+# ruff (pyproject.toml's [tool.ruff]): the lint rules, line length included, and the formatting.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 # Every module's fast tests, the ones not marked slow (docs/test-durations.md lists both kinds), on every core
 # up to 4: the quick check before a commit. The whole suite stays `make test` (CI).

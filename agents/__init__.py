@@ -44,7 +44,7 @@ from war_env.agents.counting import Counting
 from war_env.agents.exec_agent import ExecAgent, check_commands_restated, is_exec_spec
 from war_env.agents.lead import Lead
 from war_env.agents.oracle import Blind, Oracle
-from war_env.agents.scripted import BotAgent, Eager, HumanAgent, LastMoment, Never, Prompt, PressOnce, RandomPress
+from war_env.agents.scripted import BotAgent, Eager, HumanAgent, LastMoment, Never, PressOnce, Prompt, RandomPress
 from war_env.core.bots import BOTS, Bot, make_bot
 from war_env.core.rules import WarConfig
 from war_env.core.specs import build_from_spec, did_you_mean, parse_assignments, split_spec, unknown_name

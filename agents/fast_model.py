@@ -73,7 +73,9 @@ class FastNetwork:
     """Units of the LSTM before both MLPs (shared by them); 0: no LSTM."""
 
     def __post_init__(self):
-        whole = lambda n, low: isinstance(n, int) and not isinstance(n, bool) and n >= low
+        def whole(n, low):
+            return isinstance(n, int) and not isinstance(n, bool) and n >= low
+
         if not whole(self.inputs, 1):
             raise ValueError(f"network inputs must be a whole number >= 1, got {self.inputs!r}")
         if (

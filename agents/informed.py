@@ -20,8 +20,8 @@ from functools import lru_cache
 import numpy as np
 
 from war_env.core.bots import Bot, Leader, Pool
-from war_env.core.deal import draw_deal
 from war_env.core.cards import deal_from_permutation
+from war_env.core.deal import draw_deal
 from war_env.core.engine import Game
 from war_env.core.observation import INDEX
 from war_env.core.optimum import (

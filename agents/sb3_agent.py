@@ -12,8 +12,8 @@ import numpy as np
 from war_env.agents.algorithms import RECURRENT, check_algorithm
 from war_env.agents.base import Agent
 from war_env.agents.fields import CAN_DRAW, check_observation_fields, columns_of, observes_latency
-from war_env.agents.numpy_nets import forward, lstm_step
 from war_env.agents.model_files import env_id_of, frame_stack_of, load_model, observation_fields, read_metadata
+from war_env.agents.numpy_nets import forward, lstm_step
 from war_env.core.observation import OBSERVATION_FIELDS
 from war_env.support.threads import single_threaded_torch, use_threads
 

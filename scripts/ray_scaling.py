@@ -41,8 +41,9 @@ def cli(argv: list[str] | None = None) -> Scaling:
     base = result.ray_rounds_per_second[min(result.ray_rounds_per_second)]
     for w, rate in result.ray_rounds_per_second.items():
         print(
-            f"  ray, {w} worker(s):        {rate:8.1f} rounds/s  (x{rate / base:.2f}); {result.ray_cores_busy[w]:.2f} cores "
-            f"busy, {result.ray_rounds_per_cpu_second[w]:.1f} rounds per CPU second"
+            f"  ray, {w} worker(s):        {rate:8.1f} rounds/s  (x{rate / base:.2f}); "
+            f"{result.ray_cores_busy[w]:.2f} cores busy, "
+            f"{result.ray_rounds_per_cpu_second[w]:.1f} rounds per CPU second"
         )
     for w, speedup in result.machine_speedup.items():
         print(f"  plain processes, {w}:     x{speedup:.2f} (pure-Python loop: what this machine allowed)")

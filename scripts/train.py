@@ -20,7 +20,8 @@ batched engine's), with their defaults: given otherwise, they are refused rather
 DESCRIPTION = """\
 Train PPO, A2C, DQN (stable-baselines3), MaskablePPO or RecurrentPPO (sb3-contrib), or fast_ppo (the project's
 PPO over the batched engine: MLP, --frame-stack K, or an LSTM with --set lstm_hidden_size=64) on War-v0, or on a
-probe's game (--env-id WarMemory-v1, docs/probes.md), against an opponent, then compare the best and the final model with the `prompt` baseline on held-out paired rounds
+probe's game (--env-id WarMemory-v1, docs/probes.md), against an opponent, then compare the best and the final model
+with the `prompt` baseline on held-out paired rounds
 (PASSED only when both meet the bar).
 
 The run folder receives config.json (the exact configuration, which --resume reads back),

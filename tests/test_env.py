@@ -48,7 +48,10 @@ def test_stable_baselines3s_env_checker_passes():
 
 
 def test_import_registers_war_v0_without_pygame_torch_or_ray():
-    code = "import sys, war_env, gymnasium; gymnasium.spec('War-v0'); print(sorted(m for m in ('pygame', 'torch', 'ray', 'pettingzoo', 'stable_baselines3') if m in sys.modules))"
+    code = (
+        "import sys, war_env, gymnasium; gymnasium.spec('War-v0'); print(sorted(m for m in "
+        "('pygame', 'torch', 'ray', 'pettingzoo', 'stable_baselines3') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

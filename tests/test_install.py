@@ -7,7 +7,8 @@ an unrelated folder, with no thread or display variables from the Makefile.
   that needs an extra says which one in one line, writing nothing;
 * ``war-env[bench,train,web]`` runs a league with its report, trains a model that ``war-bench`` then loads,
   self-play, and ``war-perf``'s quick mode;
-* the stated dependency floors (the oldest gymnasium, numpy, scipy, matplotlib, tqdm, jsonschema, filelock and numba that
+* the stated dependency floors (the oldest gymnasium, numpy, scipy, matplotlib, tqdm, jsonschema, filelock and numba
+that
   pyproject.toml allows, on the oldest Python it allows when this machine has it) play the same league
   to the same numbers.
 

@@ -499,7 +499,8 @@ def test_a_second_run_on_the_same_folder_is_refused_while_the_first_runs(tmp_pat
     for refused in (second, resumed):
         assert refused.returncode == 1
         assert refused.stderr.strip().splitlines() == [
-            f"war-bench: error: {tmp_path / 'run'} is in use by another war-bench (it holds {tmp_path / 'run' / '.lock'}); "
+            f"war-bench: error: {tmp_path / 'run'} is in use by another war-bench "
+            f"(it holds {tmp_path / 'run' / '.lock'}); "
             "wait for it to end, or choose another folder"
         ]
     assert len(read_rounds(log)) == 1200  # every round once (the oracle plays too)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from war_env.core.bots import make_bot
-from war_env.core.optimum import MAX_DELAY, OURS, THEIRS, State, TimingProblem, InFlight, evaluate, expected_cost, solve
+from war_env.core.optimum import MAX_DELAY, OURS, THEIRS, InFlight, State, TimingProblem, evaluate, expected_cost, solve
 from war_env.core.rules import WarConfig
 
 BOTS = ("instant", "fixed:ticks=5", "uniform:low=1,high=10", "human", "absent")

@@ -12,7 +12,6 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from war_env.core.rewards import outcome_reward
 import war_env  # noqa: F401
 from war_env.agents import make_agent
 from war_env.agents.informed import problem_with
@@ -22,6 +21,7 @@ from war_env.core.bots import make_bot
 from war_env.core.cards import parse_piles
 from war_env.core.clock import TimedRound
 from war_env.core.probes import PROBES
+from war_env.core.rewards import outcome_reward
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
 from war_env.evaluation import play_round, play_rounds

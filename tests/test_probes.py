@@ -13,18 +13,18 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from war_env.core.rewards import outcome_reward
 import war_env  # noqa: F401  (registers the probes)
 from war_env.agents import make_agent
+from war_env.agents.informed import pool_policy, problem_with
 from war_env.agents.lead import best_lead, lead_cost
+from war_env.agents.oracle import BuiltForOpponent
 from war_env.core.bots import Leader, Pool, make_bot
 from war_env.core.cards import parse_piles
 from war_env.core.clock import TimedRound
 from war_env.core.observation import INDEX, OBSERVATION_SIZE
-from war_env.agents.informed import pool_policy, problem_with
-from war_env.agents.oracle import BuiltForOpponent
 from war_env.core.optimum import OURS, THEIRS, TimingProblem, evaluate, solve
 from war_env.core.probes import MIN_GAP, PROBES
+from war_env.core.rewards import outcome_reward
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
 from war_env.envs.probes import WarMemoryEnv

@@ -1,5 +1,6 @@
 """report.md: its first screen says who is best and why the others lose; what is the same in every
-pairing is said once; exact and non-finite values are said as such; the largest allowed rewards still give a finite report."""
+pairing is said once; exact and non-finite values are said as such; the largest allowed rewards still give a finite
+report."""
 
 import copy
 import json

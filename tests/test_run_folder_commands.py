@@ -1,5 +1,6 @@
 """A run folder never starts a program by itself: every reader of a run folder (a league's, a suite's and its probes'
-folders, the learners' runs, the latency table, a war-train run, a war-tune sweep) starts an ``exec:`` command only when the command
+folders, the learners' runs, the latency table, a war-train run, a war-tune sweep) starts an ``exec:`` command only
+when the command
 line names it too (``war_env.agents.check_commands_restated``). Each test plants ``exec:touch MARKER`` where that
 reader reads specs and checks that the marker is never made (a folder may come from someone else)."""
 
@@ -13,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from war_env.agents import check_commands_restated
-from war_env.league.latency_table import latency_table
 from war_env.experiments.learners import main as learners_main
+from war_env.league.latency_table import latency_table
 from war_env.league.run import CONFIG_FILE, run_league
 from war_env.league.suite import SUITE_CONFIG, run_suite
 from war_env.training.run import train

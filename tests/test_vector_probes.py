@@ -20,8 +20,8 @@ from war_env.core.bots import make_bot
 from war_env.core.observation import inference_fields
 from war_env.core.probes import PROBES, Probe
 from war_env.core.rules import WarConfig
-from war_env.envs.latency import WarLatencyEnv
 from war_env.envs.games import GAMES, probe_of
+from war_env.envs.latency import WarLatencyEnv
 from war_env.envs.probes import PROBE_ENVS, PROBE_VECTOR_ENVS, ProbeEnv, ProbeVectorEnv
 from war_env.envs.war import WarEnv
 from war_env.evaluation import play_round, play_rounds

@@ -1,12 +1,12 @@
 """Part 1 of issue 28: what maintained libraries give on War's batched env (one torch thread)."""
 
-import sys, time
-import numpy as np
+import time
+
 import torch
 
 torch.set_num_threads(1)
-import war_env  # noqa
-from war_env.envs.sb3_vec import WarSB3VecEnv
+import war_env  # noqa: E402, F401
+from war_env.envs.sb3_vec import WarSB3VecEnv  # noqa: E402
 
 
 def sb3_ppo(n_envs, n_steps, batch, steps=20000):
@@ -31,12 +31,12 @@ def sb3_ppo(n_envs, n_steps, batch, steps=20000):
 
 
 def torchrl_pieces(T=64, N=1024):
-    from torchrl.objectives.value.functional import generalized_advantage_estimate
     from tensordict import TensorDict
-    from torchrl.objectives import ClipPPOLoss
-    from torchrl.modules import ProbabilisticActor, ValueOperator
     from tensordict.nn import TensorDictModule
     from torch import nn
+    from torchrl.modules import ProbabilisticActor, ValueOperator
+    from torchrl.objectives import ClipPPOLoss
+    from torchrl.objectives.value.functional import generalized_advantage_estimate
 
     r = torch.randn(N, T, 1)
     v = torch.randn(N, T, 1)
@@ -122,7 +122,8 @@ def torchrl_pieces(T=64, N=1024):
         for _ in range(30):
             f()
         print(
-            f"one PPO minibatch update of {B} samples (64-64 MLPs): {name}: {(time.perf_counter() - t) / 30 * 1e3:.2f} ms",
+            f"one PPO minibatch update of {B} samples (64-64 MLPs): {name}: "
+            f"{(time.perf_counter() - t) / 30 * 1e3:.2f} ms",
             flush=True,
         )
 

@@ -4,9 +4,12 @@ usage: python docs/experiments/memory_preliminary.py OUT STEPS ROUNDS [ENV_ID]
 (the first log, memory_preliminary.log, is of WarMemory-v0, the probe before its v1 redesign; ENV_ID defaults to
 the probe's id now)"""
 
-import json, sys, time
-from war_env.training.fast_ppo import run_fast_ppo
+import json
+import sys
+import time
+
 from war_env.league.suite import run_suite
+from war_env.training.fast_ppo import run_fast_ppo
 
 out, steps, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 env_id = sys.argv[4] if len(sys.argv) > 4 else "WarMemory-v1"

@@ -1,8 +1,11 @@
-"""war-perf's trainer rows alone (the same functions war-perf calls): python docs/experiments/perf_trainers.py BUDGET REPEATS."""
+"""war-perf's trainer rows alone (the same functions war-perf calls): python docs/experiments/perf_trainers.py BUDGET
+REPEATS."""
 
-from war_env.perf import measure_side_by_side, PerfResult, Row, FAST_ROW, _fast_targets, render, machine_info
+import os
+import sys
+
+from war_env.perf import FAST_ROW, PerfResult, Row, _fast_targets, machine_info, measure_side_by_side, render
 from war_env.perf.trainers import trainer_runs
-import os, sys
 
 budget = float(sys.argv[1])
 repeats = int(sys.argv[2])

@@ -1,13 +1,15 @@
 """Five seeds of fast_ppo on War-v0 and WarLatency-v0 (latency fixed:ticks=2, against human): each final model and
 the oracle on the same 1,000 held-out paired rounds (seed 2,000,000); the regret per round to the oracle."""
 
-import json, sys, time
-import numpy as np
-from war_env.evaluation import play_rounds
-from war_env.evaluation.summary import RoundColumns
-from war_env.envs.games import game_config
+import json
+import sys
+import time
+
 from war_env.agents import make_agent
 from war_env.core.bots import make_bot
+from war_env.envs.games import game_config
+from war_env.evaluation import play_rounds
+from war_env.evaluation.summary import RoundColumns
 from war_env.training.fast_ppo import run_fast_ppo
 
 out = sys.argv[1]

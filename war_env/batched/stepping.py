@@ -95,7 +95,8 @@ def observe(r, p, out, mask):
 def observe_latency(r, p, out):
     """The fields the latency observation adds (``observation.observe_latency``): the opponent's clock,
     scaled as seat 0's own, and seat 0's presses in flight by age. They change on every tick. With the
-    inference observation (``params.observation``) one more column, the inference probe's (``observation.observe_inference``): the opponent's last own reaction
+    inference observation (``params.observation``) one more column, the inference probe's
+    (``observation.observe_inference``): the opponent's last own reaction
     + 1 over the turn's ticks, at most 1, 0 before its first."""
     left = _ticks_left(r, p, 1)
     out[OBSERVATION_SIZE] = _encode(np.int64(left > 0), 1.0)

@@ -183,7 +183,8 @@ def observe_inference(timed: TimedRound, seat: int) -> np.ndarray:
     return np.concatenate((observe_latency(timed, seat), np.array([min(last, 1.0)], dtype=np.float32)))
 
 
-# --- the observations a game can have, by name: each game declares one (``WarEnv.observation_kind``, ``Probe.observation``)
+# --- the observations a game can have, by name: each game declares one (``WarEnv.observation_kind``,
+# ``Probe.observation``)
 OBSERVATIONS = {
     "war": (lambda config: OBSERVATION_FIELDS, observe),
     "latency": (latency_fields, observe_latency),

@@ -30,7 +30,8 @@ distribution, a new press lands at once with P(delay = 0). With ``L`` presses la
 ``solve`` runs relative value iteration over the number of moves left: within a move the elapsed counters
 only grow, so each iteration is one backward pass; it stops when the values have settled (relative to their
 size: large weights make large values) and the greedy policy has not changed for a few iterations (or has
-changed only between actions whose values agree, ``SETTLED_PATIENCE``). Two modelling choices, both in the seat's favour of playing
+changed only between actions whose values agree, ``SETTLED_PATIENCE``). Two modelling choices, both in the seat's
+favour of playing
 on: a takeover is charged its penalty and play goes on (a seat is never better off handing its seat to
 the bot to skip the rest's costs: the stationary criterion has no end); and the end of the round is not
 modelled (it depends on the hidden cards; a press still in flight when the round ends costs nothing in

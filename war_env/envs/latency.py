@@ -36,7 +36,7 @@ class WarLatencyEnv(WarEnv):
     | Action Space | `Discrete(2)` |
     | Observation Space | `Box(0.0, 1.0, (18 + max_delay,), float32)` |
     | import | `gymnasium.make("WarLatency-v0", latency="fixed:ticks=2")` |
-    | batched | `gymnasium.make_vec("WarLatency-v0", num_envs=N, vectorization_mode="vector_entry_point")` (`war_env.envs.vector.WarLatencyVectorEnv`) |
+    | batched | `gymnasium.make_vec("WarLatency-v0", num_envs=N, vectorization_mode="vector_entry_point")` |
 
     ## Action Space
     | Num | Action |

@@ -19,23 +19,22 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 
+from war_env.core.clock import TimedRound
+from war_env.core.deal import check_new_match, check_options, deal_round
+from war_env.core.engine import Game
+from war_env.core.observation import action_mask, observation_size, observe, observe_latency
+from war_env.core.randomness import Stream, derive_seed
+from war_env.core.rewards import outcome_reward
+from war_env.core.round_info import RoundResult
+from war_env.core.rules import WarConfig, make_config
+from war_env.core.scoreboard import Scoreboard
+from war_env.envs.war import RESET_OPTIONS, parse_action
 from war_env.support.extras import require
+from war_env.views.render.display import require_display, window_modes_here
 
 require("multiagent", "war_env.envs.multiagent")
 from pettingzoo import ParallelEnv  # noqa: E402
 from pettingzoo.utils.conversions import parallel_to_aec  # noqa: E402
-
-from war_env.core.clock import TimedRound
-from war_env.core.deal import check_new_match, check_options, deal_round
-from war_env.core.engine import Game
-from war_env.core.round_info import RoundResult
-from war_env.core.observation import action_mask, observation_size, observe, observe_latency
-from war_env.core.randomness import Stream, derive_seed
-from war_env.core.rewards import outcome_reward
-from war_env.core.rules import WarConfig, make_config
-from war_env.core.scoreboard import Scoreboard
-from war_env.envs.war import RESET_OPTIONS, parse_action
-from war_env.views.render.display import require_display, window_modes_here
 
 AGENTS = ("player_0", "player_1")
 SEATS = {agent: seat for seat, agent in enumerate(AGENTS)}

@@ -5,7 +5,8 @@ vectorization_mode="vector_entry_point")``). Thin glue: no rule of the game live
 
 A new probe's class: a ``ProbeEnv`` whose ``probe`` is its row of ``PROBES`` (its observation is that row's) and
 whose docstring says what is its own, in ``PROBE_ENVS`` (keyed by the probe's name); its vector env is made from it
-(``PROBE_VECTOR_ENVS``). Nothing else names them: ``import war_env`` registers every row of ``PROBES``, and ``war_env.envs.games`` (what Gymnasium's
+(``PROBE_VECTOR_ENVS``). Nothing else names them: ``import war_env`` registers every row of ``PROBES``, and
+``war_env.envs.games`` (what Gymnasium's
 entry points, SB3's vec env and the tools read) finds the classes here."""
 
 from __future__ import annotations
@@ -266,8 +267,8 @@ class _BatchedProbes(Mapping):
                     "single_env": env,
                     "__module__": __name__,
                     "__qualname__": class_name,
-                    "__doc__": f"``{env.probe.env_id}`` batched: ``{env.__name__}``'s game and observation, every round "
-                    "stepped by the engine (``ProbeVectorEnv``).",
+                    "__doc__": f"``{env.probe.env_id}`` batched: ``{env.__name__}``'s game and observation, "
+                    "every round stepped by the engine (``ProbeVectorEnv``).",
                 },
             )
             if env.__module__ == __name__:

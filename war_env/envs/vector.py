@@ -93,7 +93,8 @@ class WarVectorEnv(VectorEnv):
 
     ## Arguments
     ``WarVectorEnv(num_envs=1, opponent="human", max_episode_steps=None, config=None, backend="auto",
-    autoreset_mode=AutoresetMode.NEXT_STEP, round_info=True, **rules)``: ``opponent`` a bot spec or ``war_env.core.bots.Bot`` (a policy opponent cannot be batched: use
+    autoreset_mode=AutoresetMode.NEXT_STEP, round_info=True, **rules)``: ``opponent`` a bot spec or
+    ``war_env.core.bots.Bot`` (a policy opponent cannot be batched: use
     ``vectorization_mode="sync"``); ``max_episode_steps`` truncates a round after that many steps,
     as ``gym.make``'s ``TimeLimit`` does (``truncated`` is true on that step even if it also
     terminated); ``config`` / rule keywords as for ``WarEnv``. ``round_info=False`` leaves ``info["round"]``
@@ -141,7 +142,8 @@ class WarVectorEnv(VectorEnv):
             raise ValueError(f"WarVectorEnv does not render (render_mode must be None), got {render_mode!r}")
         if not isinstance(opponent, (str, Bot)):
             raise TypeError(
-                f"WarVectorEnv batches bot opponents only (a spec string or a war_env.core.bots.Bot), got {opponent!r}; "
+                "WarVectorEnv batches bot opponents only (a spec string or a war_env.core.bots.Bot), "
+                f"got {opponent!r}; "
                 'for a policy opponent use gym.make_vec("War-v0", ..., vectorization_mode="sync")'
             )
         if self.observes_latency:

@@ -47,7 +47,7 @@ class WarEnv(gym.Env):
     | Action Space | `Discrete(2)` |
     | Observation Space | `Box(0.0, 1.0, (16,), float32)` |
     | import | `gymnasium.make("War-v0")` |
-    | batched | `gymnasium.make_vec("War-v0", num_envs=N, vectorization_mode="vector_entry_point")` (`war_env.envs.vector.WarVectorEnv`) |
+    | batched | `gymnasium.make_vec("War-v0", num_envs=N, vectorization_mode="vector_entry_point")` |
     | two seats | `war_env.envs.multiagent.parallel_env()` (PettingZoo) |
 
     ## Action Space
@@ -278,7 +278,8 @@ def _resolve_opponent(opponent) -> tuple[Bot | None, object | None]:
     if callable(getattr(opponent, "act", None)):
         return None, opponent
     raise TypeError(
-        f"opponent must be a bot spec string, a war_env.core.bots.Bot or a policy with act(observation), got {opponent!r}"
+        "opponent must be a bot spec string, a war_env.core.bots.Bot or a policy with act(observation), "
+        f"got {opponent!r}"
     )
 
 

@@ -57,7 +57,8 @@ def play_rounds(
 
     ``agent`` is an ``Agent`` or an agent spec; ``opponent`` a bot spec or ``Bot``, or an agent (spec)
     that plays seat 1. ``env_id`` the game (``war_env.envs.games``; by default War-v0, or WarLatency-v0 when
-    the rules have latency or the agent reads its observation). ``indices`` numbers the rounds in the records (default ``0, 1, ...``);
+    the rules have latency or the agent reads its observation). ``indices`` numbers the rounds in the records (default
+    ``0, 1, ...``);
     ``on_round`` sees each record as it is made; ``trust_model_file`` is passed to model specs (it
     lets SB3 unpickle a model file: only for files the user vouches for on the command line).
     ``realtime`` plays every round in real time, each tick ``realtime`` seconds of ``clock`` (a

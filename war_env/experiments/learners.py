@@ -55,7 +55,6 @@ from war_env.support.atomic import write_atomic
 from war_env.support.run_folder import LOCK_NAME
 from war_env.training.fast_ppo import FastPPOConfig, checkpoint_files
 
-
 CONTINUED_FILE = "continued_from.json"
 """A table folder's record of the runs ``--continue-from`` copied in."""
 

@@ -306,8 +306,9 @@ def how_to_read(results: dict) -> list[str]:
     return [
         f"Every estimate comes with a {results['confidence_level']:.0%} interval `value [low, high]`; `value (exact)` "
         "means every round gave that same value, so there is nothing to resample (an agent that never false-starts); "
-        "`not finite` is a value that overflowed float64 (only records summarised by hand can). Rates (takeovers, win, end reasons) "
-        "use the Wilson score interval; means per round (return, regret, false starts, idle ticks, battles, "
+        "`not finite` is a value that overflowed float64 (only records summarised by hand can). "
+        "Rates (takeovers, win, end reasons) use the Wilson score interval; "
+        "means per round (return, regret, false starts, idle ticks, battles, "
         f"ticks) a percentile bootstrap over rounds ({BOOTSTRAP_RESAMPLES} resamples, RNG fixed by the data), paired "
         "for regrets; the mean reaction time a bootstrap over rounds of (sum of reaction ticks / draws); its 95th "
         "percentile the order-statistic interval (draws taken as independent; with many whole-tick draws it can be "
@@ -343,7 +344,8 @@ def timing_table(results: dict) -> list[str]:
     def row(p, label):
         r = p["reaction"]
         return (
-            f"| `{p['agent']}` | {label} | {fmt(p['false_starts_per_round'], 2)} | {fmt(p['idle_ticks_per_round'], 1)} | "
+            f"| `{p['agent']}` | {label} | {fmt(p['false_starts_per_round'], 2)} | "
+            f"{fmt(p['idle_ticks_per_round'], 1)} | "
             f"{fmt(p['agent_takeover'])} | {r['draws']} | {fmt(r['mean_ticks'], 2)} | {fmt(r['p95_ticks'], 1)} |"
         )
 
@@ -392,8 +394,10 @@ def opponent_takeover_lines(results: dict) -> list[str]:
     by_opponent = {o: [p["opponent_takeover"] for p in results["pairings"] if p["opponent"] == o] for o in opponents}
     if all(_same(entries) for entries in by_opponent.values()):
         return [
-            "Opponents taken over, as a share of rounds (the same against every agent: an opponent's timing is hashed from the round "
-            "key): " + "; ".join(f"`{o}` {fmt(entries[0])}" for o, entries in by_opponent.items()) + "."
+            "Opponents taken over, as a share of rounds (the same against every agent: an opponent's timing "
+            "is hashed from the round key): "
+            + "; ".join(f"`{o}` {fmt(entries[0])}" for o, entries in by_opponent.items())
+            + "."
         ]
     return ["Opponents taken over, as a share of rounds:", ""] + _pairing_table(
         results, lambda p: fmt(p["opponent_takeover"])
@@ -461,7 +465,10 @@ def machine_lines(machine: dict | None) -> list[str]:
     """How quiet the machine was, and a warning when it was not."""
     if machine is None:
         return ["No round was played in the session that made these results, so the machine was not measured.", ""]
-    load = f"{machine['load_average_before'][0]:.1f} as the rounds started, {machine['load_average_after'][0]:.1f} as they ended"
+    load = (
+        f"{machine['load_average_before'][0]:.1f} as the rounds started, "
+        f"{machine['load_average_after'][0]:.1f} as they ended"
+    )
     facts = (
         f"load average {load} ({machine['cores']} cores, {machine['workers']} worker"
         f"{'s' if machine['workers'] > 1 else ''}); {machine['cpu_seconds']:.1f} s of CPU in "

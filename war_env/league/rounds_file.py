@@ -408,7 +408,10 @@ def _problem(
         return f"reason {record.reason!r}: a benchmark round ends with one of {list(END_REASONS)}"
     card = record.card_outcome()
     if card != outcomes[record.round]:
-        return f"the cards of round {record.round} (seed {record.seed}) give {outcomes[record.round]}, the record says {card}"
+        return (
+            f"the cards of round {record.round} (seed {record.seed}) give {outcomes[record.round]}, "
+            f"the record says {card}"
+        )
     if max(record.reaction_ticks[0], default=0) >= config.turn_ticks:
         return f"a reaction of {max(record.reaction_ticks[0])} ticks in a turn of {config.turn_ticks}"
     if record.steps > record.ticks or (record.steps != record.ticks and not record.takeover[0]):

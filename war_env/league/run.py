@@ -25,6 +25,7 @@ from pathlib import Path
 from war_env.agents import BASELINES, Agent, check_commands_restated, make_agent, make_opponent, uses_opponent
 from war_env.core.rules import WarConfig
 from war_env.evaluation.records import RoundRecord
+from war_env.league.compute import MachineWatch, compute_summary
 from war_env.league.league import (
     DEFAULT_OPPONENTS,
     DEFAULT_ROUNDS,
@@ -35,7 +36,6 @@ from war_env.league.league import (
     make_shards,
     with_oracle,
 )
-from war_env.league.compute import MachineWatch, compute_summary
 from war_env.league.plots import make_plots
 from war_env.league.report import render_report
 from war_env.league.results import summarise, validate_results

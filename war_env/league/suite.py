@@ -383,7 +383,8 @@ def _cell(entry: dict, digits: int) -> str:
 
 def render_suite(results: dict, chart: str) -> str:
     suite = results["suite"]
-    rounds = f"{suite['rounds']} paired rounds per agent and probe (seeds {suite['seed']}..{suite['seed'] + suite['rounds'] - 1})"
+    last_seed = suite["seed"] + suite["rounds"] - 1
+    rounds = f"{suite['rounds']} paired rounds per agent and probe (seeds {suite['seed']}..{last_seed})"
     lines = [
         "# Probe suite: one score per capability",
         "",

@@ -16,7 +16,8 @@ time (the process's own CPU seconds: steadier on a busy machine), and War's rate
 * PPO (the shipped config) on the batched env through the SB3 adapter against SB3's ``DummyVecEnv``
   over War-v0 envs: frames/s, and the share of a training step spent in the env (the ``train`` extra);
 * learning steps/s of the fast PPO trainer against SB3's PPO (MLP) and sb3-contrib's RecurrentPPO (LSTM), same env,
-  network and one thread, each peer at the fast trainer's settings and at its shipped config (``war_env.perf.trainers``);
+  network and one thread, each peer at the fast trainer's settings and at its shipped config
+  (``war_env.perf.trainers``);
 * the benchmark league end to end (one worker, the default league);
 * how long a new process takes to import the engine and make its first compiled calls (numba loads them
   from its on-disk cache; ``cold=True`` also measures them compiled from an empty cache);
@@ -441,7 +442,8 @@ WITHOUT_ROUND_INFO = "round_info=False"
 
 
 def vector_row_name(num_envs: int, workload: str, variant: str = "") -> str:
-    """The row of a vector env measurement: ``variant`` a backend (``reference (no numba)``) or ``WITHOUT_ROUND_INFO``."""
+    """The row of a vector env measurement: ``variant`` a backend (``reference (no numba)``) or
+    ``WITHOUT_ROUND_INFO``."""
     if variant == WITHOUT_ROUND_INFO:
         return f"vector env N={num_envs}, {workload}, {variant}"
     return f"vector env N={num_envs}, {workload}" + (f", {variant} backend" if variant else "")

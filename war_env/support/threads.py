@@ -2,7 +2,8 @@
 
 The networks here are tiny MLPs: on this project's 2-core machines two torch threads were measured
 100x slower than one (training), so one is every default; a model agent may ask for more
-(``ppo:path=FILE,threads=2``: ``use_threads``). And a worker process forked from a parent whose OpenMP runtime was already
+(``ppo:path=FILE,threads=2``: ``use_threads``). And a worker process forked from a parent whose OpenMP runtime was
+already
 started hangs in OpenMP's barrier, so worker processes are spawned (never forked) and start with the
 thread variables already set (``one_thread_environment``), before anything numeric is imported.
 """

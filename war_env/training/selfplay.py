@@ -4,7 +4,8 @@ How it works. Every seat sees the same 16-float observation from its own side (`
 so one network can play either seat. The learner plays seat 0 of War-v0; the opponent at seat 1 is a
 *frozen copy* of the learner (War-v0 takes any object with ``act(observation)`` as its opponent),
 replaced by a fresh copy every ``refresh_every`` steps, at the first rollout boundary after them (an
-on-policy model changes only between rollouts, so a shorter interval refreshes once per rollout). Each copy is a snapshot saved with
+on-policy model changes only between rollouts, so a shorter interval refreshes once per rollout). Each copy is a
+snapshot saved with
 ``agents.model_files.save_model`` and loaded back with ``load_sb3_agent`` (weights only), so the run
 folder keeps, in order, every opponent the learner met: ``opponent_000.zip`` (the untrained
 learner), ``opponent_001.zip``, ... and the final ``model.zip``.
@@ -32,7 +33,6 @@ import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-
 
 from war_env.agents import make_agent
 from war_env.agents.algorithms import build_model, check_algorithm

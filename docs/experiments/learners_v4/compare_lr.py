@@ -19,8 +19,8 @@ here = Path(__file__).parent
 smaller = json.loads((Path(sys.argv[1]) if len(sys.argv) > 1 else here).joinpath("learners.json").read_text())
 table = json.loads((here.parent / "learners_v2" / "learners.json").read_text())
 print(
-    "| learner | probe | P(2.5e-4's regret < 1e-3's) | median regret at 2.5e-4 | at 1e-3 | capability at 2.5e-4 | at 1e-3 "
-    "| budget at 2.5e-4 | at 1e-3 |"
+    "| learner | probe | P(2.5e-4's regret < 1e-3's) | median regret at 2.5e-4 | at 1e-3 | capability at 2.5e-4 "
+    "| at 1e-3 | budget at 2.5e-4 | at 1e-3 |"
 )
 print("|---|---|---|---|---|---|---|---|---|")
 for name, row in smaller["learners"].items():

@@ -4,7 +4,8 @@ REPEATS."""
 import os
 import sys
 
-from war_env.perf import FAST_ROW, PerfResult, Row, _fast_targets, machine_info, measure_side_by_side, render
+from war_env.perf.harness import machine_info, measure_side_by_side
+from war_env.perf.report import FAST_ROW, PerfResult, Row, _fast_targets, render
 from war_env.perf.trainers import trainer_runs
 
 budget = float(sys.argv[1])

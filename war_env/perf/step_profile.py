@@ -26,7 +26,8 @@ import numpy as np
 import war_env  # noqa: F401  (registers War-v0)
 from war_env.batched import stepping
 from war_env.batched.borrow import borrowed
-from war_env.perf import WORKLOADS, measure_side_by_side, vector_env_loop
+from war_env.perf.harness import measure_side_by_side
+from war_env.perf.workloads import WORKLOADS, vector_env_loop
 
 
 @dataclass

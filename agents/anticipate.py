@@ -8,9 +8,9 @@ and costs a false start when it has not, so it breaks even when it is a false st
 with ``(1 - q) * lead * idle = q * false_start``: ``level = 1 - q = false_start / (false_start + lead * idle)``
 (0.980 with the default rewards and a lead of 2: against a spread-out opponent it rarely presses ahead;
 against a predictable one it lands every press on the opening tick). The level is above 0 whenever a false
-start costs anything, so the press never lands before the opponent can have drawn (issue 29: the first form of
-the argument, ``level = 1 - lead * idle / false_start``, fell to 0 when ``lead`` idle ticks cost more than a
-false start, as in the probes, and then sent a sure false start every move: it lost to ``press_once``).
+start costs anything, so the press never lands before the opponent can have drawn (the simpler form
+``level = 1 - lead * idle / false_start`` falls to 0 when ``lead`` idle ticks cost more than a false start, as
+in the probes, and then sends a sure false start every move).
 
 With a fixed latency and an opponent that is never taken over, this is ``lead:ticks=K`` with ``K =
 press_tick``: one fixed lead, picked by the argument, where ``lead`` picks the best one of the same family
@@ -26,7 +26,6 @@ latency observation.
 from __future__ import annotations
 
 from war_env.agents.base import Agent
-from war_env.agents.informed import marginal_reactions
 from war_env.agents.oracle import BuiltForOpponent
 from war_env.core.bots import Bot
 from war_env.core.optimum import OURS
@@ -56,7 +55,7 @@ class Anticipate(BuiltForOpponent):
         self.lead = quantile_tick(config.latency_probabilities, 0.5, config.max_delay)
         false_start, idle = -config.reward_false_start, -config.reward_idle_tick
         self.level = false_start / (false_start + self.lead * idle) if false_start > 0 else 0.0
-        reactions = marginal_reactions(config, self.opponent)
+        reactions = self.opponent.marginal_reactions(config)
         self.opponent_draw = quantile_tick(reactions, self.level, config.turn_ticks - 1)
         self._pressed_ahead = False
 

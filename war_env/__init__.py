@@ -13,7 +13,7 @@ from war_env.core.rules import WarConfig
 from war_env.support.after_import import after_import
 
 __all__ = ["Bot", "WarConfig", "WarEnv", "make_bot"]
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 
 def register_envs() -> None:

@@ -79,8 +79,8 @@ class WarLatencyEnv(WarEnv):
     while a press flies).
 
     ## Version History
-    * v0: first release: War-v0 with action latency (``WarConfig.latency``) and the observation of the
-      opponent's turn clock and the agent's presses in flight.
+    * v0: first release (war-env 0.2.0): War-v0 with action latency (``WarConfig.latency``) and the observation
+      of the opponent's turn clock and the agent's presses in flight.
     """
 
     observes_latency = True

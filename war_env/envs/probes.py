@@ -109,9 +109,9 @@ class WarAnticipationEnv(ProbeEnv):
     $play
 
     ## Version History
-    * v1: the opponent reacts in three modes (``modes:first=3,every=8,count=3,width=2``), not ``uniform:low=3,
-      high=12``, against which the two-press rule "2 and 7" was the optimum (issue 29).
-    * v0: first release (issue 21).
+    * v1 (war-env 0.4.0): the opponent reacts in three modes (``modes:first=3,every=8,count=3,width=2``), not
+      ``uniform:low=3,high=12``, against which the two-press rule "2 and 7" was the optimum.
+    * v0: first release (war-env 0.3.0).
     """
 
     probe = PROBES["anticipation"]
@@ -137,9 +137,9 @@ class WarMemoryEnv(ProbeEnv):
     $play
 
     ## Version History
-    * v1: the opponent reacts in three modes (``modes:first=5,every=8,count=3,width=2``) and the latency is 6
-      ticks, not ``uniform:low=12,high=13`` with 4, where one press 10 ticks in was the optimum (issue 29).
-    * v0: first release (issue 21).
+    * v1 (war-env 0.4.0): the opponent reacts in three modes (``modes:first=5,every=8,count=3,width=2``) and the
+      latency is 6 ticks, not ``uniform:low=12,high=13`` with 4, where one press 10 ticks in was the optimum.
+    * v0: first release (war-env 0.3.0).
     """
 
     probe = PROBES["memory"]
@@ -166,7 +166,7 @@ class WarInferenceEnv(ProbeEnv):
     $play
 
     ## Version History
-    * v0: first release (issue 21).
+    * v0: first release (war-env 0.3.0).
     """
 
     probe = PROBES["inference"]
@@ -193,8 +193,8 @@ class WarTableReadingEnv(ProbeEnv):
     $play
 
     ## Version History
-    * v1: the pile counts and the battle count are hidden (issue 29).
-    * v0: first release (issue 21).
+    * v1 (war-env 0.4.0): the pile counts and the battle count are hidden.
+    * v0: first release (war-env 0.3.0).
     """
 
     probe = PROBES["reading"]

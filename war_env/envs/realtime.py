@@ -71,7 +71,7 @@ class RealTime(gym.Wrapper):
     ``SimulatedClock``). Wrap the game env directly: the wrapper plays several ticks per step.
 
     ## Version History
-    * v0: first release (issue 22).
+    * v0: first release (war-env 0.3.0).
     """
 
     def __init__(

@@ -131,7 +131,7 @@ class WarEnv(gym.Env):
     modes need pygame-ce: ``pip install "war-env[render]"``.
 
     ## Version History
-    * v0: first release.
+    * v0: first release (war-env 0.1.0).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 10}

@@ -6,8 +6,8 @@ there if the opponent has not drawn by then), each either whatever is in flight 
 of the seat's is in flight, and, as one of them, "as its own draw lands" (a press sent in the tick a press of its
 draws, which lands as early in the opponent's turn as any can); on its own turn it presses whenever nothing is in
 flight. ``lead`` is the best
-one-press rule of the second kind; the anticipation probe's optimum (as first shipped) was the two-press rule
-"2 and 7, whatever is in flight" (issue 29).
+one-press rule of the second kind. The ladder is the check that makes a probe worth having: against the
+anticipation probe's v0 opponent the two-press rule "2 and 7, whatever is in flight" was the optimum.
 
 Costs are exact, by a chain over what is in flight as the opponent's turn opens (``rule_cost``): with a fixed
 latency a press-time rule plays each move deterministically given the opponent's reaction, so a move is a

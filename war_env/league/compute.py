@@ -61,8 +61,8 @@ the rules' latency): at the game's 0.1 s ticks, 0.8 s of thinking."""
 PRICED_TICKS = 10
 """The largest total delay (the rules' latency plus a measured delay) priced by the solver: a pricing pass costs
 about ``2**delay`` per table, and a report solves each agent and opponent once and passes once per move of the
-longest round (about 100 with the default rules): at 10 ticks 3-4 s a pairing, at 16 about two minutes (measured
-on this project's 2-core machine at load average 10-12)."""
+longest round (about 100 with the default rules): each tick beyond 10 doubles that, so at 16 ticks a pairing
+takes minutes where at 10 it takes seconds."""
 PROGRESS_AFTER = 1.0
 """Seconds of pricing after which each solve is announced on stderr."""
 

@@ -193,7 +193,7 @@ def _bootstrap_score(a: np.ndarray, z: np.ndarray, o: np.ndarray) -> dict:
 
 
 SCORE_RANGE = (0.0, 1.0)
-"""The bounded score's range (issue 29; docs/probes.md, "The score"): 0 is the probe's best simple baseline and
+"""The bounded score's range (docs/probes.md, "The score"): 0 is the probe's best simple baseline and
 everything worse, 1 the oracle and any luck of the deals beyond it. Below the baseline an agent shows none of the
 capability, and how much worse it is (takeovers at -100, false starts) is in a unit of the probe's own gap that
 differs by probe, so it counts 0 in every probe; the raw regret, kept beside the score, says how much worse."""

@@ -1,7 +1,7 @@
 """One thread per process for the numeric libraries, set in code rather than by the caller's shell.
 
-The networks here are tiny MLPs: on this project's 2-core machines two torch threads were measured
-100x slower than one (training), so one is every default; a model agent may ask for more
+The networks here are tiny MLPs: two torch threads train them many times slower than one (the threads
+synchronise more than they compute; docs/training.md), so one is every default; a model agent may ask for more
 (``ppo:path=FILE,threads=2``: ``use_threads``). And a worker process forked from a parent whose OpenMP runtime was
 already
 started hangs in OpenMP's barrier, so worker processes are spawned (never forked) and start with the

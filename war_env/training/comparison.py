@@ -15,7 +15,7 @@ from war_env.evaluation.summary import RoundColumns, paired_difference
 
 BASELINE = "prompt"
 BAR = {"takeovers": 0, "false_starts_per_100_rounds_below": 1.0, "return_gap_at_most": 0.005}
-"""The bar on held-out rounds (issue 14: 1,000 of them), against the prompt baseline on the same deals: no
+"""The bar on held-out rounds, against the prompt baseline on the same deals: no
 takeover, fewer than 1 false start per 100 rounds, a mean return at most 0.005 per round below prompt's.
 ``war-train`` holds both its best and its final model to it, ``war-curves`` every model of a curve."""
 

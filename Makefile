@@ -5,13 +5,13 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-EXTRAS := train,bench,render,multiagent,distributed,dev,fast,zoo,web,torchrl
+EXTRAS := train,bench,render,multiagent,distributed,dev,fast,zoo,web,torchrl,docs
 STAMP := $(VENV)/.installed
 
 export SDL_VIDEODRIVER := dummy
 export SDL_AUDIODRIVER := dummy
 
-.PHONY: run test test-fast test-durations lint install browser clean
+.PHONY: run test test-fast test-durations lint docs install browser clean
 
 install: $(STAMP)
 
@@ -33,6 +33,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# The documentation site (docs/conf.py) into docs/_build/html. Warnings are errors (-W), all of them reported
+# (--keep-going): a broken link, a page outside every table of contents or a missing include fails the build.
+docs: $(STAMP)
+	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
+
 # Every module's fast tests, the ones not marked slow (docs/test-durations.md lists both kinds), on every core
 # up to 4: the quick check before a commit. The whole suite stays `make test` (CI).
 test-fast: $(STAMP)
@@ -53,4 +58,4 @@ browser:
 	  echo "make: Chromium could not be installed here; the real-browser test will be skipped"
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build dist .pytest-durations.xml
+	rm -rf $(VENV) .pytest_cache .hypothesis build dist .pytest-durations.xml docs/_build

@@ -37,7 +37,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "results").glob("*.md"))]
 MARKER = re.compile(
     r"^<!-- runnable(?::(?P<replacements>[^\n]*))? -->\n```(?P<language>\w+)\n(?P<code>.*?)^```$",
     re.MULTILINE | re.DOTALL,
@@ -210,27 +210,31 @@ def test_the_readme_quotes_the_report_that_the_shipped_run_renders_to():
     assert quoted == quote.quote(), "README.md is stale: run .venv/bin/python docs/runs/quote.py"
 
 
-def test_the_shipped_run_is_the_default_league_and_benchmark_md_quotes_its_figures():
+def test_the_shipped_run_is_the_default_league_and_the_results_page_quotes_its_figures():
     from war_env.agents import BASELINES
     from war_env.league.league import DEFAULT_OPPONENTS, DEFAULT_ROUNDS
 
     results = json.loads((SHIPPED_RUN / "results.json").read_text())
-    (session,) = json.loads((SHIPPED_RUN / "run.json").read_text())["sessions"]
+    run = json.loads((SHIPPED_RUN / "run.json").read_text())
+    (session,) = run["sessions"]
     league = results["config"]
     assert (league["rounds"], tuple(league["opponents"])) == (DEFAULT_ROUNDS, tuple(DEFAULT_OPPONENTS))
     assert set(league["agents"]) == {"oracle", *BASELINES}  # what make run plays
     total = league["rounds"] * len(results["pairings"])
     assert session["rounds_played"] == total
-    page = (ROOT / "docs" / "benchmark.md").read_text()
+    results_page = " ".join((ROOT / "docs" / "results" / "benchmark.md").read_text().split())
     for figure in (
         f"played its {total:,} rounds in {session['seconds']:.0f} s with {session['workers']} workers",
         f"({session['rounds_per_second']:.0f} rounds/s)",
         f"the widest win-rate interval was {results['widest_win_rate_interval']:.3f}",
-        f"6 agents and the `oracle` x {len(league['opponents'])} opponents x {league['rounds']}\nrounds, "
+        f"6 agents and the `oracle` x {len(league['opponents'])} opponents x {league['rounds']} rounds, "
         f"{total:,} rounds",
-        f"league's\n{total:,} records",
+        f"{run['provenance']['cpus']} CPUs",
     ):
-        assert figure in page, figure
+        assert figure in results_page, figure
+    guide = " ".join((ROOT / "docs" / "benchmark.md").read_text().split())
+    for figure in (f"{league['rounds']} rounds, {total:,} rounds", f"league's {total:,} records"):
+        assert figure in guide, figure
 
 
 @pytest.mark.slow

@@ -193,6 +193,15 @@ def model_spec(spec: str) -> ModelSpec:
     return ModelSpec(algo, options["path"], _threads(options.get("threads", "1"), spec), actions == "sampled")
 
 
+def trained_on(spec: str) -> str | None:
+    """The env id a model spec's file was trained on (``None``: not a model, or a file that does not say)."""
+    from war_env.agents.model_files import env_id_of, read_metadata
+
+    if split_spec(spec)[0] not in MODEL_ALGOS:
+        return None
+    return env_id_of(read_metadata(model_spec(spec).path))  # PATH, or path=PATH of the keyword form
+
+
 def _threads(text: str, spec: str) -> int:
     cores = machine_cores()
     if not (text.isascii() and text.isdigit() and 1 <= int(text) <= cores):

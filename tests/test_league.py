@@ -26,6 +26,7 @@ from war_env.league import DEFAULT_OPPONENTS, ROUNDS_FILE, League, Shard, load_r
 from war_env.league import run_league as main
 from war_env.league.run import read_league
 from war_env.scripts.benchmark import cli
+from war_env.support.run_folder import RunFolderConflict
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 6
@@ -439,7 +440,7 @@ def test_a_foreign_or_broken_config_json_is_named(small_run, tmp_path):
     with pytest.raises(ValueError, match=f"{copy / 'config.json'} is not a war-bench league: missing key 'opponents'"):
         main(resume=copy, progress=False)
     (copy / "config.json").write_text('{"league": {"agents": ["prompt"] "opponents": []}}')
-    with pytest.raises(ValueError, match="config.json is not a war-bench league: JSONDecodeError: Expecting ','"):
+    with pytest.raises(RunFolderConflict, match="config.json is not a benchmark run's settings: Expecting ','"):
         main(resume=copy, progress=False)
 
 
@@ -807,3 +808,37 @@ class _TouchOnUnpickle:
 
     def __reduce__(self):
         return (Path.touch, (Path(self.path),))
+
+
+# --- a model trained on another game ---------------------------------------------------------------------
+def _fast_model_of(path: Path, env_id: str) -> str:
+    """A fast_ppo model file that sees ``env_id``'s whole observation, as training on it would save it."""
+    import torch
+
+    from war_env.agents.fast_model import FastNetwork, save_fast_model
+    from war_env.envs.games import game_config, game_fields
+
+    fields = game_fields(env_id, game_config(env_id, {}))
+    network = FastNetwork(len(fields), (4,), "tanh", 0)
+    state = {name: torch.full(shape, 0.1) for name, shape in network.shapes().items()}
+    return f"fast_ppo:{save_fast_model(path, state, network, fields, 1, env_id)}"
+
+
+def test_a_model_seeing_fields_the_league_does_not_show_is_refused_in_one_line_before_any_folder(tmp_path):
+    """WarAnticipation-v1 shows six presses in flight; War-v0's rules have no latency, so none is in flight:
+    cutting the model's columns from War-v0's observation would read past its end."""
+    spec = _fast_model_of(tmp_path / "anticipation.zip", "WarAnticipation-v1")
+    with pytest.raises(ValueError, match=r"in_flight_5.*does not show; it was trained on WarAnticipation-v1") as error:
+        main(agents=[spec], opponents=["human"], rounds=2, out=tmp_path / "run", progress=False)
+    assert "\n" not in str(error.value)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_model_that_fits_but_was_trained_on_a_probe_plays_and_the_report_says_where_it_was_trained(tmp_path):
+    """WarMemory-v1 shows War-v0's fields: its model plays War-v0 column for column."""
+    spec = _fast_model_of(tmp_path / "memory.zip", "WarMemory-v1")
+    run = main(agents=[spec], opponents=["human"], rounds=2, out=tmp_path / "run", progress=False)
+    assert {p["agent"] for p in run.results["pairings"]} == {spec, "oracle"}
+    report = (run.run_dir / "report.md").read_text()
+    assert f"`{spec}` was trained on WarMemory-v1; it plays War-v0 here" in report
+    assert "oracle` was trained" not in report

@@ -31,7 +31,7 @@ import numpy as np
 from war_env import batched
 from war_env.core.bots import Bot
 from war_env.core.rules import WarConfig
-from war_env.envs.games import game_fields, game_id, make_game, make_vector_game
+from war_env.envs.games import game_fields, make_game, make_vector_game
 from war_env.envs.realtime import RealTime
 from war_env.evaluation.fastpath import agent_reaction_model, play_reaction_time_rounds
 from war_env.evaluation.records import RoundRecord, agent_seed
@@ -122,22 +122,33 @@ def observation_game(env_id: str | None, config: WarConfig, agent) -> str:
     """The game ``agent`` plays when asked to play ``env_id``: that one, but for an agent that reads
     the opponent's clock in a game whose observation hides it (the ``oracle`` in the memory probe, the reference of
     its regrets), which plays the same game from WarLatency-v0's observation. Without ``env_id``: WarLatency-v0 when
-    the rules have latency or the agent reads its observation, else War-v0. A model whose fields the game does not
-    show is refused."""
+    the rules have latency or the agent reads its observation, else War-v0. A model that sees a field the chosen
+    game does not show (one trained on a probe whose observation is longer) is refused, naming the fields."""
     reads_latency = getattr(agent, "observes_latency", False)
     if env_id is None:
-        return "WarLatency-v0" if config.has_latency or reads_latency else "War-v0"
-    shown = game_fields(env_id, config)
-    if reads_latency and "opponent_can_draw" not in shown:
-        return "WarLatency-v0"
+        game = "WarLatency-v0" if config.has_latency or reads_latency else "War-v0"
+    elif reads_latency and "opponent_can_draw" not in game_fields(env_id, config):
+        game = "WarLatency-v0"
+    else:
+        game = env_id
+    check_fields_shown(agent, game, config)
+    return game
+
+
+def check_fields_shown(agent, game: str, config: WarConfig) -> None:
+    """Refuse an agent that sees observation fields ``game`` does not show under ``config`` (a model trained on
+    a probe whose presses in flight outnumber these rules' latency, or on WarInference-v0's ``opponent_reaction``):
+    cutting its columns from this game's observation would read past its end."""
     needed = getattr(agent, "fields", None)
-    if needed is not None and not set(needed) <= set(shown):
-        missing = [name for name in needed if name not in shown]
+    shown = game_fields(game, config)
+    missing = [name for name in needed or () if name not in shown]
+    if missing:
+        trained_on = getattr(agent, "env_id", None)
+        where = f"; it was trained on {trained_on}: play it there (--env-id {trained_on})" if trained_on else ""
         raise ValueError(
-            f"agent {agent.spec()!r} sees {missing}, which {game_id(env_id, config)}'s observation "
-            f"does not show (it was trained on {getattr(agent, 'env_id', None) or 'another game'})"
+            f"agent {agent.spec()!r} sees {missing}, which {game}'s observation (latency {config.latency}) "
+            f"does not show{where}"
         )
-    return env_id
 
 
 BATCH_ROUNDS = 1024

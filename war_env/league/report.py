@@ -300,6 +300,30 @@ def run_facts(results: dict, run: dict) -> list[str]:
     return lines
 
 
+def trained_elsewhere(agents, game: str) -> dict[str, str]:
+    """The model agents whose file was trained on another game than ``game`` (they play it from the same
+    observation fields), with that game; a file no longer readable is left out."""
+    from war_env.agents import trained_on
+
+    elsewhere = {}
+    for spec in agents:
+        try:
+            env_id = trained_on(spec)
+        except (OSError, ValueError):
+            continue
+        if env_id is not None and env_id != game:
+            elsewhere[spec] = env_id
+    return elsewhere
+
+
+def trained_elsewhere_lines(results: dict, game: str) -> list[str]:
+    """A line per model agent trained on another game than the league's."""
+    return [
+        f"- `{spec}` was trained on {env_id}; it plays {game} here, from the same observation fields"
+        for spec, env_id in trained_elsewhere(results["config"]["agents"], game).items()
+    ]
+
+
 def how_to_read(results: dict) -> list[str]:
     width = results["widest_win_rate_interval"]
     target = results["win_rate_target_width"]
@@ -511,11 +535,12 @@ def render_report(results: dict, run: dict, plots: dict[str, str]) -> str:
     game = f"WarLatency-v0 (latency {config.latency})" if config.has_latency else "War-v0"
     if results["config"].get("env_id"):  # a probe's game (docs/probes.md)
         game = f"{results['config']['env_id']} (latency {config.latency})"
+    played = results["config"].get("env_id") or ("WarLatency-v0" if config.has_latency else "War-v0")
     lines = [f"# {game} benchmark report", ""]
     lines += headline(results) + [""]
     lines += [f"## Agents ranked by regret to `{reference}`", ""] + regret_table(results, config) + [""]
     lines += outcome_line(results) + [""]
-    lines += ["## The run", ""] + run_facts(results, run) + [""]
+    lines += ["## The run", ""] + run_facts(results, run) + trained_elsewhere_lines(results, played) + [""]
     lines += ["## How to read the numbers", ""] + how_to_read(results) + [""]
     lines += [
         f"## Regret to `{reference}` per opponent",

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from war_env.agents import BASELINES, Agent, check_commands_restated, make_agent, make_opponent, uses_opponent
 from war_env.core.rules import WarConfig
+from war_env.evaluation import observation_game
 from war_env.evaluation.records import RoundRecord
 from war_env.league.compute import MachineWatch, compute_summary
 from war_env.league.league import (
@@ -67,12 +68,17 @@ class BenchmarkRun:
 def check_players(league: League, trust_model_file: bool = False) -> None:
     """Build every agent and opponent once (an agent built for its opponent, the ``oracle``, once per
     opponent), so a bad spec fails before any round is played (an ``exec:`` program is started, greeted and
-    closed)."""
+    closed), and a model that sees a field the league's game does not show fails before the run folder is
+    written (``observation_game``)."""
     config = league.config
     players = [make_opponent(spec, config=config, trust_model_file=trust_model_file) for spec in league.opponents]
     for spec in league.agents:
         for player in players if uses_opponent(spec) else [None]:
-            make_agent(spec, config=config, opponent=player, trust_model_file=trust_model_file).close()
+            agent = make_agent(spec, config=config, opponent=player, trust_model_file=trust_model_file)
+            try:
+                observation_game(league.env_id, config, agent)
+            finally:
+                agent.close()
     for player in players:
         if isinstance(player, Agent):  # an agent in seat 1 (an exec: program stops)
             player.close()

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from war_env.agents import MODEL_ALGOS, check_commands_restated, is_exec_spec, make_agent
+from war_env.agents import check_commands_restated, is_exec_spec, make_agent, trained_on
 from war_env.core.bots import make_bot
 from war_env.core.probes import PROBES, Probe
 from war_env.evaluation import observation_game
@@ -70,16 +70,6 @@ class Suite:
     @classmethod
     def from_dict(cls, data: dict) -> Suite:
         return cls(tuple(data["agents"]), tuple(data["probes"]), data["rounds"], data["seed"])
-
-
-def trained_on(spec: str) -> str | None:
-    """The env id a model spec's file was trained on (``None``: not a model, or a file that does not say)."""
-    from war_env.agents import model_spec
-    from war_env.agents.model_files import env_id_of, read_metadata
-
-    if spec.partition(":")[0] not in MODEL_ALGOS:
-        return None
-    return env_id_of(read_metadata(model_spec(spec).path))  # PATH, or path=PATH of the keyword form
 
 
 def probe_agents(suite: Suite, probe: Probe, trust_model_file: bool = False) -> tuple[str, ...]:

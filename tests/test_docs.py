@@ -290,3 +290,33 @@ def test_the_durations_report_ranks_pytests_junit_times_and_marks_the_slow_tests
     assert "| 1 | 12.0 | yes | `tests/test_a.py::test_long[x-1]` |" in text
     assert "| 2 | 2.0 |  | `tests/test_b.py::TestGroup::test_one` |" in text
     assert "| `tests/test_a.py` | 2 | 12.5 | 1 | 0.5 |" in text
+
+
+# --- the experiments' index ----------------------------------------------------------------------------------
+EXPERIMENTS = ROOT / "experiments"
+NAMED_FILE = re.compile(r"`([\w.-]+(?:\.(?:py|md|json|png|gz|txt|sh))|\w+/)`")
+
+
+def test_the_experiments_index_names_only_files_that_exist():
+    text = (EXPERIMENTS / "README.md").read_text()
+    paths = list(EXPERIMENTS.rglob("*"))
+    present = {path.name for path in paths} | {f"{path.name}/" for path in paths if path.is_dir()}
+    named = set(NAMED_FILE.findall(text)) - {"runs/"}
+    assert named, "experiments/README.md names no file"
+    assert not named - present, f"experiments/README.md names what is not there: {sorted(named - present)}"
+
+
+def test_no_tracked_file_carries_a_path_of_the_machine_it_was_made_on():
+    """Run folders and commands are written relative to the repository (``runs/``, ``$RUNS``), so that a record
+    does not name a folder of the machine a result was made on."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout")
+    found = []
+    for name in tracked.stdout.splitlines():
+        path = ROOT / name
+        if path.suffix in (".png", ".gz", ".zip", ".pt") or not path.is_file() or name == "tests/test_docs.py":
+            continue
+        if re.search(r"(?<![\w.])/work/", path.read_text(errors="replace")):
+            found.append(name)
+    assert not found, f"absolute paths of a build machine in: {found}"

@@ -3,7 +3,7 @@
 Its rule: during the opponent's turn, send one press exactly ``ticks`` ticks into it (if the opponent has
 not drawn by then and nothing of the seat's is in flight); on its own turn, press whenever nothing is in
 flight. ``ticks`` is computed, not tuned: the one of least exact cost per move against the opponent's
-reactions (over its members or contexts, ``informed.marginal_reactions``) and the latency, ``lead_cost``
+reactions (over its members or contexts, ``Bot.marginal_reactions``) and the latency, ``lead_cost``
 for every tick of the opponent's turn and for no lead at all (then it is ``press_once``). Once the opponent
 has been taken over (its takeover bot draws the tick its turn opens) the lead is recomputed for that bot:
 0 or none. Built like the ``oracle``, per config and opponent bot, and reads the same latency observation;
@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from war_env.agents.base import Agent
-from war_env.agents.informed import marginal_reactions, problem_with
 from war_env.agents.oracle import BuiltForOpponent
+from war_env.core.best_response import problem_with
 from war_env.core.bots import Bot
 from war_env.core.optimum import OURS, TimingProblem
 from war_env.core.rules import WarConfig
@@ -77,7 +77,7 @@ class Lead(BuiltForOpponent):
                 f"lead ticks must be a whole number of ticks from 0 to {self.config.turn_ticks - 1}, got {ticks!r}"
             )
         self.fixed = ticks
-        self.problem = problem_with(self.config, marginal_reactions(self.config, self.opponent))
+        self.problem = problem_with(self.config, self.opponent.marginal_reactions(self.config))
         self.ticks = best_lead(self.problem) if ticks is None else ticks
         taken_over = problem_with(self.config, (1.0,) + (0.0,) * (self.config.turn_ticks - 1))
         self.ticks_once_taken_over = best_lead(taken_over)

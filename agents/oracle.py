@@ -20,8 +20,8 @@ from functools import lru_cache
 import numpy as np
 
 from war_env.agents.base import Agent
-from war_env.agents.informed import Stationary, marginal_reactions, optimal_timing, problem_with
 from war_env.agents.scripted import Prompt
+from war_env.core.best_response import Stationary, problem_with
 from war_env.core.bots import Bot, make_bot
 from war_env.core.observation import INDEX, LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE, inference_fields, latency_fields
 from war_env.core.optimum import OURS, THEIRS, PoolPolicy, State, TimingPolicy, TimingProblem, solve
@@ -36,8 +36,8 @@ _IN_FLIGHT = OBSERVATION_SIZE + len(LATENCY_EXTRA_FIELDS)  # in_flight_0, in_fli
 
 def timing_problem(config: WarConfig, opponent: Bot) -> TimingProblem:
     """The seat's timing problem in ``config`` against ``opponent`` (its reactions over its members or contexts,
-    ``informed.marginal_reactions``); the reward weights become costs."""
-    return problem_with(config, marginal_reactions(config, opponent))
+    ``Bot.marginal_reactions``); the reward weights become costs."""
+    return problem_with(config, opponent.marginal_reactions(config))
 
 
 @lru_cache(maxsize=64)
@@ -95,14 +95,14 @@ class BuiltForOpponent(Agent):
 
 
 class Oracle(BuiltForOpponent):
-    """Plays the exact optimum for ``config`` against the bot ``opponent`` (``informed.optimal_timing``): the
+    """Plays the exact optimum for ``config`` against the bot ``opponent`` (``Bot.optimal_timing``): the
     solver's stationary policy, the Bayes-optimal one against a ``pool``, each context's against a ``leader``."""
 
     name = "oracle"
 
     def __init__(self, *, config: WarConfig | None = None, opponent: str | Bot | Agent | None = None):
         super().__init__(config=config, opponent=opponent)
-        self.timing = optimal_timing(self.config, self.opponent, solved)
+        self.timing = self.opponent.optimal_timing(self.config, solved)
 
     @property
     def policy(self) -> TimingPolicy | PoolPolicy | None:
@@ -133,7 +133,7 @@ class Oracle(BuiltForOpponent):
 
 class Blind(BuiltForOpponent):
     """The exact optimum against the opponent's reactions taken over its members or contexts
-    (``informed.marginal_reactions``): the best an agent can do that times every turn alike, never telling a
+    (``Bot.marginal_reactions``): the best an agent can do that times every turn alike, never telling a
     ``pool`` bot's members or a ``leader`` bot's contexts apart. Against any other bot it is the ``oracle``."""
 
     name = "blind"

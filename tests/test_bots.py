@@ -1,9 +1,26 @@
+import dataclasses
 import math
 
+import gymnasium as gym
 import pytest
+from test_probes import FS, IDLE, best_return, timing_return
+from test_vector import play_side_by_side, pressing
 
-from war_env.core.bots import Absent, Fixed, Human, Instant, Uniform, make_bot, sample_reaction
+import war_env  # noqa: F401  (registers the envs)
+from war_env.agents import make_agent
+from war_env.core.bots import (
+    BOTS,
+    Absent,
+    Fixed,
+    Human,
+    Instant,
+    Uniform,
+    VariesByScore,
+    make_bot,
+    sample_reaction,
+)
 from war_env.core.rules import WarConfig
+from war_env.envs.latency import WarLatencyEnv
 
 CONFIG = WarConfig()
 
@@ -154,3 +171,48 @@ def test_modes_reacts_in_each_of_its_windows_alike():
 def test_a_bad_modes_bot_is_refused(spec, message):
     with pytest.raises(ValueError, match=message):
         make_bot(spec)
+
+
+# --- a new bot is a class of core/bots.py, nothing else -----------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Chaser(VariesByScore):
+    """A test's toy bot: it hurries when it is not ahead on points (it draws 1 tick into its turn) and dawdles when
+    it is (3 ticks in). It varies by the score, a rule the engines know, so its class is all it needs."""
+
+    name = "chaser"
+
+    def windows(self):
+        return Fixed(1), Fixed(3)  # in the order of CONTEXTS: not ahead, ahead
+
+
+@pytest.fixture
+def chaser(monkeypatch):
+    monkeypatch.setitem(BOTS, "chaser", Chaser)  # what a new bot's row in BOTS does
+    return make_bot("chaser")
+
+
+def test_a_new_bot_that_varies_by_the_score_plays_alike_on_the_single_env_and_the_batched_engine(chaser, backend):
+    kwargs = {"opponent": "chaser", "latency": "fixed:ticks=1", "target_points": 8}
+    vector = gym.make_vec(
+        "WarLatency-v0", num_envs=3, vectorization_mode="vector_entry_point", backend=backend, **kwargs
+    )
+    singles = [gym.make("WarLatency-v0", **kwargs) for _ in range(3)]
+    ended = play_side_by_side(vector, singles, pressing(3, 0.3, seed=4), steps=900, seed=12)
+    assert len(ended) >= 3
+    assert {tick for info in ended for tick in info["reaction_ticks"][1]} == {1, 3}  # both contexts played
+
+
+def test_a_new_bot_that_varies_by_the_score_answers_for_its_components_and_its_optimum(chaser):
+    config = WarConfig(turn_seconds=0.5, latency="fixed:ticks=2", reward_false_start=-FS, reward_idle_tick=-IDLE)
+    parts = chaser.components(config)
+    assert [part.bot for part in parts] == [Fixed(1), Fixed(3)] and [p.first_turn_share for p in parts] == [1, 0]
+    assert sum(part.share for part in parts) == pytest.approx(1.0) and min(part.share for part in parts) > 0
+    marginal = chaser.marginal_reactions(config)
+    assert marginal[1] == pytest.approx(parts[0].share) and marginal[3] == pytest.approx(parts[1].share)
+    with pytest.raises(ValueError, match="no one per round"):
+        chaser.round_member(round_key=7, seat=1)
+    for starter in (0, 1):  # the chaser behind after the first battle, then ahead: brute force over press schedules
+        for piles in ([["AC", "KC"], ["2D", "3D"]], [["2C", "3C"], ["AD", "KD"]]):
+            oracle = make_agent("oracle", config=config, opponent=chaser)
+            played = timing_return(WarLatencyEnv(opponent=chaser, config=config), oracle, piles, starter)
+            assert played == pytest.approx(best_return(config, piles, starter, chaser), abs=1e-12)

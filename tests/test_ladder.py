@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from war_env.agents.informed import problem_with
+from war_env.core.best_response import problem_with
 from war_env.core.bots import make_bot
 from war_env.core.optimum import OURS, TimingProblem, evaluate_policy
 from war_env.core.probes import MIN_GAP, PROBES

@@ -14,9 +14,9 @@ import pytest
 
 import war_env  # noqa: F401
 from war_env.agents import make_agent
-from war_env.agents.informed import problem_with
 from war_env.agents.lead import lead_cost
 from war_env.agents.oracle import Oracle
+from war_env.core.best_response import problem_with
 from war_env.core.bots import make_bot
 from war_env.core.cards import parse_piles
 from war_env.core.clock import TimedRound
@@ -25,7 +25,7 @@ from war_env.core.rewards import outcome_reward
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
 from war_env.evaluation import play_round, play_rounds
-from war_env.evaluation.probes import components, exact_gaps
+from war_env.evaluation.probes import exact_gaps
 from war_env.league.stats import bootstrap_mean
 
 BOTS = ["instant", "fixed:ticks=5", "uniform:low=1,high=10", "human", "absent"]
@@ -197,7 +197,7 @@ def test_anticipate_is_one_fixed_lead_which_beats_waiting_to_see_and_never_the_b
     same = play_rounds(f"lead:ticks={ticks}", bot, config, seeds, env_id=probe.env_id)
     assert [dataclasses.replace(r, agent=f"lead:ticks={ticks}") for r in records] == same
     parts = [
-        (weight, problem_with(config, part.reaction_probabilities(config))) for weight, part in components(config, bot)
+        (part.share, problem_with(config, part.bot.reaction_probabilities(config))) for part in bot.components(config)
     ]
 
     def cost(lead):

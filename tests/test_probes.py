@@ -15,9 +15,9 @@ import pytest
 
 import war_env  # noqa: F401  (registers the probes)
 from war_env.agents import make_agent
-from war_env.agents.informed import pool_policy, problem_with
 from war_env.agents.lead import best_lead, lead_cost
 from war_env.agents.oracle import BuiltForOpponent
+from war_env.core.best_response import pool_policy, problem_with
 from war_env.core.bots import Leader, Pool, make_bot
 from war_env.core.cards import parse_piles
 from war_env.core.clock import TimedRound

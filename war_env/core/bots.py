@@ -7,11 +7,22 @@ which means the seat is taken over at the end of that turn. The n-th move of a s
 the uniform number ``hash_uniform(round_key, STREAM_REACTION[seat], n)`` (see ``randomness``), so the
 single env and the batched env draw identical reaction times.
 
+A bot answers every question asked of it by the tools, whatever kind it is: its ``components`` (the
+distributions it is made of, with their shares of its moves and of a round's first turns), its
+``marginal_reactions``, the ``optimal_timing`` against it (``war_env.core.best_response``), the
+``price_of_not_knowing`` its components, the ``round_member`` it plays a round as. Nobody asks its class.
+
 Two bots vary their distribution (``Bot.varies``), for the benchmark's probes (docs/probes.md): ``pool``
-plays each round as one of two members drawn by a hash of the round key, and ``leader`` reads the score as
-each of its turns opens. The scalar reference asks them ``turn_cdf`` as each turn opens (``TimedRound``); the
-batched engine gets their CDFs and the rule that picks one (``ReactionModel.of_bot``: ``choices``, ``varies_by``,
-``prior``) and applies the same rule itself.
+plays each round as one of two members drawn by a hash of the round key (``VariesByRound``), and ``leader``
+reads the score as each of its turns opens (``VariesByScore``). A new bot that varies by one of these rules
+subclasses its base and gives its ``windows``; a new rule is a new base here and its case in the batched
+engine's reaction sampling (``batched/clock.py``). The scalar reference asks a bot ``turn_cdf`` as each turn
+opens (``TimedRound``); the batched engine gets its CDFs and the rule that picks one (``ReactionModel.of_bot``:
+``choices``, ``varies_by``, ``prior``) and applies the same rule itself.
+
+The methods that solve (``optimal_timing``, ``price_of_not_knowing``, a score-reader's ``components``) import
+``war_env.core.best_response`` when called: it reads the observation's fields, whose module reads the clock,
+which seats bots.
 """
 
 from __future__ import annotations
@@ -26,13 +37,26 @@ from war_env.core.rules import WarConfig
 from war_env.core.specs import build_from_spec
 
 
+@dataclass(frozen=True)
+class Component:
+    """One reaction distribution of a bot (``bot``, which does not vary), with its share of the bot's moves
+    (``share``) and of the round's first turns (``first_turn_share``)."""
+
+    share: float
+    first_turn_share: float
+    bot: Bot
+
+
 class Bot:
-    """Base of the reaction-time bots. Subclasses give ``reaction_probabilities``."""
+    """Base of the reaction-time bots. Subclasses give ``reaction_probabilities``; a bot that varies overrides
+    the questions below that its variation changes."""
 
     name = "bot"
     varies = False
     """Whether the bot's reaction distribution changes from round to round or turn to turn (``Pool``,
     ``Leader``): then it has no one ``reaction_cdf``, and the clock asks ``turn_cdf`` as each turn opens."""
+    varies_by: str | None = None
+    """How the CDF of a turn is picked among ``windows`` (``VARIES_BY_ROUND``, ``VARIES_BY_SCORE``), or ``None``."""
 
     def reaction_probabilities(self, config: WarConfig) -> list[float]:
         """P(draw on tick k of an open turn) for k = 0 .. turn_ticks - 1. What is missing to 1 is
@@ -46,6 +70,39 @@ class Bot:
         """The CDF of the bot's reaction in the turn of ``seat`` opening now, in the round of ``round_key``,
         with the table as ``game`` (a ``war_env.core.engine.Game``) shows it: ``reaction_cdf`` unless it varies."""
         return self.reaction_cdf(config)
+
+    def windows(self) -> tuple[Bot, ...]:
+        """The bots of one reaction distribution the bot picks among (the batched engine samples their CDFs)."""
+        return (self,)
+
+    def components(self, config: WarConfig) -> tuple[Component, ...]:
+        """The bot as bots of one reaction distribution each, with their shares of its moves and of a round's
+        first turns: a bot that does not vary is its one component."""
+        return (Component(1.0, 1.0, self),)
+
+    def marginal_reactions(self, config: WarConfig) -> tuple[float, ...]:
+        """The bot's reaction distribution for an agent that does not tell its components apart: their mixture,
+        weighed by their shares of its moves."""
+        parts = [(part.share, part.bot.reaction_probabilities(config)) for part in self.components(config)]
+        return tuple(sum(share * reactions[k] for share, reactions in parts) for k in range(config.turn_ticks))
+
+    def optimal_timing(self, config: WarConfig, solved=None):
+        """The exact optimum against the bot in ``config`` (a policy of ``core.best_response``: ``reset()``,
+        ``press(state, observation)``); ``solved`` solves one timing problem (``optimum.solve``, or a cache of it)."""
+        from war_env.core.best_response import Stationary, problem_with
+        from war_env.core.optimum import solve
+
+        return Stationary((solved or solve)(problem_with(config, self.reaction_probabilities(config))))
+
+    def price_of_not_knowing(self, config: WarConfig, seat: int) -> float:
+        """What the exact optimum pays once per round, beyond its cost per move, for not knowing the component
+        the bot plays as the round opens with ``seat``'s turn (``optimum.OURS`` or ``THEIRS``): 0 unless the bot
+        varies by round."""
+        return 0.0
+
+    def round_member(self, round_key: int, seat: int) -> Bot:
+        """The bot of one reaction distribution the seat's bot plays the whole round of ``round_key`` as."""
+        return self
 
     def spec(self) -> str:
         return self.name
@@ -202,16 +259,14 @@ points[other])`` as the turn opens (``Leader.context``)."""
 
 
 class _Varies(Bot):
-    """A bot whose reaction distribution is one of a few ``uniform`` windows (``windows``), picked per round
-    (``Pool``) or per turn (``Leader``). It has no one ``reaction_cdf``: the scalar reference asks ``turn_cdf``
-    as each turn opens; the batched engine takes its windows' CDFs and its rule (``varies_by``) from
-    ``ReactionModel.of_bot`` and picks the CDF itself, by the same rule."""
+    """A bot whose reaction distribution is one of a few bots of one distribution each (``windows``), picked per
+    round (``VariesByRound``) or per turn (``VariesByScore``). It has no one ``reaction_cdf``: the scalar reference
+    asks ``turn_cdf`` as each turn opens; the batched engine takes its windows' CDFs and its rule (``varies_by``)
+    from ``ReactionModel.of_bot`` and picks the CDF itself, by the same rule."""
 
     varies = True
-    varies_by = ""
-    """``VARIES_BY_ROUND`` or ``VARIES_BY_SCORE``: how the CDF of a turn is picked among ``windows``."""
 
-    def windows(self) -> tuple[Uniform, ...]:
+    def windows(self) -> tuple[Bot, ...]:
         raise NotImplementedError
 
     def prior_of_windows(self) -> tuple[float, ...]:
@@ -224,23 +279,120 @@ class _Varies(Bot):
             f"it has no one reaction CDF (ReactionModel.of_bot gives each of its windows' and its rule)"
         )
 
-    def _check_windows(self, **starts) -> None:
-        for field, value in (*starts.items(), ("width", self.width)):
-            _require_ticks(self.name, field, value)
-        if self.width < 1:
-            raise ValueError(f"{self.name} bot width must be at least 1 tick, got {self.width}")
-        low, high = sorted(starts.values())
-        if low + self.width > high:
-            raise ValueError(
-                f"{self.name} bot windows {sorted(starts)} must not overlap: {low} + width {self.width} > {high}"
-            )
 
-    def _window(self, start: int) -> Uniform:
-        return Uniform(start, start + self.width - 1)
+class VariesByRound(_Varies):
+    """A bot that plays each round as one of its ``windows``, drawn by ``prior`` from a hash of the round key
+    (``member_of``), and never named to the other seat. Its exact optimum is Bayes-optimal: it tells the member by
+    the bot's first own draw of the round (``best_response.Inferring``), which needs windows that do not overlap."""
+
+    varies_by = VARIES_BY_ROUND
+
+    @property
+    def prior(self) -> tuple[float, ...]:
+        raise NotImplementedError
+
+    def prior_of_windows(self):
+        return self.prior
+
+    def member_of(self, round_key: int, seat: int) -> int:
+        """The index (in ``windows``) of the member the seat's bot plays the round of ``round_key`` as."""
+        return sample_tick(cumulative(self.prior), hash_uniform(round_key, Stream.OPPONENT_POOL, seat))
+
+    def round_member(self, round_key, seat):
+        return self.windows()[self.member_of(round_key, seat)]
+
+    def reaction_probabilities(self, config):
+        """A move's reaction over the draw of the member: the prior's mixture of the members' distributions
+        (what an agent that never tells the members apart faces on average)."""
+        members = [member.reaction_probabilities(config) for member in self.windows()]
+        return [sum(share * member[k] for share, member in zip(self.prior, members)) for k in range(config.turn_ticks)]
+
+    def turn_cdf(self, config, round_key, seat, game):
+        return self.round_member(round_key, seat).reaction_cdf(config)
+
+    def components(self, config):
+        """Its members, each with its prior: a member is drawn per round, for its first turns as for the rest."""
+        return tuple(Component(share, share, member) for share, member in zip(self.prior, self.windows()))
+
+    def optimal_timing(self, config, solved=None):
+        from war_env.core.best_response import Inferring, pool_policy
+
+        return Inferring(pool_policy(config, self))
+
+    def price_of_not_knowing(self, config, seat):
+        from war_env.core.best_response import pool_policy
+
+        return pool_policy(config, self).price_of_not_knowing(seat)
+
+
+class VariesByScore(_Varies):
+    """A bot that reads the table: as its turn opens it reacts as the window of its ``context`` (ahead on points or
+    not: both seats see the score). Its exact optimum reads the score too (``best_response.ReadingTheTable``), each
+    turn the problem of its context, which holds when nothing carries over from one of its turns to the next."""
+
+    varies_by = VARIES_BY_SCORE
+    CONTEXTS = ("not ahead", "ahead")
+    """The table as the bot reads it, in the order of ``windows``."""
+
+    @staticmethod
+    def context(points: int, other_points: int) -> int:
+        """The context (index in ``CONTEXTS``) of a turn opening with the bot on ``points`` and the other seat on
+        ``other_points``."""
+        return int(points > other_points)
+
+    def reaction_probabilities(self, config):
+        raise ValueError(
+            f"the {self.name} bot's reactions depend on the score as each of its turns opens; ask windows() "
+            "for the distribution in each context"
+        )
+
+    def turn_cdf(self, config, round_key, seat, game):
+        return self.windows()[self.context(game.points[seat], game.points[1 - seat])].reaction_cdf(config)
+
+    def components(self, config):
+        """Its contexts' windows, each with its share of the bot's turns over dealt card games; a round's first
+        turns open at 0-0, never ahead (its first context)."""
+        from war_env.core.best_response import context_shares
+
+        shares = context_shares(config, self)
+        return tuple(
+            Component(share, float(index == 0), window)
+            for index, (share, window) in enumerate(zip(shares, self.windows()))
+        )
+
+    def optimal_timing(self, config, solved=None):
+        from war_env.core.best_response import ReadingTheTable, problem_with
+        from war_env.core.optimum import nothing_carries_over, solve
+
+        problems = [problem_with(config, window.reaction_probabilities(config)) for window in self.windows()]
+        if not all(nothing_carries_over(problem) for problem in problems):
+            raise ValueError(
+                f"the optimum against {self.spec()} is exact only when every reaction window starts at "
+                f"least max_delay - 1 = {config.max_delay - 1} ticks into the bot's turn (a press in "
+                f"flight as its turn opens is then a sure false start in every context)"
+            )
+        return ReadingTheTable(self, tuple((solved or solve)(problem) for problem in problems))
+
+    def round_member(self, round_key, seat):
+        raise ValueError(f"the {self.name} bot ({self.spec()}) changes its reactions turn by turn: no one per round")
+
+
+def _check_windows(bot: Bot, width: int, **starts) -> None:
+    for field, value in (*starts.items(), ("width", width)):
+        _require_ticks(bot.name, field, value)
+    if width < 1:
+        raise ValueError(f"{bot.name} bot width must be at least 1 tick, got {width}")
+    low, high = sorted(starts.values())
+    if low + width > high:
+        raise ValueError(f"{bot.name} bot windows {sorted(starts)} must not overlap: {low} + width {width} > {high}")
+
+
+def _window(start: int, width: int) -> Uniform:
+    return Uniform(start, start + width - 1)
 
 
 @dataclass(frozen=True)
-class Pool(_Varies):
+class Pool(VariesByRound):
     """Drawn once per round from a declared pool of two bots, ``uniform`` over ``fast .. fast + width - 1``
     (with probability ``share_fast``) or over ``slow .. slow + width - 1``, and never named to the other seat.
     The windows do not overlap, so the pool member's first own draw of a round tells which it is. Its member
@@ -251,10 +403,9 @@ class Pool(_Varies):
     width: int = 2
     share_fast: float = 0.5
     name = "pool"
-    varies_by = VARIES_BY_ROUND
 
     def __post_init__(self):
-        self._check_windows(fast=self.fast, slow=self.slow)
+        _check_windows(self, self.width, fast=self.fast, slow=self.slow)
         if not (_is_number(self.share_fast) and 0 < self.share_fast < 1):
             raise ValueError(
                 f"pool bot share_fast must be a probability strictly between 0 and 1, got {self.share_fast!r}"
@@ -262,34 +413,18 @@ class Pool(_Varies):
 
     def windows(self) -> tuple[Uniform, ...]:
         """The members, in the order of ``prior``."""
-        return self._window(self.fast), self._window(self.slow)
+        return _window(self.fast, self.width), _window(self.slow, self.width)
 
     @property
     def prior(self) -> tuple[float, float]:
         return float(self.share_fast), 1.0 - float(self.share_fast)
-
-    def prior_of_windows(self):
-        return self.prior
-
-    def member_of(self, round_key: int, seat: int) -> int:
-        """The index (in ``windows``) of the member the seat's bot plays the round of ``round_key`` as."""
-        return sample_tick(cumulative(self.prior), hash_uniform(round_key, Stream.OPPONENT_POOL, seat))
-
-    def reaction_probabilities(self, config):
-        """A move's reaction over the draw of the member: the prior's mixture of the members' distributions
-        (what an agent that never tells the members apart faces on average)."""
-        members = [member.reaction_probabilities(config) for member in self.windows()]
-        return [sum(share * member[k] for share, member in zip(self.prior, members)) for k in range(config.turn_ticks)]
-
-    def turn_cdf(self, config, round_key, seat, game):
-        return self.windows()[self.member_of(round_key, seat)].reaction_cdf(config)
 
     def spec(self):
         return f"pool:fast={self.fast},slow={self.slow},width={self.width},share_fast={self.share_fast}"
 
 
 @dataclass(frozen=True)
-class Leader(_Varies):
+class Leader(VariesByScore):
     """Reads the table: as its turn opens it reacts ``uniform`` over ``ahead .. ahead + width - 1`` when it is
     ahead on points (more tricks than the other seat: both seats see the score), else over ``behind .. behind
     + width - 1``. Everything it reads is in the other seat's observation (``own_points``, ``opponent_points``)."""
@@ -298,31 +433,13 @@ class Leader(_Varies):
     behind: int = 9
     width: int = 2
     name = "leader"
-    varies_by = VARIES_BY_SCORE
-    CONTEXTS = ("not ahead", "ahead")
-    """The table as the bot reads it, in the order of ``windows``."""
 
     def __post_init__(self):
-        self._check_windows(ahead=self.ahead, behind=self.behind)
+        _check_windows(self, self.width, ahead=self.ahead, behind=self.behind)
 
     def windows(self) -> tuple[Uniform, ...]:
         """Its reaction window in each context of ``CONTEXTS``."""
-        return self._window(self.behind), self._window(self.ahead)
-
-    @staticmethod
-    def context(points: int, other_points: int) -> int:
-        """The context (index in ``CONTEXTS``) of a turn opening with the bot on ``points`` and the other seat on
-        ``other_points``."""
-        return int(points > other_points)
-
-    def reaction_probabilities(self, config):
-        raise ValueError(
-            "the leader bot's reactions depend on the score as each of its turns opens; ask windows() "
-            "for the distribution in each context"
-        )
-
-    def turn_cdf(self, config, round_key, seat, game):
-        return self.windows()[self.context(game.points[seat], game.points[1 - seat])].reaction_cdf(config)
+        return _window(self.behind, self.width), _window(self.ahead, self.width)
 
     def spec(self):
         return f"leader:ahead={self.ahead},behind={self.behind},width={self.width}"
@@ -394,8 +511,8 @@ class ReactionModel:
             self.prior and len(self.prior) != len(self.choices)
         ):
             raise ValueError("a reaction model that varies by round needs a prior over its choices, and only it")
-        if self.varies_by == VARIES_BY_SCORE and len(self.choices) != len(Leader.CONTEXTS):
-            raise ValueError(f"a reaction model that varies by score has one CDF per context {Leader.CONTEXTS}")
+        if self.varies_by == VARIES_BY_SCORE and len(self.choices) != len(VariesByScore.CONTEXTS):
+            raise ValueError(f"a reaction model that varies by score has one CDF per context {VariesByScore.CONTEXTS}")
 
     @property
     def cdfs(self) -> tuple[tuple[float, ...], ...]:

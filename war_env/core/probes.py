@@ -13,7 +13,7 @@ is exactly the objective it optimises). Each probe names:
 * the agent that lacks the capability (``lacking``): the best scripted agent without it;
 * the simple baselines (``simple``): the score's 0 is the best of them (``press_once``, and ``lead`` where the
   observation shows the opponent's clock), its 1 the ``oracle`` (the exact optimum, which every probe's
-  opponent has: ``agents.informed``).
+  opponent has: ``Bot.optimal_timing``, ``core.best_response``).
 """
 
 from __future__ import annotations

@@ -28,16 +28,9 @@ from functools import lru_cache, partial
 import numpy as np
 
 from war_env.agents import make_agent
-from war_env.agents.informed import (
-    SHARE_DEALS,
-    context_shares,
-    dealt_game,
-    marginal_reactions,
-    pool_policy,
-    problem_with,
-)
 from war_env.agents.lead import best_lead, lead_cost
-from war_env.core.bots import Bot, Leader, Pool, make_bot
+from war_env.core.best_response import SHARE_DEALS, dealt_game, problem_with
+from war_env.core.bots import VARIES_BY_ROUND, VARIES_BY_SCORE, Bot, make_bot
 from war_env.core.cards import rank_value
 from war_env.core.optimum import OURS, THEIRS, PolicyCost, State, TimingProblem, evaluate_policy, solve
 from war_env.core.probes import Probe
@@ -78,22 +71,15 @@ def dealt_rounds(config: WarConfig, deals: int = MOVE_DEALS) -> tuple[np.ndarray
     return np.array(moves), np.array(starts)
 
 
-def components(config: WarConfig, bot: Bot) -> list[tuple[float, Bot]]:
-    """The bot as (weight, bot with one reaction distribution) pairs: a pool's members with their prior, a
-    leader's contexts with their shares of its turns, any other bot itself."""
-    if isinstance(bot, Pool):
-        return list(zip(bot.prior, bot.windows()))
-    if isinstance(bot, Leader):
-        return list(zip(context_shares(config, bot), bot.windows()))
-    return [(1.0, bot)]
-
-
-def first_turn_weights(bot: Bot, weights: Sequence[float]) -> tuple[float, ...]:
-    """The weight of each component in the round's first turns: a pool's member is drawn per round (its prior);
-    a leader's first turn opens at 0-0, never ahead (its first context); any other bot is its one component."""
-    if isinstance(bot, Leader):
-        return (1.0,) + (0.0,) * (len(weights) - 1)
-    return tuple(weights)
+def component_problems(config: WarConfig, bot: Bot) -> tuple[tuple[float, ...], tuple[float, ...], tuple]:
+    """The bot's components (``Bot.components``) as their shares of its moves, their shares of a round's first
+    turns, and each one's timing problem."""
+    parts = bot.components(config)
+    return (
+        tuple(part.share for part in parts),
+        tuple(part.first_turn_share for part in parts),
+        tuple(problem_with(config, part.bot.reaction_probabilities(config)) for part in parts),
+    )
 
 
 @dataclass(frozen=True)
@@ -140,14 +126,8 @@ def lead_first_turn(problem: TimingProblem, ticks: int | None) -> float:
 
 def exact_gaps(probe: Probe) -> ProbeGaps:
     config, bot = probe.config(), make_bot(probe.opponent)
-    weights, parts = zip(
-        *[
-            (weight, problem_with(config, part.reaction_probabilities(config)))
-            for weight, part in components(config, bot)
-        ]
-    )
-    first = first_turn_weights(bot, weights)
-    marginal = problem_with(config, marginal_reactions(config, bot))
+    weights, first, parts = component_problems(config, bot)
+    marginal = problem_with(config, bot.marginal_reactions(config))
     lead = best_lead(marginal)
     blind = solve(marginal)
 
@@ -176,14 +156,11 @@ def exact_gaps(probe: Probe) -> ProbeGaps:
         "blind": mean(lambda problem: evaluate_policy(problem, blind_rule)) if len(parts) > 1 else mean(solved),
     }
     lacking = probe.lacking
-    if isinstance(bot, Leader):
+    if bot.varies_by == VARIES_BY_SCORE:
         lacking = "score_blind"
         costs[lacking] = (best_field_reader(probe, visible_table_fields(probe)).bound, costs["blind"][1])
     starts = starting_share(config)
-    once = 0.0
-    if isinstance(bot, Pool):
-        policy = pool_policy(config, bot)
-        once = starts * policy.price_of_not_knowing(OURS) + (1 - starts) * policy.price_of_not_knowing(THEIRS)
+    once = starts * bot.price_of_not_knowing(config, OURS) + (1 - starts) * bot.price_of_not_knowing(config, THEIRS)
     return ProbeGaps(
         probe,
         {agent: cost[0] for agent, cost in costs.items()},
@@ -206,7 +183,7 @@ def visible_table_fields(probe: Probe) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=8)
-def leader_turns(config: WarConfig, bot: Leader, deals: int = SHARE_DEALS) -> tuple[np.ndarray, np.ndarray, dict]:
+def leader_turns(config: WarConfig, bot: Bot, deals: int = SHARE_DEALS) -> tuple[np.ndarray, np.ndarray, dict]:
     """Every turn of the leader (seat 1) over ``deals`` dealt card games (seeds 0, 1, ...): the round it is in,
     its context, and the ``TABLE_FIELDS`` as the seat's observation shows them as it opens (as counts: ranks,
     cards, flags)."""
@@ -237,7 +214,7 @@ def leader_turns(config: WarConfig, bot: Leader, deals: int = SHARE_DEALS) -> tu
 
 
 @lru_cache(maxsize=8)
-def context_policies(config: WarConfig, bot: Leader, grid: int = 21) -> np.ndarray:
+def context_policies(config: WarConfig, bot: Bot, grid: int = 21) -> np.ndarray:
     """``[policy, context]``: the cost per move, against each context, of the optimum for each belief P(ahead) on
     a grid (``grid`` points from 0 to 1; the distinct ones). A policy that knows only a belief of its context as a
     turn opens plays one of them: nothing carries over from one of the leader's turns to the next."""
@@ -268,8 +245,8 @@ class FieldReader:
 
 def best_field_reader(probe: Probe, fields: Sequence[str], deals: int = SHARE_DEALS) -> FieldReader:
     config, bot = probe.config(), make_bot(probe.opponent)
-    if not isinstance(bot, Leader):
-        raise ValueError(f"a field reader reads a leader's context, got {probe.opponent!r}")
+    if bot.varies_by != VARIES_BY_SCORE:
+        raise ValueError(f"a field reader reads the context of a bot that reads the score, got {probe.opponent!r}")
     unknown = set(fields) - set(TABLE_FIELDS)
     if unknown:
         raise ValueError(f"unknown table fields {sorted(unknown)}; known: {TABLE_FIELDS}")
@@ -298,20 +275,22 @@ def best_field_reader(probe: Probe, fields: Sequence[str], deals: int = SHARE_DE
 def clairvoyant_records(probe: Probe, seeds: Sequence[int]) -> list[RoundRecord]:
     """The inference probe's upper bound, round by round: the oracle of the member the pool drew for the round
     (``Pool.member_of`` of its round key), playing against that member."""
-    config, pool = probe.config(), make_bot(probe.opponent)
-    if not isinstance(pool, Pool):
-        raise ValueError(f"the clairvoyant is the upper bound of a pool opponent, got {probe.opponent!r}")
-    envs = [WarLatencyEnv(opponent=member, config=config) for member in pool.windows()]
-    oracles = [make_agent("oracle", config=config, opponent=member) for member in pool.windows()]
+    config, bot = probe.config(), make_bot(probe.opponent)
+    if bot.varies_by != VARIES_BY_ROUND:
+        raise ValueError(f"the clairvoyant is the upper bound of a bot that varies by round, got {probe.opponent!r}")
+    keys = WarLatencyEnv(opponent=bot, config=config)
+    players = {}  # member -> (its env, its oracle)
     records = []
     for index, seed in enumerate(seeds):
-        envs[0].reset(seed=seed)  # the round key of the seed (the deal does not depend on the opponent)
-        member = pool.member_of(envs[0].unwrapped.round.round_key, 1)
-        records.append(
-            play_round(
-                envs[member], oracles[member], seed, index=index, agent_spec="clairvoyant", opponent_spec=pool.spec()
+        keys.reset(seed=seed)  # the round key of the seed (the deal does not depend on the opponent)
+        member = bot.round_member(keys.round.round_key, 1)
+        if member not in players:
+            players[member] = (
+                WarLatencyEnv(opponent=member, config=config),
+                make_agent("oracle", config=config, opponent=member),
             )
-        )
+        env, oracle = players[member]
+        records.append(play_round(env, oracle, seed, index=index, agent_spec="clairvoyant", opponent_spec=bot.spec()))
     return records
 
 
@@ -332,14 +311,7 @@ def ladder(probe: Probe, gaps: ProbeGaps | None = None) -> list[Rung]:
     the observation's fields other than the one the capability is about (the probe's yardstick of lacking it),
     each with the oracle's margin over it per round."""
     gaps = exact_gaps(probe) if gaps is None else gaps
-    config, bot = probe.config(), make_bot(probe.opponent)
-    weights, problems = zip(
-        *[
-            (weight, problem_with(config, part.reaction_probabilities(config)))
-            for weight, part in components(config, bot)
-        ]
-    )
-    first = first_turn_weights(bot, weights)
+    weights, first, problems = component_problems(probe.config(), make_bot(probe.opponent))
     rungs, fewer = [], None
     for presses in range(1, MAX_PRESSES + 1):
         best = best_rule(list(problems), weights, first, presses)

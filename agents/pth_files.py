@@ -10,7 +10,9 @@ a one-element storage as a 30000 x 30000 matrix that the first arithmetic on it 
 
 ``check_pth`` reads the zip's directory and unpickles ``data.pkl`` with stand-ins (``_Storage``,
 ``_Tensor``: numbers, no memory) instead of torch's classes, and refuses, with a ``ValueError`` naming the
-file, anything that could cost more than ``budget`` bytes of tensors: a directory larger than
+file, anything that could cost more than ``budget`` bytes of tensors or more memory than the pickle's own size:
+a pickle whose opcodes (walked by ``pickletools`` before anything is built) number a memo entry out of
+sequence or announce more bytes than the file holds (``check_pickle_opcodes``), a directory larger than
 ``MAX_DIRECTORY_BYTES``, a compressed record, a storage whose record is not exactly its ``numel``
 elements, a tensor that views more elements than its storage holds from its offset (a stride of 0 over
 a large size, an offset past the end), containers nested deeper than ``MAX_DEPTH``, any global but an
@@ -23,6 +25,7 @@ from __future__ import annotations
 import io
 import math
 import pickle
+import pickletools
 import struct
 import zipfile
 from dataclasses import dataclass
@@ -75,6 +78,40 @@ def check_zip_directory(stream: BinaryIO, where: str) -> None:
             f"{where}: its zip directory is {directory_bytes:,} bytes ({entries:,} entries); "
             f"at most {MAX_DIRECTORY_BYTES:,} are read"
         )
+
+
+_MEMO_PUTS = {"PUT", "BINPUT", "LONG_BINPUT"}
+_MEMO_GETS = {"GET", "BINGET", "LONG_BINGET"}
+
+
+def check_pickle_opcodes(pickled: bytes, where: str) -> None:
+    """Refuse a pickle that asks the unpickler for memory its bytes do not hold, from its opcodes alone.
+
+    The unpickler keeps its memo in an array indexed by the number a ``PUT`` names: one ``LONG_BINPUT`` of index
+    2^27 in a 10-byte file grows it to gigabytes. A pickler numbers memo entries in sequence (0, 1, 2, ...), so an
+    index past the entries made so far is refused, and so is a ``GET`` of an entry not yet made. A ``FRAME`` may
+    not announce more bytes than follow it; every other length field is checked by ``pickletools`` itself
+    against the bytes that remain."""
+    memo = 0
+    try:
+        for opcode, argument, position in pickletools.genops(pickled):
+            if opcode.name in _MEMO_PUTS or opcode.name == "MEMOIZE":
+                index = memo if opcode.name == "MEMOIZE" else argument
+                if index > memo:
+                    raise ValueError(
+                        f"memo entry {index:,} stored at byte {position} after {memo:,} entries; "
+                        "a pickler numbers them in sequence"
+                    )
+                memo += index == memo
+            elif opcode.name in _MEMO_GETS and argument >= memo:
+                raise ValueError(f"memo entry {argument:,} read at byte {position}, of {memo:,} made")
+            elif opcode.name == "FRAME" and argument > len(pickled) - position - 9:
+                raise ValueError(
+                    f"a frame of {argument:,} bytes announced at byte {position}; "
+                    f"{len(pickled) - position - 9:,} follow"
+                )
+    except ValueError as error:  # pickletools' own: a length past the end, an unknown opcode
+        raise ValueError(f"{where}: data.pkl: {error}") from None
 
 
 @dataclass(frozen=True)
@@ -172,7 +209,9 @@ def check_pth(stream: BinaryIO, budget: int, where: str, float32: bool = False) 
         raise ValueError(f"{where}: its record {compressed[0]!r} is compressed; torch.save stores records as they are")
     if records[pickle_name].file_size > MAX_PICKLE_BYTES:
         raise ValueError(f"{where}: data.pkl is {records[pickle_name].file_size:,} bytes; at most {MAX_PICKLE_BYTES:,}")
-    unpickler = _Storages(io.BytesIO(archive.read(pickle_name)))
+    pickled = archive.read(pickle_name)
+    check_pickle_opcodes(pickled, where)
+    unpickler = _Storages(io.BytesIO(pickled))
     try:
         tensors = _walk(unpickler.load())
     except (

@@ -451,6 +451,21 @@ def _self_referencing(entry: str):
     return craft
 
 
+def _memo_index(index: int):
+    """policy.pth's data.pkl replaced by 10 bytes that store one memo entry at ``index`` (``LONG_BINPUT``), beside
+    its storage records of the network's size: the unpickler grows its memo array to ``index`` entries (2^27:
+    2.3 GB and 35 s before the opcodes were checked)."""
+
+    def craft(entries):
+        with zipfile.ZipFile(io.BytesIO(entries["policy.pth"])) as inner:
+            records = {name: inner.read(name) for name in inner.namelist()}
+        pickle_name = next(name for name in records if name.endswith("data.pkl"))
+        records[pickle_name] = b"\x80\x02Nr" + index.to_bytes(4, "little") + b"."
+        return {**entries, "policy.pth": _zip_by_hand(records)}
+
+    return craft
+
+
 def _huge_integer_metadata(entries):
     """A 5,000-digit number in war_env_model.json: more digits than Python converts (issue 31: an error
     that did not name the file)."""
@@ -513,6 +528,8 @@ def loading_a_small_model(saved_ppo):
             "crafted.zip': policy.optimizer.pth: data.pkl holds more than 100,000 values",
         ),
         (_huge_integer_metadata, f"crafted.zip' has an unreadable {METADATA_NAME}: Exceeds the limit"),
+        (_memo_index(2**27), "crafted.zip': policy.pth: data.pkl: memo entry 134,217,728 stored at byte 3 after 0"),
+        (_memo_index(2**31), "crafted.zip': policy.pth: data.pkl: memo entry 2,147,483,648 stored at byte 3 after 0"),
     ],
     ids=[
         "stride-0 30000x30000",
@@ -523,6 +540,8 @@ def loading_a_small_model(saved_ppo):
         "self-referencing policy",
         "self-referencing optimizer",
         "5000-digit metadata",
+        "memo index 2^27",
+        "memo index 2^31",
     ],
 )
 def test_a_crafted_model_file_is_refused_in_one_line_within_the_memory_bound(

@@ -73,9 +73,9 @@ def test_every_section_scales_its_work_with_the_budget(monkeypatch, compiled):
 
 @pytest.mark.slow
 def test_the_solver_benchmark_prints_one_line_per_config_with_its_time_or_its_refusal(capsys):
-    from war_env.perf.solver import CONFIGS, line, main, measure
+    from war_env.perf.solver import CONFIGS, line, measure, solve_times
 
-    rows = main(["--quick"])
+    rows = solve_times(quick=True)
     assert len(rows) == 3 and all(row["seconds"] > 0 and row["cost_per_move"] >= 0 for row in rows)
     assert len(capsys.readouterr().out.strip().splitlines()) == 3
     config, bot = CONFIGS[-1]  # estimated above the bound: refused up front, in one line

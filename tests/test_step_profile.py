@@ -1,4 +1,4 @@
-"""``python -m war_env.perf.step_profile`` runs on a tiny budget (its figures are read from the command)."""
+"""``python -m war_env.scripts.step_profile`` runs on a tiny budget (its figures are read from the command)."""
 
 import math
 
@@ -6,7 +6,8 @@ import pytest
 
 pytest.importorskip("numba")
 
-from war_env.perf.step_profile import main, profile  # noqa: E402
+from war_env.perf.step_profile import profile  # noqa: E402
+from war_env.scripts.step_profile import cli  # noqa: E402
 
 
 def test_the_profile_times_every_piece_of_a_step_and_cartpole_beside_them():
@@ -21,5 +22,5 @@ def test_the_profile_times_every_piece_of_a_step_and_cartpole_beside_them():
 
 def test_a_size_below_one_is_refused_with_the_option_named(capsys):
     with pytest.raises(SystemExit):
-        main(["--num-envs", "0"])
+        cli(["--num-envs", "0"])
     assert "--num-envs" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""How much memory the benchmark's report takes as the run grows: ``python -m war_env.perf.report_memory``.
+"""How much memory the benchmark's report takes as the run grows: ``python -m war_env.scripts.report_memory``.
 
 The report streams the rounds file into per-pairing numpy columns (``war_env.evaluation.summary``), so its
 memory grows by a few numbers per round, never by a record object per round. This plays a league of the given
@@ -9,7 +9,6 @@ prints that child's peak resident memory, taken from ``wait4`` (the kernel's fig
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -66,34 +65,22 @@ def report_peak(run_dir: Path) -> tuple[int, float]:
     return usage.ru_maxrss * 1024, time.perf_counter() - started  # ru_maxrss is in KiB on Linux
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m war_env.perf.report_memory", description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--rounds",
-        type=int,
-        nargs="+",
-        default=[100_000, 1_000_000],
-        help="league sizes in rounds (all pairings together); default 100000 1000000",
-    )
-    parser.add_argument("--workers", type=int, default=2, help="worker processes that play each league")
-    parser.add_argument("--keep", type=Path, default=None, help="play into this folder and keep the runs")
-    options = parser.parse_args(argv)
+def report_memory(rounds: list[int], workers: int = 2, keep: Path | None = None) -> None:
+    """Play a league of each size in ``rounds`` (all pairings together) with ``workers`` processes into
+    ``keep`` (default a temporary folder), report it again in a fresh process, and print a line per size."""
+    if not rounds or min(rounds) < 1 or workers < 1:
+        raise ValueError(f"--rounds must be sizes >= 1 and --workers >= 1, got {rounds} and {workers}")
     pairings = (len(AGENTS) + 1) * len(OPPONENTS)
     with tempfile.TemporaryDirectory(prefix="war-report-memory-") as scratch:
-        folder = options.keep or Path(scratch)
+        folder = keep or Path(scratch)
         print(f"{'rounds':>10} {'play s':>8} {'report s':>9} {'report peak MB':>15} {'bytes/round':>12}  under 1 GB")
-        for total in options.rounds:
+        for total in rounds:
             per_pairing = max(1, total // pairings)
             run_dir = folder / f"league-{per_pairing * pairings}"
-            played = play(run_dir, per_pairing, options.workers)
+            played = play(run_dir, per_pairing, workers)
             peak, seconds = report_peak(run_dir)
             print(
                 f"{per_pairing * pairings:>10,} {played:>8.1f} {seconds:>9.1f} {peak / 2**20:>15.0f} "
                 f"{peak / (per_pairing * pairings):>12.0f}  {'yes' if peak < LIMIT_BYTES else 'NO'}",
                 flush=True,
             )
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,5 +1,5 @@
 """How long the exact timing solver takes, and how much memory, on the configs that used to be slow and
-on the largest the env accepts: ``python -m war_env.perf.solver`` prints one line per config.
+on the largest the env accepts: ``python -m war_env.scripts.solver_time`` prints one line per config.
 
 Each line: the config, the opponent bot, the turn in ticks, the tables the solver keeps for the
 opponent's turn, its own estimate (``TimingProblem.seconds``), the measured wall time and peak memory
@@ -9,7 +9,6 @@ count), and the cost per move; or the one-line refusal for a config above the so
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -69,17 +68,11 @@ def line(config: str, bot: str, row: dict) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> list[dict]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="only the first three configs")
-    args = parser.parse_args(argv)
+def solve_times(quick: bool = False) -> list[dict]:
+    """Solve each config of ``CONFIGS`` (the first three when ``quick``) in a fresh process, printing its line."""
     rows = []
-    for config, bot in CONFIGS[:3] if args.quick else CONFIGS:
+    for config, bot in CONFIGS[:3] if quick else CONFIGS:
         row = measure(config, bot)
         print(line(config, bot, row), flush=True)
         rows.append(row)
     return rows
-
-
-if __name__ == "__main__":
-    main()

@@ -1,19 +1,18 @@
-"""Where a vector-env step's time goes at N = 4096: ``python -m war_env.perf.step_profile [--num-envs N]``.
+"""Where a vector-env step's time goes at N = 4096: ``python -m war_env.scripts.step_profile [--num-envs N]``.
 
-Issue 30 asked why War-v0's vector env is only at parity with CartPole's at N = 4096 while it is 2 to 11
-times faster below. This times the pieces of one ``WarVectorEnv.step`` separately, each the least CPU time
-per step of several blocks (CPU time: the machine is shared), and prints them per step and per env:
-the whole step as ``war-perf`` drives it, the compiled ``stepping.step`` alone, the observation of every
-round (``stepping.observe``, written on the steps where a card was laid), a floor (a compiled loop that
-only touches one cache line of every round's record), the Python assembly of ``info["round"]`` (rounds
-end on nearly every step at this size), the observation copy, and CartPole's vector step beside them. With
-``--ratios`` also ``war-perf``'s N = 4096 ratios to CartPole, with War built with ``round_info=False`` as a third
-env in the turns. docs/speed.md quotes its figures. Needs numba (the ``fast`` extra).
+Why War-v0's vector env gains less on CartPole's at N = 4096 than at smaller sizes: this times the pieces of one
+``WarVectorEnv.step`` separately, each the least CPU time per step of several blocks (CPU time: the machine is
+shared), and prints them per step and per env: the whole step as ``war-perf`` drives it, the compiled
+``stepping.step`` alone, the observation of every round (``stepping.observe``, written on the steps where a card was
+laid), a floor (a compiled loop that only touches one cache line of every round's record), the Python assembly of
+``info["round"]`` (rounds end on nearly every step at this size), the observation copy, and CartPole's vector step
+beside them. With ``--ratios`` also ``war-perf``'s N = 4096 ratios to CartPole, with War built with
+``round_info=False`` as a third env in the turns. docs/speed.md quotes its figures. Needs numba (the ``fast``
+extra).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from collections.abc import Callable
@@ -151,30 +150,22 @@ def ratios(num_envs: int = 4096, steps: int = 97, repeats: int = 5) -> list[Rati
     return found
 
 
-def main(argv: list[str] | None = None) -> list[Piece]:
-    parser = argparse.ArgumentParser(prog="python -m war_env.perf.step_profile", description=__doc__.splitlines()[0])
-    parser.add_argument("--num-envs", type=int, default=4096, help="sub-envs")
-    parser.add_argument("--steps", type=int, default=200, help="steps per timed block (7 blocks, the least kept)")
-    parser.add_argument(
-        "--ratios",
-        action="store_true",
-        help="also War over CartPole with war-perf's loop, with and without info['round']",
-    )
-    args = parser.parse_args(argv)
-    if args.num_envs < 1 or args.steps < 1:
-        parser.error(f"--num-envs and --steps must be >= 1, got {args.num_envs} and {args.steps}")
+def profile_report(num_envs: int = 4096, steps: int = 200, with_ratios: bool = False) -> list[Piece]:
+    """Print the pieces of a step (and with ``with_ratios`` War's ratios to CartPole) as markdown tables."""
+    if num_envs < 1 or steps < 1:
+        raise ValueError(f"--num-envs and --steps must be >= 1, got {num_envs} and {steps}")
     load = os.getloadavg()[0]
-    pieces, ended = profile(args.num_envs, args.steps)
+    pieces, ended = profile(num_envs, steps)
     print(
-        f"N={args.num_envs}, presses every tick; {ended:.1f} rounds end per step; load average "
-        f"{load:.1f} before, {os.getloadavg()[0]:.1f} after (least CPU time of 7 blocks of {args.steps} steps)"
+        f"N={num_envs}, presses every tick; {ended:.1f} rounds end per step; load average "
+        f"{load:.1f} before, {os.getloadavg()[0]:.1f} after (least CPU time of 7 blocks of {steps} steps)"
     )
     print("| piece | us per step | ns per env |\n|---|---|---|")
     for piece in pieces:
-        print(f"| {piece.name} | {piece.micros:.1f} | {piece.micros * 1e3 / args.num_envs:.1f} |")
-    if args.ratios:
+        print(f"| {piece.name} | {piece.micros:.1f} | {piece.micros * 1e3 / num_envs:.1f} |")
+    if with_ratios:
         load = os.getloadavg()[0]
-        found = ratios(args.num_envs)
+        found = ratios(num_envs)
         print(
             f"\nWar over CartPole, env-steps per CPU-second (war-perf's loop, medians of 5; load average {load:.1f} "
             f"before, {os.getloadavg()[0]:.1f} after)"
@@ -183,7 +174,3 @@ def main(argv: list[str] | None = None) -> list[Piece]:
         for ratio in found:
             print(f"| {ratio.workload} | {ratio.shipped:.2f} | {ratio.without_round_info:.2f} |")
     return pieces
-
-
-if __name__ == "__main__":
-    main()

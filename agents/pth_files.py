@@ -250,7 +250,7 @@ def _walk(tree) -> list[tuple[str, _Tensor]]:
     makes of what ``torch.load`` builds) of at most ``MAX_NODES`` values and ``MAX_DEPTH`` levels. A pickle
     may refer to one list from many places (a list that holds itself 500,000 times fits in ``data.pkl``'s
     1 MiB), so every child is counted before it is stacked: the walk never holds more than ``MAX_NODES``
-    entries (issue 31: counted when taken off the stack, 16 levels of such a list stacked 3.4 GB)."""
+    entries (counting them only as they come off the stack would let 16 levels of such a list stack gigabytes)."""
     found, stack, values = [], [(tree, 0, "")], 1
     while stack:
         node, depth, name = stack.pop()

@@ -3,8 +3,8 @@
     .venv/bin/python docs/runs/quote.py          # after replacing results.json and run.json with a new run's
 
 The quote is rendered by war_env.league.report.first_screen from results.json, and the sentence before it
-takes its figures from run.json and results.json; tests/test_docs.py renders both again and compares, so
-the README cannot drift from the run it quotes.
+takes its figures from results.json (the machine and the time a run took belong on a results page, not in the
+README); tests/test_docs.py renders both again and compares, so the README cannot drift from the run it quotes.
 """
 
 from __future__ import annotations
@@ -23,14 +23,12 @@ BEGIN, END = "<!-- quote: docs/runs/bench-default -->", "<!-- /quote -->"
 def quote() -> str:
     """The README's text between the markers: where the figures come from, then the report's first screen."""
     results = json.loads((RUN / "results.json").read_text())
-    (session,) = json.loads((RUN / "run.json").read_text())["sessions"]
     league = results["config"]
     pairings = len(results["pairings"])
     intro = (
-        f"From the run shipped in `docs/runs/bench-default` ({len(league['agents'])} agents x "
+        f"The report of the run shipped in `docs/runs/bench-default` ({len(league['agents'])} agents x "
         f"{len(league['opponents'])} opponents x {league['rounds']} rounds = {pairings * league['rounds']:,} "
-        f"rounds, played in {session['seconds']:.0f} s by {session['workers']} workers on this 2-core machine "
-        f"shared with other jobs):"
+        f"rounds) opens with:"
     )
     return "\n".join([intro, ""] + [f"> {line}".rstrip() for line in first_screen(results)])
 

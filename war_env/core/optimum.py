@@ -262,7 +262,7 @@ class _Shape:
 
     def seconds_per_iteration(self, problem: TimingProblem) -> float:
         """Tables (both classes) x 2 actions x (a fixed cost per table, one per age a press may or may not
-        land at, and the same per mask): fitted on this machine to fixed:ticks=10 and uniform:low=0,high=10
+        land at, and the same per mask): fitted to measured solves of fixed:ticks=10 and uniform:low=0,high=10
         with 10,000-tick turns and to fixed:ticks=16 and uniform:low=0,high=16 with the default turn."""
         masks = 1 << max(problem.max_delay, 1)
         sweeps = int(np.sum((problem.landing_hazard > 0) & (problem.landing_hazard < 1)))

@@ -12,7 +12,7 @@ in a native library) is noticed the moment it exits. Its shard's rounds that did
 again on a new worker: they are seeded, so the records, and the results, are the ones the dead worker
 would have sent. A worker the parent has not heard from for ``STALL_SECONDS`` (each worker sends a heartbeat
 every ``HEARTBEAT_SECONDS`` from a thread of its own, besides its rounds) is killed and counted as dead: a
-stopped process (``kill -STOP``) no longer hangs the league. A shard whose worker died ``MAX_ATTEMPTS`` times is not
+stopped process (``kill -STOP``) does not hang the league. A shard whose worker died ``MAX_ATTEMPTS`` times is not
 tried again: ``WorkerDied``
 says which rounds and how the worker ended, and every finished round is already with the sink.
 

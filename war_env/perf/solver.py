@@ -1,5 +1,5 @@
-"""How long the exact timing solver takes, and how much memory, on the configs that used to be slow and
-on the largest the env accepts: ``python -m war_env.scripts.solver_time`` prints one line per config.
+"""How long the exact timing solver takes, and how much memory, on common configs, on long turns with wide
+latencies and on the largest the env accepts: ``python -m war_env.scripts.solver_time`` prints one line per config.
 
 Each line: the config, the opponent bot, the turn in ticks, the tables the solver keeps for the
 opponent's turn, its own estimate (``TimingProblem.seconds``), the measured wall time and peak memory

@@ -18,7 +18,17 @@ from war_env.league.probes import yardsticks
 from war_env.league.rounds_file import ROUNDS_FILE, load_rounds
 from war_env.league.run import read_league
 from war_env.league.stats import bootstrap_score, bound, iqm_interval, probability_of_improvement
-from war_env.league.suite import CHART_FILE, REPORT_FILE, RESULTS_FILE, agent_scores, headline, run_suite
+from war_env.league.suite import (
+    CHART_FILE,
+    REPORT_FILE,
+    RESULTS_FILE,
+    agent_scores,
+    at_zero,
+    bar_label,
+    headline,
+    run_suite,
+    suite_figure,
+)
 
 ROUNDS = 4
 PROBES_PLAYED = ["memory", "reading"]
@@ -106,6 +116,32 @@ def test_the_report_has_the_headline_the_scores_the_regrets_and_the_chart(suite)
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
     saved = json.loads((suite.run_dir / RESULTS_FILE).read_text())
     assert saved == json.loads(json.dumps(suite.results))
+
+
+def test_a_score_of_0_is_told_apart_by_its_regret_and_takeovers_in_the_headline_and_the_chart(suite):
+    """``never`` is taken over in every round, ``eager`` in none: both score 0, as ``press_once`` does."""
+    import matplotlib.pyplot as plt
+
+    for probe in suite.results["probes"]:
+        assert probe["agents"]["never"]["takeovers"] == 1.0 and probe["agents"]["eager"]["takeovers"] == 0.0
+    text = "\n".join(headline(suite.results))
+    assert re.search(
+        r"A score of 0 hides how far below the baseline an agent is .*`never` \(memory regret 9\d\.\d, taken over "
+        r"in 100% of rounds; reading regret 9\d\.\d, taken over in 100% of rounds\)",
+        text,
+    )
+    assert re.search(r"`eager` \(memory regret \d+\.?\d*; reading", text)  # never taken over: not said
+    memory = next(p for p in suite.results["probes"] if p["name"] == "memory")
+    figure = suite_figure(suite.results)
+    (axis,) = figure.axes
+    labels = [text.get_text() for text in axis.texts]
+    assert bar_label(memory["agents"]["never"]) in labels
+    assert bar_label(memory["agents"]["never"]).endswith("taken over in 100% of rounds")
+    assert bar_label(memory["agents"]["oracle"]) == "1.00"
+    zeros = sum(at_zero(entry) for probe in suite.results["probes"] for entry in probe["agents"].values())
+    markers = [line for line in axis.lines if line.get_marker() == "s"]
+    assert len(markers) == zeros and all(list(line.get_ydata()) == [0] for line in markers)
+    plt.close(figure)
 
 
 def test_the_headline_never_names_a_yardstick(suite):

@@ -210,12 +210,16 @@ def suite_results(run_dir: Path, suite: Suite) -> dict:
 
 
 def probe_scores(folder: Path, probe: Probe, contenders: Sequence[str]) -> dict:
-    """Each agent's mean return, regret and bounded score in one probe (0 = the best simple baseline or worse, 1 =
-    the oracle), and what separates the best of the ``contenders`` that played it from the next."""
+    """Each agent's mean return, regret, bounded score in one probe (0 = the best simple baseline or worse, 1 =
+    the oracle) and share of rounds taken over, and what separates the best of the ``contenders`` that played it
+    from the next."""
     league = read_league(folder)
     pairings = load_rounds(folder / ROUNDS_FILE, league).pairings
     returns = {agent: pairings[(agent, probe.opponent)].returns for agent in league.agents}
     baseline = exact_gaps(probe).best_simple
+    scores = agent_scores(returns, baseline)
+    for agent, entry in scores.items():  # what a score clipped to 0 hides, beside the regret
+        entry["takeovers"] = pairings[(agent, probe.opponent)].takeover_rate()
     return {
         "name": probe.name,
         "env_id": probe.env_id,
@@ -224,7 +228,7 @@ def probe_scores(folder: Path, probe: Probe, contenders: Sequence[str]) -> dict:
         "folder": folder.name,
         "rounds": league.rounds,
         "baseline": baseline,
-        "agents": agent_scores(returns, baseline),
+        "agents": scores,
         "separation": separation(returns, [agent for agent in contenders if agent in returns]),
     }
 
@@ -312,7 +316,38 @@ def headline(results: dict) -> list[str]:
     lines = [first, ""]
     for probe in results["probes"]:
         lines.append(f"- **{probe['name']}** ({probe['env_id']}): " + _probe_line(probe))
-    return lines
+    return lines + hidden_by_zero(results, list(means))
+
+
+def at_zero(entry: dict) -> bool:
+    """Whether an agent's score is 0: the best simple baseline's return or worse, however much worse."""
+    return entry["score"]["value"] == 0
+
+
+def zero_note(entry: dict) -> str:
+    """What a score of 0 hides: the regret, and the share of rounds taken over when there is one."""
+    taken = entry.get("takeovers")  # a suite.json written before takeovers were recorded has none
+    regret = entry["regret"]["value"]
+    return f"regret {'not finite' if regret is None else f'{regret:.3g}'}" + (
+        f", taken over in {taken:.0%} of rounds" if taken else ""
+    )
+
+
+def hidden_by_zero(results: dict, agents: Sequence[str]) -> list[str]:
+    """A line naming, for every agent given that scores 0 somewhere, how far below the baseline it is there."""
+    parts = []
+    for agent in agents:
+        zeros = [p for p in results["probes"] if agent in p["agents"] and at_zero(p["agents"][agent])]
+        if zeros:
+            where = "; ".join(f"{p['name']} {zero_note(p['agents'][agent])}" for p in zeros)
+            parts.append(f"`{agent}` ({where})")
+    if not parts:
+        return []
+    return [
+        "",
+        "A score of 0 hides how far below the baseline an agent is (its regret, in return per round, and how often "
+        "its timer ran out): " + ", ".join(parts) + ".",
+    ]
 
 
 def _probe_line(probe: dict) -> str:
@@ -325,7 +360,7 @@ def _probe_line(probe: dict) -> str:
     baseline_regret = probe["agents"][probe["baseline"]]["regret"]
     text = (
         f"`{agent}`, score {_cell(entry['score'], 2)}, regret {fmt(entry['regret'], 3)} per round (the best simple "
-        f"baseline `{probe['baseline']}`'s {fmt(baseline_regret, 3)}); {_verdict(entry['score'])}"
+        f"baseline `{probe['baseline']}`'s {fmt(baseline_regret, 3)}){_taken_over(entry)}; {_verdict(entry['score'])}"
     )
     if separated["next"] is None:
         return text + " The only agent given here."
@@ -333,6 +368,11 @@ def _probe_line(probe: dict) -> str:
     bound_of_gap = difference["value"] if difference.get("exact") else difference["low"]  # an exact gap is its own
     told = "Ahead of" if bound_of_gap is not None and bound_of_gap > 0 else "Not told apart from"
     return text + f" {told} `{separated['next']}` by {fmt(difference, 3)} per round."
+
+
+def _taken_over(entry: dict) -> str:
+    taken = entry.get("takeovers")
+    return f", taken over in {taken:.0%} of rounds" if taken else ""
 
 
 def _verdict(score: dict) -> str:
@@ -411,15 +451,28 @@ def render_suite(results: dict, chart: str) -> str:
 
 
 def suite_chart(results: dict, path: Path) -> str:
+    """Write ``suite_figure`` to ``path``; returns the file's name."""
+    import matplotlib.pyplot as plt
+
+    from war_env.league.plots import save_figure
+
+    figure = suite_figure(results)
+    save_figure(figure, path)
+    plt.close(figure)
+    return path.name
+
+
+def suite_figure(results: dict):
     """Agents by probes: in each probe's group a bar per agent that played it, with its 95% interval and its value
-    written past the interval's end; lines at 0 (the best simple baseline or worse) and 1 (the oracle)."""
+    written past the interval's end (at 0, its regret and share of rounds taken over: what the 0 hides); lines at 0
+    (the best simple baseline or worse) and 1 (the oracle). The caller closes the figure."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from war_env.league.plots import colours as palette
-    from war_env.league.plots import label_width, plot_label, save_figure
+    from war_env.league.plots import label_width, plot_label
 
     probes, agents = results["probes"], agent_order(results)
     colours = dict(zip(agents, palette(len(agents))))
@@ -437,7 +490,7 @@ def suite_chart(results: dict, path: Path) -> str:
         played = [(agent, score) for agent, score in played if score["value"] is not None]
         for k, (agent, score) in enumerate(played):
             x = i - width * (len(played) - 1) / 2 + k * width
-            ends.append(_bar(axis, x, width, score, colours[agent]))
+            ends.append(_bar(axis, x, width, probe["agents"][agent], colours[agent]))
     low, high = min(ends), max(ends)
     margin = 0.12 * (high - low)
     axis.set_ylim(low - margin, high + margin)
@@ -445,6 +498,11 @@ def suite_chart(results: dict, path: Path) -> str:
     axis.axhline(1, color="black", linewidth=0.8, linestyle="--")
     axis.set_xticks(range(len(probes)), [f"{p['name']}\n(0 = {p['baseline']})" for p in probes])
     axis.set_ylabel("score (0 = best simple baseline or worse, 1 = oracle)")
+    axis.set_xlabel(
+        "a bar at 0 is labelled with what the 0 hides: the agent's regret (return lost per round to the oracle) "
+        "and how often its timer ran out",
+        fontsize="small",
+    )
     axis.set_title(
         f"Score per capability, {results['suite']['rounds']} paired rounds per agent and probe, 95% intervals",
         fontsize="medium",
@@ -458,27 +516,35 @@ def suite_chart(results: dict, path: Path) -> str:
         title_fontsize="small",
         ncols=-(-len(agents) // LEGEND_ROWS),
     )
-    save_figure(figure, path)
-    plt.close(figure)
-    return path.name
+    return figure
 
 
-def _bar(axis, x: float, width: float, score: dict, colour) -> float:
-    """One agent's bar, interval and value; returns where its text ends (for the axis' range)."""
+def bar_label(entry: dict) -> str:
+    """The text beside an agent's bar: its score, and at 0 what the 0 hides (``zero_note``)."""
+    value = entry["score"]["value"]
+    return f"0: {zero_note(entry)}" if at_zero(entry) else f"{value:.2f}"
+
+
+def _bar(axis, x: float, width: float, entry: dict, colour) -> float:
+    """One agent's bar, interval and label; returns where its text ends (for the axis' range)."""
+    score = entry["score"]
     value, low, high = score["value"], score["low"], score["high"]
     error = None if low is None else [[value - low], [high - value]]
     axis.bar([x], [value], width, color=colour, yerr=error, capsize=2, ecolor="black")
+    if at_zero(entry):  # a bar of no height: its colour on the line, so the label names whose it is
+        axis.plot([x], [0], "s", color=colour, markersize=6, zorder=3)
     up = value >= 0
     end = (max(value, high) if up else min(value, low)) if low is not None else value
+    label = bar_label(entry)
     axis.annotate(
-        f"{value:.2f}",
+        label,
         (x, end),
-        xytext=(0, 2 if up else -2),
+        xytext=(0, (5 if at_zero(entry) else 2) * (1 if up else -1)),  # past the marker at 0
         textcoords="offset points",
         ha="center",
         va="bottom" if up else "top",
         fontsize="x-small",
         rotation=90,
     )
-    span = 0.09 * max(1.0, abs(end))  # room for the text
+    span = 0.018 * len(label) * max(1.0, abs(end))  # room for the text, about 4 points a character
     return end + span if up else end - span

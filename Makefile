@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml constraints.txt
 run: $(STAMP)
 	$(VENV)/bin/war-bench
 
-# Every core up to 4 (pytest-xdist, dev extra): 9 min 41 s on this 2-core machine unloaded (README).
+# Every core up to 4 (pytest-xdist, dev extra); docs/test-durations.md says how long each module takes.
 test: $(STAMP)
 	$(PY) -m pytest --numprocesses=auto --maxprocesses=4
 

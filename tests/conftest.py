@@ -1,5 +1,6 @@
 import importlib.util
 import os
+import sys
 
 import pytest
 
@@ -21,3 +22,27 @@ def backend(request):
     """Both engines of the vector env: the compiled batched engine of the ``fast`` extra, and War-v0 envs
     stepped in a loop (the scalar reference, what runs without numba)."""
     return request.param
+
+
+@pytest.fixture(scope="session")
+def count_calls():
+    """``count_calls(fn)``: how many function calls (Python's and C's) ``fn()`` makes. A bound on the work
+    done, unlike a bound on the seconds taken, holds on a loaded machine."""
+
+    def count(fn) -> int:
+        calls = 0
+
+        def profile(frame, event, arg):
+            nonlocal calls
+            if event in ("call", "c_call"):
+                calls += 1
+
+        previous = sys.getprofile()
+        sys.setprofile(profile)
+        try:
+            fn()
+        finally:
+            sys.setprofile(previous)
+        return calls
+
+    return count

@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import io
 import math
-import time
+from collections import Counter
+from functools import partial
 
 import gymnasium as gym
 import numpy as np
@@ -120,32 +121,47 @@ def specs(draw) -> str:
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def event_of(outcome: str) -> str:
+    """Tell Hypothesis's statistics the outcome of an example, and return it (for a test's own count)."""
+    event(outcome)
+    return outcome
+
+
 # --- the rules ----------------------------------------------------------------------------------------------
 @pytest.mark.slow
-@FUZZ
-@given(
-    st.one_of(
-        st.dictionaries(st.sampled_from(FIELDS), plausible, max_size=4),
-        st.dictionaries(st.sampled_from(FIELDS), st.one_of(plausible, numbers, anything), max_size=4),
+def test_warconfig_builds_or_names_the_problem_and_a_built_one_plays(count_calls):
+    outcomes = Counter()
+
+    @FUZZ
+    @given(
+        st.one_of(
+            st.dictionaries(st.sampled_from(FIELDS), plausible, max_size=4),
+            st.dictionaries(st.sampled_from(FIELDS), st.one_of(plausible, numbers, anything), max_size=4),
+        )
     )
-)
-def test_warconfig_builds_or_names_the_problem_and_a_built_one_plays(fields):
-    try:
-        config = WarConfig(**fields)
-    except ValueError as error:
-        event("refused")
-        assert str(error) and "\n" not in str(error)
-        return
-    event("built")
-    assert 1 <= config.turn_ticks <= MAX_TURN_TICKS
-    env = gym.make("War-v0", config=config, opponent="human")
-    started = time.perf_counter()
-    env.reset(seed=0)
-    for _ in range(50):
-        *_, terminated, truncated, _ = env.step(1)
-        if terminated:
-            break
-    assert time.perf_counter() - started < 2.0  # bounded: no rule makes a round slow to start or to step
+    def check(fields):
+        try:
+            config = WarConfig(**fields)
+        except ValueError as error:
+            outcomes[event_of("refused")] += 1
+            assert str(error) and "\n" not in str(error)
+            return
+        outcomes[event_of("built")] += 1
+        assert 1 <= config.turn_ticks <= MAX_TURN_TICKS
+        env = gym.make("War-v0", config=config, opponent="human")
+
+        def play():
+            env.reset(seed=0)
+            for _ in range(50):
+                *_, terminated, truncated, _ = env.step(1)
+                if terminated:
+                    break
+
+        # bounded: no rule makes a round slow to start or to step (the work grows with the turn, linearly)
+        assert count_calls(play) < 10 * config.turn_ticks + 20_000
+
+    check()
+    assert outcomes["built"] and outcomes["refused"], outcomes
 
 
 # --- gym.make, reset, step ----------------------------------------------------------------------------------
@@ -154,29 +170,42 @@ constructor_arguments = st.dictionaries(
 )
 
 
-@FUZZ
-@given(constructor_arguments)
-def test_the_env_builds_or_names_the_problem(kwargs):
+def builds_or_names_the_problem(make, kwargs, outcomes: Counter) -> None:
+    """``make(**kwargs)`` is refused with a message, or gives an env that resets; ``outcomes`` counts which."""
     try:
-        env = war_env.WarEnv(**kwargs)
+        env = make(**kwargs)
     except REFUSED as error:
+        outcomes[event_of("refused")] += 1
         assert str(error)
         return
+    outcomes[event_of("built")] += 1
     env.reset(seed=1)
     env.close()
 
 
-@FUZZ
-@given(constructor_arguments.filter(lambda kwargs: isinstance(kwargs.get("render_mode"), (str, type(None)))))
-def test_gym_make_builds_or_names_the_problem(kwargs):
-    # (a render_mode that is not a string fails inside gym.make itself, before War-v0 is called)
-    try:
-        env = gym.make("War-v0", **kwargs)
-    except REFUSED as error:
-        assert str(error)
-        return
-    env.reset(seed=1)
-    env.close()
+def test_the_env_builds_or_names_the_problem():
+    outcomes = Counter()
+
+    @FUZZ
+    @given(constructor_arguments)
+    def check(kwargs):
+        builds_or_names_the_problem(war_env.WarEnv, kwargs, outcomes)
+
+    check()
+    assert outcomes["built"] and outcomes["refused"], outcomes
+
+
+def test_gym_make_builds_or_names_the_problem():
+    outcomes = Counter()
+
+    @FUZZ
+    @given(constructor_arguments.filter(lambda kwargs: isinstance(kwargs.get("render_mode"), (str, type(None)))))
+    def check(kwargs):
+        # (a render_mode that is not a string fails inside gym.make itself, before War-v0 is called)
+        builds_or_names_the_problem(partial(gym.make, "War-v0"), kwargs, outcomes)
+
+    check()
+    assert outcomes["built"] and outcomes["refused"], outcomes
 
 
 reset_options = st.one_of(
@@ -244,6 +273,10 @@ def test_every_spec_builds_or_is_refused_naming_it(spec):
 
 
 # --- the batched and two-seat envs ---------------------------------------------------------------------------
+VECTOR_ENV_OUTCOMES = Counter()
+"""What the vector env's property saw: built or refused."""
+
+
 @FUZZ
 @given(
     st.one_of(
@@ -274,16 +307,14 @@ def test_every_spec_builds_or_is_refused_naming_it(spec):
         st.sampled_from([0.5, True, "2", None, math.nan]),
     ),
 )
-def test_the_vector_env_builds_or_names_the_problem(kwargs, num_envs):
-    try:
-        envs = WarVectorEnv(num_envs=num_envs, **kwargs)
-    except REFUSED as error:
-        event("refused")
-        assert str(error)
-        return
-    event("built")
-    envs.reset(seed=3)
-    envs.close()
+def vector_env_builds_or_names_the_problem(kwargs, num_envs):
+    builds_or_names_the_problem(partial(WarVectorEnv, num_envs=num_envs), kwargs, VECTOR_ENV_OUTCOMES)
+
+
+def test_the_vector_env_builds_or_names_the_problem():
+    VECTOR_ENV_OUTCOMES.clear()
+    vector_env_builds_or_names_the_problem()
+    assert VECTOR_ENV_OUTCOMES["built"] and VECTOR_ENV_OUTCOMES["refused"], VECTOR_ENV_OUTCOMES
 
 
 @FUZZ

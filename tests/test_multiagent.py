@@ -8,7 +8,6 @@ import random
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -380,12 +379,6 @@ def test_bad_input_is_refused_with_a_clear_error():
         par.reset(options={"piles": None})
     with pytest.raises(TypeError, match="reset options must be a dict"):
         par.reset(options="piles")
-
-
-def test_the_documented_example_runs():
-    page = (Path(__file__).resolve().parent.parent / "docs" / "multiagent.md").read_text()
-    code = page.split("```python\n")[1].split("```")[0]
-    exec(compile(code, "docs/multiagent.md", "exec"), {})
 
 
 def test_import_war_env_does_not_import_pettingzoo():

@@ -18,7 +18,7 @@ pytest.importorskip("numba")
 from test_engine import DEALS  # noqa: E402
 
 import war_env  # noqa: E402,F401
-from war_env.batched import clock, hashing  # noqa: E402
+from war_env.batched import hashing, turn_clock  # noqa: E402
 from war_env.batched.models import reaction_tables  # noqa: E402
 from war_env.batched.state import UNREACHABLE, new_state, params_of  # noqa: E402
 from war_env.core.bots import (  # noqa: E402
@@ -117,7 +117,7 @@ def test_reactions_are_sampled_exactly_as_the_bots_sample_them(bot):
             state["reaction_key"][0, 0] = key
             for move in (0, 7):
                 expected = sample_reaction(cdf, hash_uniform(key, STREAM_REACTION[0], move))
-                assert clock.reaction(state[0], params[0], tables, cdfs, 0, move) == expected
+                assert turn_clock.reaction(state[0], params[0], tables, cdfs, 0, move) == expected
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from war_env.core.optimum import OURS, TimingProblem, evaluate_policy
 from war_env.core.probes import MIN_GAP, PROBES
 from war_env.core.rules import WarConfig
 from war_env.evaluation.ladder import PressRule, best_rule, rule_cost
-from war_env.evaluation.probes import exact_gaps, ladder
+from war_env.evaluation.probe_gaps import exact_gaps, ladder
 
 FS, IDLE = 0.02, 0.01
 

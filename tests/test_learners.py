@@ -720,7 +720,7 @@ def test_a_bad_budget_is_named(budget, tmp_path, capsys):
 
 @pytest.mark.slow
 def test_the_capability_line_is_the_best_policy_that_lacks_the_capability():
-    from war_env.evaluation.probes import exact_gaps, ladder
+    from war_env.evaluation.probe_gaps import exact_gaps, ladder
     from war_env.experiments.learners import capability_lines
 
     lines = capability_lines(["anticipation", "memory", "inference", "reading"])

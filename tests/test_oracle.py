@@ -25,7 +25,7 @@ from war_env.core.rewards import outcome_reward
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
 from war_env.evaluation import play_round, play_rounds
-from war_env.evaluation.probes import exact_gaps
+from war_env.evaluation.probe_gaps import exact_gaps
 from war_env.league.stats import bootstrap_mean
 
 BOTS = ["instant", "fixed:ticks=5", "uniform:low=1,high=10", "human", "absent"]

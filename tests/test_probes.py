@@ -27,9 +27,9 @@ from war_env.core.probes import MIN_GAP, PROBES
 from war_env.core.rewards import outcome_reward
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
-from war_env.envs.probes import WarMemoryEnv
+from war_env.envs.probe_envs import WarMemoryEnv
 from war_env.evaluation import play_round, play_rounds
-from war_env.evaluation.probes import (
+from war_env.evaluation.probe_gaps import (
     TABLE_FIELDS,
     best_field_reader,
     clairvoyant_records,
@@ -37,7 +37,7 @@ from war_env.evaluation.probes import (
     seat_moves,
     visible_table_fields,
 )
-from war_env.league.probes import records_of
+from war_env.league.probe_figures import records_of
 from war_env.league.stats import bootstrap_mean
 
 FS, IDLE = 0.02, 0.01  # the probes' weights as costs
@@ -460,7 +460,7 @@ GYMNASIUM_SECTIONS = [
 
 @pytest.mark.parametrize("name", sorted(PROBES))
 def test_every_probe_env_says_its_sections_in_gymnasiums_order_with_its_own_figures(name):
-    from war_env.envs.probes import PROBE_ENVS
+    from war_env.envs.probe_envs import PROBE_ENVS
 
     env, probe = PROBE_ENVS[name], PROBES[name]
     doc = env.__doc__

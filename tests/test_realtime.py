@@ -25,7 +25,7 @@ from war_env.league import run_league
 from war_env.league.compute import PricedRound, Pricing, compute_summary, is_contended, machine_stalls
 from war_env.league.league import League
 from war_env.league.rounds_file import read_rounds
-from war_env.support.clock import SimulatedClock, WallClock
+from war_env.support.wall_clock import SimulatedClock, WallClock
 
 SHORT = WarConfig(target_points=8)  # short rounds: a few dozen ticks
 TICK = 0.1

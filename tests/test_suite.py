@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from war_env.core.probes import PROBES
-from war_env.evaluation.probes import exact_gaps
-from war_env.league.probes import yardsticks
+from war_env.evaluation.probe_gaps import exact_gaps
+from war_env.league.probe_figures import yardsticks
 from war_env.league.rounds_file import ROUNDS_FILE, load_rounds
 from war_env.league.run import read_league
 from war_env.league.stats import bootstrap_score, bound, iqm_interval, probability_of_improvement

@@ -277,8 +277,8 @@ def test_bots_have_no_latency_in_the_vector_env(backend):
 
 def test_the_compiled_delay_of_the_kth_press_is_the_scalar_clocks():
     pytest.importorskip("numba")
-    from war_env.batched.clock import delay
     from war_env.batched.state import new_state, params_of
+    from war_env.batched.turn_clock import delay
 
     for latency in ("uniform:low=1,high=4", "uniform:low=0,high=16", "fixed:ticks=3"):
         config = WarConfig(latency=latency, turn_seconds=2.0)

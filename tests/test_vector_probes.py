@@ -22,7 +22,7 @@ from war_env.core.probes import PROBES, Probe
 from war_env.core.rules import WarConfig
 from war_env.envs.games import GAMES, probe_of
 from war_env.envs.latency import WarLatencyEnv
-from war_env.envs.probes import PROBE_ENVS, PROBE_VECTOR_ENVS, ProbeEnv, ProbeVectorEnv
+from war_env.envs.probe_envs import PROBE_ENVS, PROBE_VECTOR_ENVS, ProbeEnv, ProbeVectorEnv
 from war_env.envs.war import WarEnv
 from war_env.evaluation import play_round, play_rounds
 
@@ -222,9 +222,9 @@ def test_the_reading_probe_shows_its_hidden_fields_as_zero_on_both_engines(backe
 
 def test_a_new_probe_is_a_row_of_probes_and_its_env_in_the_table_of_envs_probes(monkeypatch):
     """The way docs/architecture.md gives to add a probe: its row in ``core.probes.PROBES``, its env in
-    ``envs.probes.PROBE_ENVS``; its vector env, registration, ``gym.make``, ``make_vec``, the games by env id and SB3
-    follow."""
-    from war_env.league.probes import agents_of, yardsticks
+    ``envs.probe_envs.PROBE_ENVS``; its vector env, registration, ``gym.make``, ``make_vec``, the games by env id and
+    SB3 follow."""
+    from war_env.league.probe_figures import agents_of, yardsticks
 
     toy = Probe(
         "toy",

@@ -37,7 +37,7 @@ def register_envs() -> None:
             vector_entry_point="war_env.envs.vector:WarLatencyVectorEnv",
             kwargs=BatchedSpecKwargs("WarLatency-v0"),
         )
-    for probe in PROBES.values():  # each probe's classes: envs.probes' tables, looked up as Gymnasium makes the id
+    for probe in PROBES.values():  # each probe's classes: envs.probe_envs' tables, looked up as Gymnasium makes the id
         if probe.env_id not in registry:
             entry_point, vector_entry_point = entry_points(probe.env_id)
             register(

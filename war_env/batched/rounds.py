@@ -15,8 +15,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from war_env.batched import cards as card_kernels
-from war_env.batched import clock as clock_kernels
-from war_env.batched import stepping
+from war_env.batched import stepping, turn_clock
 from war_env.batched.generators import POINTERS, pointers_of
 from war_env.batched.models import reaction_tables
 from war_env.batched.state import (
@@ -116,7 +115,7 @@ class BatchedRounds:
             self.state = self._dealt
         idle = np.zeros(self.n, dtype=np.int64)
         packed = tuple(np.zeros(int(moves.sum()), dtype=self.log.dtype) for _ in range(2))
-        clock_kernels.time_rounds(self.state, self.rules, idle, packed)
+        turn_clock.time_rounds(self.state, self.rules, idle, packed)
         logged = self.state["logged"]
         return idle, tuple(ticks[: logged[:, seat].sum()] for seat, ticks in enumerate(packed))
 

@@ -23,9 +23,9 @@ import numpy as np
 
 from war_env.batched.borrow import borrowed
 from war_env.batched.cards import begin_cards, deal_deck
-from war_env.batched.clock import begin_clock, draw, play_moves, send_and_land, takes_over
 from war_env.batched.generators import generator
 from war_env.batched.state import INFERENCE_OBSERVATION, LATENCY_OBSERVATION, InvalidAction, RoundOver
+from war_env.batched.turn_clock import begin_clock, draw, play_moves, send_and_land, takes_over
 from war_env.core.cards import DECK_SIZE
 from war_env.core.observation import LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE
 

@@ -16,7 +16,7 @@ Two bots vary their distribution (``Bot.varies``), for the benchmark's probes (d
 plays each round as one of two members drawn by a hash of the round key (``VariesByRound``), and ``leader``
 reads the score as each of its turns opens (``VariesByScore``). A new bot that varies by one of these rules
 subclasses its base and gives its ``windows``; a new rule is a new base here and its case in the batched
-engine's reaction sampling (``batched/clock.py``). The scalar reference asks a bot ``turn_cdf`` as each turn
+engine's reaction sampling (``batched/turn_clock.py``). The scalar reference asks a bot ``turn_cdf`` as each turn
 opens (``TimedRound``); the batched engine gets its CDFs and the rule that picks one (``ReactionModel.of_bot``:
 ``choices``, ``varies_by``, ``prior``) and applies the same rule itself.
 

@@ -3,7 +3,7 @@
 On War-v0 every working agent ties, and on WarLatency-v0 with its default rewards a one-parameter lead
 reaches the optimum in most settings. A probe is a config (opponent bot, latency, reward weights) and an
 observation chosen so that an agent *lacking* one capability loses at least ``MIN_GAP`` per round to the
-exact optimum, computed, not hoped for (``war_env.evaluation.probes.exact_gaps``, and
+exact optimum, computed, not hoped for (``war_env.evaluation.probe_gaps.exact_gaps``, and
 ``tests/test_probes.py``). Every probe weighs a false start at -0.02 and an idle tick at -0.01 (the
 defaults, -0.1 and -0.001, make a false start cost a hundred idle ticks, and pressing ahead rarely pays), and a
 takeover at -100 (more than any round of timing costs, so that being taken over never pays),
@@ -55,7 +55,7 @@ class Probe:
     capability adds (``counting``, the oracle's policy from a counted state; ``blind``, the optimum that times every
     round alike). With those they are the probe's yardsticks, which a suite never ranks."""
     harnesses: tuple[str, ...] = ()
-    """Reference rows that are no agent, played by the probe's own harness (``league.probes.records_of``): the
+    """Reference rows that are no agent, played by the probe's own harness (``league.probe_figures.records_of``): the
     inference probe's ``clairvoyant``, its upper bound."""
     rules: dict = field(default_factory=lambda: dict(PROBE_REWARDS))
     hidden: tuple[str, ...] = ()

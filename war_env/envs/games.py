@@ -13,14 +13,14 @@ from collections.abc import Mapping
 from war_env.core.probes import PROBES, Probe
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv, with_default_latency
-from war_env.envs.probes import PROBE_ENVS, PROBE_VECTOR_ENVS
+from war_env.envs.probe_envs import PROBE_ENVS, PROBE_VECTOR_ENVS
 from war_env.envs.vector import WarLatencyVectorEnv, WarVectorEnv
 from war_env.envs.war import WarEnv
 
 
 class _ByEnvId(Mapping):
     """Env id -> class: the base games', then each probe's (``PROBES``' env id -> ``by_probe[probe name]``), looked
-    up when asked, so that a probe is one row of ``PROBES`` and its env in ``envs.probes.PROBE_ENVS``."""
+    up when asked, so that a probe is one row of ``PROBES`` and its env in ``envs.probe_envs.PROBE_ENVS``."""
 
     def __init__(self, base: dict, by_probe: dict):
         self.base, self.by_probe = base, by_probe

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from war_env.support.clock import NANOSECONDS, Clock, WallClock, to_nanoseconds
+from war_env.support.wall_clock import NANOSECONDS, Clock, WallClock, to_nanoseconds
 
 
 class RealTime(gym.Wrapper):
@@ -67,7 +67,7 @@ class RealTime(gym.Wrapper):
     ``RealTime(env, seconds_per_tick=None, clock=None, wait_action=0)``: ``env`` is a War-v0 or
     WarLatency-v0 env (any env whose step is one tick of a game that goes on without the agent);
     ``seconds_per_tick`` the slot of one tick in wall time (default: the rules' ``tick_seconds``);
-    ``clock`` a ``war_env.support.clock.Clock`` (default: the machine's monotonic clock; tests pass a
+    ``clock`` a ``war_env.support.wall_clock.Clock`` (default: the machine's monotonic clock; tests pass a
     ``SimulatedClock``). Wrap the game env directly: the wrapper plays several ticks per step.
 
     ## Version History

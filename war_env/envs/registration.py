@@ -43,7 +43,7 @@ _VECTOR = ".vector"
 
 def entry_points(env_id: str) -> tuple[str, str]:
     """The entry point and the vector entry point of a probe's id: its classes in ``envs.games.GAMES`` and
-    ``VECTOR_GAMES`` (read from ``envs.probes``' tables keyed by probe name: the env, and the vector env made from
+    ``VECTOR_GAMES`` (read from ``envs.probe_envs``' tables keyed by probe name: the env, and the vector env made from
     it), resolved when Gymnasium first makes
     it, so that registering imports no env module (``war_env.register_envs`` runs as Gymnasium is imported)."""
     return f"{_GAMES_MODULE}:{env_id}", f"{_GAMES_MODULE}:{env_id}{_VECTOR}"

@@ -42,7 +42,7 @@ class WarSB3VecEnv(VecEnv):
     """``WarSB3VecEnv(num_envs, opponent=None, max_episode_steps=None, config=None, render_mode=None,
     backend="auto", env_id="War-v0", **rules)``; the arguments are ``WarVectorEnv``'s, ``env_id`` the game
     (``"War-v0"``, ``"WarLatency-v0"``: action latency and its observation, ``WarLatencyVectorEnv``, or a probe's
-    id, ``war_env.envs.probes.ProbeVectorEnv``), ``opponent`` the env id's default (``"human"``, a probe's own)
+    id, ``war_env.envs.probe_envs.ProbeVectorEnv``), ``opponent`` the env id's default (``"human"``, a probe's own)
     unless given, and
     ``render_mode="rgb_array"`` draws frames (see the module docstring). ``env_method("action_masks")``
     serves sb3-contrib's ``MaskablePPO``."""

@@ -62,7 +62,7 @@ def play_rounds(
     ``on_round`` sees each record as it is made; ``trust_model_file`` is passed to model specs (it
     lets SB3 unpickle a model file: only for files the user vouches for on the command line).
     ``realtime`` plays every round in real time, each tick ``realtime`` seconds of ``clock`` (a
-    ``war_env.support.clock.Clock``; default the machine's), see ``war_env.envs.realtime.RealTime``.
+    ``war_env.support.wall_clock.Clock``; default the machine's), see ``war_env.envs.realtime.RealTime``.
     An agent (in either seat) built here from a spec is closed at the end (an ``exec:`` agent's program stops).
     """
     from war_env.agents import Agent, make_agent, make_opponent

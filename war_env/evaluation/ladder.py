@@ -14,7 +14,7 @@ latency a press-time rule plays each move deterministically given the opponent's
 transition between the sets of presses left in flight, and the cost per move is the stationary mean of the moves'
 costs. ``tests/test_ladder.py`` holds it equal to the solver's evaluation of the same rule
 (``optimum.evaluate_policy``). Against a pool or a leader a rule's cost is the weighted mean over the members or
-contexts, as for every yardstick (``evaluation.probes.exact_gaps``).
+contexts, as for every yardstick (``evaluation.probe_gaps.exact_gaps``).
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ import numpy as np
 from war_env.core.probes import PROBES
 from war_env.core.specs import parse_assignments
 from war_env.data import training_config_file
-from war_env.evaluation.probes import exact_gaps, ladder
+from war_env.evaluation.probe_gaps import exact_gaps, ladder
 from war_env.league.report import fmt
 from war_env.league.stats import iqm_interval, probability_of_improvement
 from war_env.league.suite import run_suite

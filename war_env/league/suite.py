@@ -3,17 +3,17 @@
 Each probe of ``war_env.core.probes`` is a league on its own env id (``League.env_id``), played and reported by
 ``run.run_league`` in a folder of its own (``<suite>/<probe>/``: rounds, report, plots, resume and workers as
 in any war-bench run), with the probe's opponent, the agents given and the probe's yardsticks
-(``league.probes.agents_of``: the ``oracle``, the agent lacking the capability, the simple baselines). A model
+(``league.probe_figures.agents_of``: the ``oracle``, the agent lacking the capability, the simple baselines). A model
 trained on another game (its ``war_env_model.json`` names another ``env_id``) is not played in that probe.
 
 Per probe, an agent's **score** is ``(its return - the best simple baseline's) / (the oracle's - the best simple
 baseline's)`` on the same deals, with a paired bootstrap interval (``stats.bootstrap_score``), clipped to [0, 1]
 (``stats.bounded_score``): 0 is the best simple baseline (the one of least exact cost,
-``evaluation.probes.exact_gaps``) and everything worse, 1 the oracle. Beside it, its **regret**: the oracle's return
-minus its own, the raw figure with its interval. The headline ranks the agents given that are not yardsticks
-(``league.probes.yardsticks``) and says what separates the best of them from the next, per probe. The suite folder
-receives ``suite.json`` (per probe and agent ``return``, ``regret`` and ``score``, and the probe's ``separation``),
-``suite.md`` (the headline, the scores and the regrets, agents x probes) and ``suite.png`` (the chart).
+``evaluation.probe_gaps.exact_gaps``) and everything worse, 1 the oracle. Beside it, its **regret**: the oracle's
+return minus its own, the raw figure with its interval. The headline ranks the agents given that are not yardsticks
+(``league.probe_figures.yardsticks``) and says what separates the best of them from the next, per probe. The suite
+folder receives ``suite.json`` (per probe and agent ``return``, ``regret`` and ``score``, and the probe's
+``separation``), ``suite.md`` (the headline, the scores and the regrets, agents x probes) and ``suite.png`` (the chart).
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from war_env.agents import check_commands_restated, is_exec_spec, make_agent, tr
 from war_env.core.bots import make_bot
 from war_env.core.probes import PROBES, Probe
 from war_env.evaluation import observation_game
-from war_env.evaluation.probes import exact_gaps
+from war_env.evaluation.probe_gaps import exact_gaps
 from war_env.league.league import DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, ORACLE, League
-from war_env.league.probes import agents_of, yardsticks
+from war_env.league.probe_figures import agents_of, yardsticks
 from war_env.league.report import fmt
 from war_env.league.rounds_file import ROUNDS_FILE, load_rounds
 from war_env.league.run import CONFIG_FILE, check_players, read_league, read_run_config, run_league
@@ -260,7 +260,7 @@ def separation(returns: dict[str, np.ndarray], contenders: Sequence[str]) -> dic
 
 
 def contenders_of(agents: Sequence[str]) -> list[str]:
-    """The agents given that are not yardsticks (``league.probes.yardsticks``): the ones a headline ranks."""
+    """The agents given that are not yardsticks (``league.probe_figures.yardsticks``): the ones a headline ranks."""
     return [agent for agent in agents if agent not in yardsticks()]
 
 

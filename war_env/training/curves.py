@@ -551,7 +551,7 @@ def _reference_summary(settings: CurveSettings) -> dict:
     summary = {"agent": settings.reference.agent, "metric": settings.reference.metric}
     probe = probe_of(settings.env_id)
     if probe is not None:
-        from war_env.evaluation.probes import exact_gaps
+        from war_env.evaluation.probe_gaps import exact_gaps
 
         gaps = exact_gaps(probe)
         summary.update(best_simple_baseline=gaps.best_simple, best_simple_regret_exact=gaps.gap(gaps.best_simple))

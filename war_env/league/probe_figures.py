@@ -1,7 +1,7 @@
-"""The probes' capability gaps, exact and measured: ``python -m war_env.league.probes --rounds 500``.
+"""The probes' capability gaps, exact and measured: ``python -m war_env.league.probe_figures --rounds 500``.
 
 For every probe of ``war_env.core.probes`` it prints one row per agent: the return it loses per round to the
-``oracle`` computed exactly (``war_env.evaluation.probes.exact_gaps``) and measured on the same paired rounds
+``oracle`` computed exactly (``war_env.evaluation.probe_gaps.exact_gaps``) and measured on the same paired rounds
 (the mean of the oracle's return minus the agent's, with its 95% paired bootstrap interval), and its score
 (0 = the probe's best simple baseline or worse, 1 = the oracle, from the exact costs: ``stats.bound``). Each agent
 plays from the probe's own env (``gym.make(probe.env_id)``) when it can read its observation, else (the agents that read
@@ -18,7 +18,7 @@ from war_env.agents import make_agent
 from war_env.core.bots import make_bot
 from war_env.core.probes import PROBES, Probe
 from war_env.evaluation import observation_game, play_rounds
-from war_env.evaluation.probes import ProbeGaps, clairvoyant_records, exact_gaps, ladder
+from war_env.evaluation.probe_gaps import ProbeGaps, clairvoyant_records, exact_gaps, ladder
 from war_env.evaluation.summary import RoundColumns, paired_difference
 from war_env.league.stats import bootstrap_mean, bound
 
@@ -115,7 +115,7 @@ def table(rows: list[Row]) -> str:
 
 
 def ladder_table(names) -> str:
-    """The ladder of simple rules of each probe (``evaluation.probes.ladder``): the best rule of each family, its
+    """The ladder of simple rules of each probe (``evaluation.probe_gaps.ladder``): the best rule of each family, its
     exact cost per round and the oracle's margin over it."""
     lines = [
         "| probe | rung | the best rule | timing cost per round, exact | the oracle's margin |",

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from war_env.league import League, make_shards, play_shard
-from war_env.league.plots import _plain_log_ticks, make_figures
+from war_env.league.plots import _plain_log_ticks, cause_parts, make_figures
 from war_env.league.results import rounds_of, summarise
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -67,6 +67,13 @@ def test_the_regret_plot_splits_losses_by_cause_and_names_the_reference(figures)
     assert shown.count("reference") == 2  # prompt's row, in both panels
 
 
+def test_a_printed_regret_starts_past_its_interval_and_every_opponent_s_marker(figures):
+    amount = figures["regret.png"].axes[0]
+    markers = [x for line in amount.lines for x, y in zip(line.get_xdata(), line.get_ydata()) if round(y) == 3]
+    (printed,) = [text for text in amount.texts if round(text.get_position()[1]) == 3]  # eager's row
+    assert markers and printed.get_position()[0] >= max(markers)  # its worst opponent sits past its interval
+
+
 def test_an_agent_that_ties_the_reference_is_said_to_tie_it():
     for drawn in figures_for(League(("oracle", "prompt", "never"), ("instant",), 4, 0)):
         assert texts(drawn["regret.png"]).count("0: ties the reference") == 2  # prompt plays as the oracle
@@ -118,8 +125,42 @@ def test_a_league_without_false_starts_has_no_false_start_panel():
         assert not any(axis.get_title().startswith("False starts") for axis in figure.axes)
 
 
-def test_identical_round_lengths_are_said_not_hidden(figures):
-    assert "same rounds as prompt" in texts(figures["round_length.png"])  # eager: both draw on the opening tick
+def test_identical_round_lengths_are_said_beside_the_name_where_they_cover_no_marker(figures):
+    (axis,) = figures["round_length.png"].axes
+    labels = {label.get_text().split("\n")[0]: label.get_text() for label in axis.get_yticklabels()}
+    assert labels["eager"] == "eager\n(same rounds as prompt)"  # both draw on the opening tick
+    assert labels["prompt"] == "prompt"
+    inside = [text.get_text() for text in axis.texts]  # text drawn among the markers
+    assert not any("same rounds" in text for text in inside)
+
+
+def test_a_cause_where_the_agent_gained_is_drawn_left_of_0_and_the_parts_sum_to_the_whole():
+    # 65 false starts a round, but fewer than the reference's: a gain there, a loss of idle ticks
+    by_cause = {"outcome": 0.0, "false_starts": -2.0, "idle_ticks": 6.0, "takeover": 0.0}
+    parts = cause_parts(by_cause, ["outcome", "false_starts", "idle_ticks", "takeover"])
+    assert parts == [("false_starts", -0.5, 0.5), ("idle_ticks", 0.0, 1.5)]  # of a regret of 4: -50% and 150%
+    assert sum(width if left >= 0 else -width for _, left, width in parts) == 1.0
+
+
+def test_the_regret_plot_draws_a_gain_as_a_negative_part_of_the_share_bar():
+    league = League(("prompt", "eager"), ("human",), 4, 0)
+    records = [r for shard in make_shards(league, set(), 50) for r in play_shard(shard)]
+    rounds = rounds_of(league, records)
+    results = summarise(league, rounds)
+    (eager,) = [entry for entry in results["agents"] if entry["agent"] == "eager"]
+    regret = eager["regret"]["value"]
+    eager["regret_by_cause"] = {cause: 0.0 for cause in eager["regret_by_cause"]}
+    eager["regret_by_cause"].update(false_starts=-regret, idle_ticks=2 * regret)  # the same whole, split
+    drawn = make_figures(league, rounds, results)
+    share = drawn["regret.png"][0].axes[1]
+    bars = sorted((bar.get_x(), bar.get_width()) for bar in share.patches)
+    assert bars == [(-1.0, 1.0), (0.0, 2.0)]
+    assert share.get_xlim()[0] <= -1.0 and share.get_xlim()[1] >= 2.0
+    assert "left of 0" in share.get_xlabel()
+    import matplotlib.pyplot as plt
+
+    for figure, _ in drawn.values():
+        plt.close(figure)
 
 
 def test_a_statistic_that_is_not_finite_is_written_on_the_plots():
@@ -132,7 +173,9 @@ def test_a_statistic_that_is_not_finite_is_written_on_the_plots():
         assert "not finite" in texts(drawn["regret.png"])
 
 
-@pytest.mark.parametrize("low, high, ticks", [(16, 420, [20, 50, 100, 200]), (57, 180, [70, 100, 150])])
+@pytest.mark.parametrize(
+    "low, high, ticks", [(16, 420, [20, 50, 100, 200]), (57, 180, [70, 100, 150]), (120.53, 221.7, [150, 200])]
+)
 def test_log_axes_get_plain_ticks_at_1_2_5_or_finer_steps(low, high, ticks):
     assert _plain_log_ticks(low, high) == ticks
 

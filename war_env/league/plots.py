@@ -117,6 +117,7 @@ def _regret(plt, league, rounds, results, agents):
     )
     amount.set_xscale("log")
     amount.set_xlim(floor, ceiling)
+    share_ends = [0.0, 1.0]
     for row, agent in enumerate(agents):
         entry = overall[agent]
         note = _regret_note(entry, reference)
@@ -146,7 +147,7 @@ def _regret(plt, league, rounds, results, agents):
                 linewidth=1.2,
             )
         amount.text(
-            total["high"] if total["high"] is not None else total["value"],
+            value_position(total, pairings, agent, league.opponents),
             row,
             f"  {total['value']:.3g}",
             va="center",
@@ -158,10 +159,10 @@ def _regret(plt, league, rounds, results, agents):
                 amount.plot(
                     [max(value, floor)], [row + offset], marker, color="black", markerfacecolor="white", markersize=4.5
                 )
-        losses = {c: max(by_cause[c], 0.0) for c in causes}
-        lost = sum(losses.values())
-        if lost > 0:
-            _stacked_bar(share, row, [losses[c] / lost for c in causes], causes)
+        parts = cause_parts(by_cause, causes)
+        for cause, left, width in parts:
+            share.barh(row, width, left=left, height=0.6, color=CAUSE_COLOURS[cause])
+        share_ends += [left + width for _, left, width in parts] + [left for _, left, _ in parts]
     amount.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(_plain_log_ticks(floor, ceiling)))
     amount.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
     amount.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
@@ -170,9 +171,15 @@ def _regret(plt, league, rounds, results, agents):
         label += "\nover all opponents: bars; per opponent: markers"
     amount.set_xlabel(label)
     amount.set_title("How much each agent loses", fontsize="medium")
-    share.set_xlim(0, 1)
     share.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:.0%}"))
-    share.set_xlabel("share of the agent's losses")
+    share.set_xlim(0, 1)  # losses alone fill 0 to 100%
+    if min(share_ends) < 0:  # a gain: its part left of 0, the losses past 100%
+        pad = 0.03 * (max(share_ends) - min(share_ends))
+        share.set_xlim(min(share_ends) - pad, max(share_ends) + pad)
+        share.axvline(0, color="black", linewidth=0.8)
+        share.set_xlabel("share of the agent's regret\n(left of 0: causes where it gained on the reference)")
+    else:
+        share.set_xlabel("share of the agent's losses")
     share.set_title("Where it loses it", fontsize="medium")
     for axis in (amount, share):
         axis.grid(axis="x", alpha=0.3)
@@ -209,6 +216,12 @@ def _regret_note(entry: dict, reference: str) -> str | None:
     return None
 
 
+def value_position(total: dict, pairings: dict, agent: str, opponents) -> float:
+    """Where a row's printed regret starts: past its interval and its per-opponent markers, so it covers none."""
+    drawn = [total["value"], total["high"]] + [pairings[(agent, o)]["regret"]["value"] for o in opponents]
+    return max(value for value in drawn if value is not None)
+
+
 def _positive_values(entry: dict, pairings: dict, agent: str, opponents) -> list[float]:
     """The positive numbers an agent's row draws: its regret, interval and per-opponent regrets."""
     total = entry["regret"]
@@ -225,12 +238,22 @@ def _log_range(rows: list[list[float]]) -> tuple[float, float]:
     return min(regrets) / 2, max(highs) * 3
 
 
-def _stacked_bar(axis, row, values, causes) -> None:
-    """The parts of a bar, left to right in the order of the causes."""
-    start = 0.0
-    for value, cause in zip(values, causes):
-        axis.barh(row, value, left=start, height=0.6, color=CAUSE_COLOURS[cause])
-        start += value
+def cause_parts(by_cause: dict, causes) -> list[tuple[str, float, float]]:
+    """Each cause's part of an agent's regret as (cause, left, width) on the share axis: its regret over the
+    agent's whole regret (the causes' sum, positive where a bar is drawn). Losses stack right from 0 in the order
+    of the causes, gains (a cause where the agent did better than the reference) left from 0, so the parts sum
+    to 100% and a gain is drawn, not dropped. A cause of no regret has no part."""
+    total = sum(by_cause[c] for c in causes)
+    parts, right, left = [], 0.0, 0.0
+    for cause in causes:
+        share = by_cause[cause] / total
+        if share > 0:
+            parts.append((cause, right, share))
+            right += share
+        elif share < 0:
+            left += share
+            parts.append((cause, left, -share))
+    return parts
 
 
 def _reaction(plt, league, rounds, results, agents):
@@ -353,34 +376,20 @@ def _round_length(plt, league, rounds, results, agents):
             axis.plot(
                 [median], [row + offset], "o", color=colour, markersize=5, label=f"vs {opponent}" if row == 0 else None
             )
-    for row, agent in enumerate(agents):  # identical rounds are said, not hidden
-        twin = next(
-            (
-                a
-                for a in agents[:row]
-                if all(np.array_equal(lengths[(a, o)], lengths[(agent, o)]) for o in league.opponents)
-            ),
-            None,
-        )
-        if twin is not None:
-            axis.annotate(
-                f"same rounds as {plot_label(twin)}",
-                (1.0, row),
-                xycoords=("axes fraction", "data"),
-                ha="right",
-                va="center",
-                fontsize="x-small",
-                color="dimgrey",
-                xytext=(-4, 0),
-                textcoords="offset points",
-            )
     axis.set_xscale("log")
     axis.margins(x=0.08)
     axis.autoscale_view()
     axis.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(_plain_log_ticks(*axis.get_xlim())))
     axis.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
     axis.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    axis.set_yticks(range(len(agents)), _labels(agents))
+    twins = same_rounds(lengths, agents, league.opponents)
+    axis.set_yticks(
+        range(len(agents)),
+        [
+            label + (f"\n(same rounds as {plot_label(twins[a])})" if a in twins else "")
+            for a, label in zip(agents, _labels(agents))
+        ],
+    )  # beside the row's name, where it covers no marker
     axis.set_ylim(len(agents) - 0.5, -0.5)
     axis.grid(axis="x", which="both", alpha=0.3)
     axis.set_xlabel(f"round length, seconds of game time (ticks x {tick} s; log scale)")
@@ -389,15 +398,27 @@ def _round_length(plt, league, rounds, results, agents):
     return figure, "round length per agent and opponent: median (dot) and the middle 90% of rounds (line)"
 
 
+def same_rounds(lengths: dict, agents: list[str], opponents) -> dict[str, str]:
+    """Agent -> the first agent above it whose rounds last exactly as long against every opponent (identical rows
+    are said, not hidden)."""
+    twins = {}
+    for row, agent in enumerate(agents):
+        for earlier in agents[:row]:
+            if all(np.array_equal(lengths[(earlier, o)], lengths[(agent, o)]) for o in opponents):
+                twins[agent] = earlier
+                break
+    return twins
+
+
 def _plain_log_ticks(low: float, high: float) -> list[float]:
     """Ticks for a log axis labelled with plain numbers (20, 50, 100), never 10^x: 1-2-5 steps, finer
-    steps when the range is too narrow for three of those."""
+    steps when the range is too narrow for three of those; two plain ticks before the axis' own ends."""
     decades = range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
     for steps in ((1, 2, 5), (1, 1.5, 2, 3, 5, 7), (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9)):
         ticks = [step * 10.0**decade for decade in decades for step in steps if low <= step * 10.0**decade <= high]
         if len(ticks) >= 3:
             return ticks
-    return [low, high]
+    return ticks if len(ticks) == 2 else [low, high]
 
 
 def colours(n: int) -> list:

@@ -30,6 +30,9 @@ seat over), and the program is started again for the next round. No process of t
 agent: it runs under a keeper (``exec_keeper.py``, which says what is and is not contained) that
 ``close()``, garbage collection, the interpreter's exit and, on Linux, the death of the agent's process
 (``kill -9`` too) make sweep the program's whole process tree.
+
+``python`` as a command's first word is the interpreter that runs war-env (``program_argv``), so
+``exec:python examples/python_agent.py`` needs no ``python`` on PATH.
 """
 
 from __future__ import annotations
@@ -68,6 +71,17 @@ KEEPER = Path(__file__).with_name("exec_keeper.py")
 _PRINTED: set[str] = set()
 
 
+PYTHON = "python"
+"""A command's first word that means the interpreter running war-env (``sys.executable``)."""
+
+
+def program_argv(argv: list[str]) -> list[str]:
+    """The words a program is started with: ``python`` first stands for the interpreter that runs war-env, so
+    ``exec:python my_agent.py`` runs in the same environment whether or not a ``python`` is on PATH (many systems
+    have only ``python3``); any other program, ``python3`` or a path included, runs as written."""
+    return [sys.executable, *argv[1:]] if argv[0] == PYTHON else list(argv)
+
+
 class ClientError(Exception):
     """What a program did wrong, as the one line that names it."""
 
@@ -94,6 +108,7 @@ class ExecAgent(Agent):
             raise ValueError(f"agent spec {self.spec()!r}: the command cannot be split into words: {error}") from None
         if not self.argv:
             raise ValueError("agent spec 'exec:' needs a command after 'exec:', e.g. 'exec:python my_agent.py'")
+        self.argv = program_argv(self.argv)
         self.process: subprocess.Popen | None = None
         self.error: str | None = None
         self._buffer = bytearray()

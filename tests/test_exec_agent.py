@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from war_env.agents import ExecAgent, make_agent
-from war_env.agents.exec_agent import STDERR_BYTES
+from war_env.agents.exec_agent import STDERR_BYTES, program_argv
 from war_env.core.rules import WarConfig
 from war_env.evaluation import play_rounds
 
@@ -48,6 +48,18 @@ def test_an_example_client_plays_in_real_time_and_its_compute_time_is_recorded(s
         assert record.agent_error is None and not record.takeover[0]
         assert len(record.compute_seconds) == len(record.compute_ticks) > 0
         assert sorted(record.compute_ticks)[len(record.compute_ticks) // 2] == 0  # a pipe round trip: < 20 ms
+
+
+def test_python_in_a_command_is_the_interpreter_that_runs_it_whatever_path_holds(monkeypatch, tmp_path):
+    """As the docs and examples write it: ``exec:python examples/python_agent.py``, on a machine whose PATH
+    has no ``python`` (only ``python3``, or nothing at all)."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no program at all
+    spec = f"exec:python {EXAMPLES / 'python_agent.py'}"
+    played = play_rounds(spec, "human", SHORT, SEEDS[:1])
+    assert played == play_rounds("prompt", "human", SHORT, SEEDS[:1], agent_spec=spec)
+    assert played[0].agent_error is None
+    command = ["python3", "agent.py"]
+    assert program_argv(command) == command  # any other program runs as written
 
 
 def test_an_action_written_as_an_integral_float_is_that_action(tmp_path):

@@ -45,7 +45,7 @@ def test_a_batch_of_rounds_gives_the_records_of_the_rounds_played_one_by_one(alg
 
 
 def test_rounds_beyond_one_batch_keep_their_seeds_and_indices(monkeypatch):
-    import war_env.evaluation as evaluation
+    import war_env.evaluation.paired_rounds as evaluation
 
     monkeypatch.setattr(evaluation, "BATCH_ROUNDS", 4)  # 6 rounds: a batch of 4, then one of 2
     agent = untrained_agent("ppo", 3)
@@ -57,7 +57,7 @@ def test_rounds_beyond_one_batch_keep_their_seeds_and_indices(monkeypatch):
 
 
 def test_play_rounds_plays_a_greedy_model_batched_and_a_sampling_one_round_by_round(monkeypatch):
-    import war_env.evaluation as evaluation
+    import war_env.evaluation.paired_rounds as evaluation
 
     calls = []
     original = evaluation.play_rounds_batched

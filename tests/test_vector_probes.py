@@ -152,7 +152,7 @@ def one_by_one(agent_spec, opponent, config, seeds, latency):
 @needs_numba
 @pytest.mark.parametrize("name", sorted(PROBES))
 def test_play_rounds_plays_a_probe_batched_to_the_records_of_play_round(name, monkeypatch):
-    import war_env.evaluation as evaluation
+    import war_env.evaluation.paired_rounds as evaluation
 
     calls = []
     original = evaluation.play_rounds_batched
@@ -176,7 +176,7 @@ def test_play_rounds_plays_a_probe_batched_to_the_records_of_play_round(name, mo
 )
 @pytest.mark.parametrize("agent", ["prompt", "human", "never", "press_once"])
 def test_play_rounds_plays_the_varying_bots_on_the_fast_path_to_the_records_of_play_round(agent, opponent, monkeypatch):
-    import war_env.evaluation as evaluation
+    import war_env.evaluation.paired_rounds as evaluation
 
     calls = []
     for path in ("play_reaction_time_rounds", "play_rounds_batched"):

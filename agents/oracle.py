@@ -53,7 +53,7 @@ def solved(problem: TimingProblem) -> TimingPolicy:
 
 class _SlowSolveReporter:
     """Prints one updating line on stderr once a solve has taken a second: what it solves, the stage, the
-    iteration, the time so far and the time it was estimated to take."""
+    iteration and the most it may make, the time so far and the time it was estimated to take."""
 
     def __init__(self, problem: TimingProblem):
         self.problem, self.shown = problem, False
@@ -65,8 +65,8 @@ class _SlowSolveReporter:
         problem = self.problem
         sys.stderr.write(
             f"\roracle: solving the timing of a {problem.turn_ticks}-tick turn with latency up to "
-            f"{problem.max_delay}: {stage}, iteration {iteration}, {seconds:.0f} s "
-            f"(estimated {problem.seconds:.0f} s in all)   "
+            f"{problem.max_delay}: {stage}, iteration {iteration} (of at most {problem.iteration_budget}), "
+            f"{seconds:.0f} s (estimated {problem.seconds:.0f} s in all)   "
         )
         sys.stderr.flush()
 

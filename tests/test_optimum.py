@@ -9,8 +9,20 @@ import itertools
 import numpy as np
 import pytest
 
+from war_env.core import optimum
 from war_env.core.bots import make_bot
-from war_env.core.optimum import MAX_DELAY, OURS, THEIRS, InFlight, State, TimingProblem, evaluate, expected_cost, solve
+from war_env.core.optimum import (
+    MAX_DELAY,
+    OURS,
+    THEIRS,
+    TYPICAL_ITERATIONS,
+    InFlight,
+    State,
+    TimingProblem,
+    evaluate,
+    expected_cost,
+    solve,
+)
 from war_env.core.rules import WarConfig
 
 BOTS = ("instant", "fixed:ticks=5", "uniform:low=1,high=10", "human", "absent")
@@ -272,3 +284,69 @@ def test_a_solve_that_runs_out_of_iterations_says_which_problem_in_one_line():
         solve(timing_problem(config, opponent_bot("human", "oracle")), max_iterations=2)
     message = str(error.value)
     assert "did not converge in 2 iterations" in message and "idle tick 0.001" in message and "\n" not in message
+
+
+# --- the work of a solve is bounded: iterations times states ------------------------------------------------
+HOSTILE = {
+    "turn_seconds": 1000.0,
+    "latency": "uniform:low=0,high=16",
+    "reward_false_start": -1e-12,
+    "reward_idle_tick": -1e6,
+}
+
+
+def config_problem(bot: str, config: WarConfig) -> TimingProblem:
+    costs = (-config.reward_false_start, -config.reward_idle_tick, -config.reward_takeover)
+    reaction = tuple(make_bot(bot).reaction_probabilities(config))
+    return TimingProblem(config.turn_ticks, config.latency_probabilities, reaction, *costs)
+
+
+def test_a_problem_whose_estimated_work_is_over_the_bound_is_refused_before_any_iteration():
+    """Against a bot reacting over 120 ticks, the 10,000-tick turn with 16 ticks of latency leaves 153 tables of
+    2**16 sets: fewer iterations fit in the bound than a solve takes."""
+    p = config_problem("uniform:low=1,high=120", WarConfig(**HOSTILE))
+    assert p.iteration_budget < TYPICAL_ITERATIONS and p.states == 186 * 2**16
+    seen = []
+    with pytest.raises(ValueError, match="refuses this problem: 153 ticks") as refused:
+        solve(p, progress=lambda stage, iteration, seconds: seen.append(iteration))
+    assert seen == [] and "\n" not in str(refused.value) and len(str(refused.value)) < 300
+
+
+@pytest.mark.slow
+def test_an_accepted_problem_with_weights_far_apart_solves_within_its_estimated_work():
+    """Against a bot reacting over 25 ticks: 59 tables of 2**16 sets, solved in fewer iterations than the
+    estimate counts (36 of 40)."""
+    p = config_problem("uniform:low=1,high=25", WarConfig(**HOSTILE))
+    p.check_solvable()
+    policy = solve(p)
+    assert policy.states == p.states == 59 * 2**16
+    assert policy.iterations * policy.states <= TYPICAL_ITERATIONS * p.states
+
+
+@pytest.mark.parametrize(
+    "bot, rules",
+    [
+        ("human", {"turn_seconds": 1000.0, "latency": "fixed:ticks=10"}),
+        ("instant", {"turn_seconds": 1000.0, "latency": "uniform:low=1,high=4"}),
+    ],
+)
+def test_longer_turns_at_ordinary_weights_are_accepted_and_solve_within_their_estimated_work(bot, rules):
+    p = config_problem(bot, WarConfig(**rules))
+    policy = solve(p)
+    assert policy.iterations * policy.states <= TYPICAL_ITERATIONS * p.states
+    assert config_problem("human", WarConfig(turn_seconds=1000.0, latency="uniform:low=0,high=12")).seconds < 30
+
+
+def test_a_solve_that_has_not_settled_within_its_budget_is_refused_in_one_line_after_that_many_iterations(
+    monkeypatch,
+):
+    p = problem("human", (0.0, 0.0, 1.0))
+    monkeypatch.setattr(optimum, "TYPICAL_ITERATIONS", 5)
+    monkeypatch.setattr(optimum, "SECONDS_BOUND", p.seconds_per_iteration * 6.5)  # 6 iterations fit
+    assert p.iteration_budget == 6
+    seen = []
+    with pytest.raises(ValueError) as refused:
+        solve(p, progress=lambda stage, iteration, seconds: seen.append(iteration))
+    message = str(refused.value)
+    assert len(seen) == 6 and "\n" not in message and len(message) < 300
+    assert f"after 6 iterations of {p.states:,} states" in message and "latency up to 2" in message

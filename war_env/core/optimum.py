@@ -53,8 +53,10 @@ exactly, without touching most of the ``2 * turn_ticks * 2 * 2**max_delay`` stat
   so waiting is optimal there, and the value is the false starts of what is in flight plus the value
   after it has landed (``_Shape``); ticks after the opponent surely drew are never reached.
 
-``solve`` refuses up front, in one line, a problem whose remaining tables would still take too long
-(``SECONDS_BOUND``), and reports its progress to a callback (the ``oracle`` prints it after a second).
+``solve`` bounds its work, iterations times states, not its time: it refuses up front, in one line, a problem
+whose tables would take too long at ``TYPICAL_ITERATIONS`` (``SECONDS_BOUND``), and a problem that has not
+settled within the iterations that fit in that bound when it reaches them (``TimingProblem.iteration_budget``);
+it reports its progress to a callback (the ``oracle`` prints it after a second).
 ``evaluate`` gives the cost per move of any stationary policy on the same state (the scripted baselines
 and the probes' yardsticks are measured exactly that way); ``round_costs`` the expected cost of a round's first
 ``n`` moves under a solved policy, the opponent's takeover included (real-time pricing, ``league.compute``).
@@ -78,8 +80,14 @@ LIVE, TAKEN = 0, 1
 MAX_DELAY = MAX_LATENCY
 """Largest latency (in ticks) the solver takes: every latency the env accepts."""
 SECONDS_BOUND = 30.0
-"""Longest solve taken on, by ``TimingProblem.seconds`` (an estimate for this project's machine, where every
-config measured solved in less than it estimated); a problem above it is refused up front."""
+"""The most work a solve takes on, in seconds of the project's machine (``TimingProblem.seconds_per_iteration``
+times its iterations): a problem whose ``TYPICAL_ITERATIONS`` would not fit is refused up front, and a solve
+that has not settled within the iterations that fit (``TimingProblem.iteration_budget``) refuses it then."""
+TYPICAL_ITERATIONS = 40
+"""Iterations of a solve (value iteration and the evaluation of its policy together) in the estimate: 12 to 40
+on most problems measured, up to 64 (a latency spread over several ticks, false starts as dear as idle ticks)."""
+MAX_ITERATIONS = 20_000
+"""The most iterations of a small problem, whose budget of ``SECONDS_BOUND`` would allow more."""
 _EPSILON = 1e-13
 """Pressing must beat waiting by more than this times the size of the values (at least the problem's
 ``cost_scale``): ties wait, a press that changes nothing is not sent. Relative, because values carry rounding
@@ -162,10 +170,24 @@ class TimingProblem:
         return _Shape.of(self)
 
     @property
+    def states(self) -> int:
+        """The states one iteration of the solve updates: its tables (both classes) times the sets in flight."""
+        return self.shape.states(self)
+
+    @property
+    def seconds_per_iteration(self) -> float:
+        return self.shape.seconds_per_iteration(self)
+
+    @property
     def seconds(self) -> float:
-        """The solve's estimated time on one core of this project's machine (``_Shape.seconds_per_iteration``
-        times ``TYPICAL_ITERATIONS``)."""
-        return self.shape.seconds_per_iteration(self) * TYPICAL_ITERATIONS
+        """The solve's estimated time on one core of the project's machine: ``TYPICAL_ITERATIONS`` of
+        ``seconds_per_iteration``."""
+        return self.seconds_per_iteration * TYPICAL_ITERATIONS
+
+    @property
+    def iteration_budget(self) -> int:
+        """The most iterations a solve makes (both stages together): as many as fit in ``SECONDS_BOUND``."""
+        return _fits(self, self.shape)
 
     def check_solvable(self) -> None:
         """Refuse, in one line, a problem whose tables would take too long (``SECONDS_BOUND``)."""
@@ -177,10 +199,22 @@ class TimingProblem:
                 f"turn_seconds, a longer tick_seconds, a smaller latency or an opponent that reacts sooner"
             )
 
-
-TYPICAL_ITERATIONS = 25
-"""Iterations a solve takes at most in practice (value iteration and the evaluation of its policy together:
-15 to 23 on every config measured)."""
+    def unsettled(self, iterations: int, budget: bool) -> Exception:
+        """The one-line error of a solve that has not settled in ``iterations``: a refusal (``ValueError``) when
+        they were all its ``iteration_budget`` allows (``budget``), else the caller's limit (``RuntimeError``)."""
+        problem = (
+            f"costs: false start {self.false_start_cost:g}, idle tick {self.idle_cost:g}, takeover "
+            f"{self.takeover_cost:g}; turn {self.turn_ticks} ticks, latency up to {self.max_delay}"
+        )
+        if budget:
+            return ValueError(
+                f"the exact timing solver refuses this problem ({problem}): it had not settled after "
+                f"{iterations} iterations of {self.states:,} states, all its bound of {SECONDS_BOUND:.0f} s allows"
+            )
+        return RuntimeError(
+            f"the timing problem did not converge in {iterations} iterations ({problem}): weights this far "
+            f"apart may need a looser tolerance"
+        )
 
 
 def reaction_hazard(reaction: Sequence[float]) -> np.ndarray:
@@ -260,14 +294,21 @@ class _Shape:
     def theirs_tables(self) -> int:
         return sum(kind in (FULL, WAIT) for kind in self.theirs)
 
+    def tables(self, problem: TimingProblem) -> int:
+        """The tables of one iteration, both classes: the opponent's turn, the seat's own (twice: the
+        taken-over class has its own) and the taken-over opponent's one tick."""
+        return self.theirs_tables + 2 * (problem.turn_ticks - self.ours_from) + 1
+
+    def states(self, problem: TimingProblem) -> int:
+        return self.tables(problem) * (1 << max(problem.max_delay, 1))
+
     def seconds_per_iteration(self, problem: TimingProblem) -> float:
         """Tables (both classes) x 2 actions x (a fixed cost per table, one per age a press may or may not
         land at, and the same per mask): fitted to measured solves of fixed:ticks=10 and uniform:low=0,high=10
         with 10,000-tick turns and to fixed:ticks=16 and uniform:low=0,high=16 with the default turn."""
         masks = 1 << max(problem.max_delay, 1)
         sweeps = int(np.sum((problem.landing_hazard > 0) & (problem.landing_hazard < 1)))
-        tables = self.theirs_tables + 2 * (problem.turn_ticks - self.ours_from) + 1  # + the taken-over class
-        return 2.0 * tables * (34e-6 + 16e-6 * sweeps + 2.2e-9 * masks * (4 + sweeps))
+        return 2.0 * self.tables(problem) * (34e-6 + 16e-6 * sweeps + 2.2e-9 * masks * (4 + sweeps))
 
 
 # --- the presses in flight ------------------------------------------------------------------------------
@@ -488,6 +529,9 @@ class TimingPolicy:
         per move for each move (defined up to a constant per class)."""
         self.cost_per_move = cost_per_move
         self.iterations = iterations
+        """Iterations of the solve, both stages: at most the problem's ``iteration_budget``."""
+        self.states = shape.states(problem)
+        """States each iteration updated: the work of the solve is ``iterations * states``."""
 
     def press(self, state: State) -> bool:
         taken = int(state.opponent_taken_over)
@@ -576,7 +620,18 @@ def _one_move(
 
 
 def _iterate(
-    problem, masks, shape, fixed, rule, opponent_takeover, tolerance, max_iterations, stable_iterations, progress, stage
+    problem,
+    masks,
+    shape,
+    fixed,
+    rule,
+    opponent_takeover,
+    tolerance,
+    max_iterations,
+    stable_iterations,
+    progress,
+    stage,
+    start=None,
 ):
     """Relative value iteration over the moves left (each class relative to its opponent's turn opening
     with nothing in flight) until the values settle and the policy holds for ``stable_iterations``. A policy
@@ -585,7 +640,7 @@ def _iterate(
     averaged with the last (the aperiodicity transformation, Puterman 1994, section 8.5.4), which has the
     same fixed point and gain. With a policy given (``fixed`` or ``rule``) it stops when the gain has held to
     ``tolerance`` for five iterations: a policy may cycle in states it never reaches, at another gain."""
-    next_move = np.zeros((2, masks.size))
+    next_move = np.zeros((2, masks.size)) if start is None else start
     previous_policy, unchanged, started = None, 0, time.monotonic()
     calm, last_gain, settled_for = 0, np.inf, 0
     taken_shape = _taken_shape(problem, shape)
@@ -612,12 +667,11 @@ def _iterate(
         settled_for = settled_for + 1 if settled else 0
         if settled and (unchanged >= stable_iterations or settled_for >= SETTLED_PATIENCE):
             return step, next_move, iteration
-    raise RuntimeError(
-        f"the timing problem did not converge in {max_iterations} iterations (costs: false start "
-        f"{problem.false_start_cost:g}, idle tick {problem.idle_cost:g}, takeover "
-        f"{problem.takeover_cost:g}; turn {problem.turn_ticks} ticks, latency up to {problem.max_delay}): "
-        f"weights this far apart may need a looser tolerance"
-    )
+    raise _Unsettled(max_iterations)
+
+
+class _Unsettled(Exception):
+    """``_iterate`` ran out of iterations; the caller says why in one line (``TimingProblem.unsettled``)."""
 
 
 SETTLED_PATIENCE = 20
@@ -643,7 +697,7 @@ Progress = Callable[[str, int, float], None]
 def solve(
     problem: TimingProblem,
     tolerance: float = 1e-10,
-    max_iterations: int = 20_000,
+    max_iterations: int = MAX_ITERATIONS,
     stable_iterations: int = 5,
     progress: Progress | None = None,
     every_tick: bool = False,
@@ -652,24 +706,36 @@ def solve(
     when the relative values (within each class: opponent playing, opponent taken over) have settled to
     ``tolerance`` and the greedy policy has not changed for ``stable_iterations``. Then ``cost_per_move`` is
     the policy's long-run cost per move while the opponent plays (its own takeover switched off), found by
-    the same iteration with the policy fixed. A problem above ``SECONDS_BOUND`` is refused up front.
+    the same iteration with the policy fixed, from the optimum's values. Both stages together make at most
+    ``max_iterations`` and the problem's ``iteration_budget``: a problem above ``SECONDS_BOUND`` is refused up
+    front, one that has not settled within its budget then, in one line.
     ``every_tick`` tables every tick of both turns, without the shortcuts of the module docstring: the plain
     dynamic programme, which the tests hold the shortcuts to."""
     problem.check_solvable()
     masks, shape = InFlight(problem), _Shape.of(problem, compress=False) if every_tick else problem.shape
-    step, _, iterations = _iterate(
-        problem, masks, shape, None, None, True, tolerance, max_iterations, stable_iterations, progress, "optimum"
-    )
-    policies = step.policies
-    gain, more = _gain(problem, masks, shape, policies, None, tolerance, max_iterations, progress)
+    budget = min(max_iterations, problem.iteration_budget if shape is problem.shape else _fits(problem, shape))
+    try:
+        step, values, iterations = _iterate(
+            problem, masks, shape, None, None, True, tolerance, budget, stable_iterations, progress, "optimum"
+        )
+        policies = step.policies
+        gain, more = _gain(problem, masks, shape, policies, None, tolerance, budget - iterations, progress, values)
+    except _Unsettled:
+        raise problem.unsettled(budget, budget < max_iterations) from None
     return TimingPolicy(
         problem, shape, policies, step.openings - step.openings[:, THEIRS, :1][:, None], gain, iterations + more
     )
 
 
-def _gain(problem, masks, shape, fixed, rule, tolerance, max_iterations, progress) -> tuple[float, int]:
-    """The long-run cost per move of a policy while the opponent plays (its takeover switched off)."""
-    cost, iterations = _policy_cost(problem, masks, shape, fixed, rule, tolerance, max_iterations, progress)
+def _fits(problem: TimingProblem, shape: _Shape) -> int:
+    """The iterations on ``shape``'s tables that fit in ``SECONDS_BOUND``, at most ``MAX_ITERATIONS``."""
+    return min(MAX_ITERATIONS, int(SECONDS_BOUND / shape.seconds_per_iteration(problem)))
+
+
+def _gain(problem, masks, shape, fixed, rule, tolerance, max_iterations, progress, start=None) -> tuple[float, int]:
+    """The long-run cost per move of a policy while the opponent plays (its takeover switched off), its
+    iteration started from ``start`` (the optimum's relative values: they differ only by the takeover)."""
+    cost, iterations = _policy_cost(problem, masks, shape, fixed, rule, tolerance, max_iterations, progress, start)
     return cost.cost_per_move, iterations
 
 
@@ -684,9 +750,11 @@ class PolicyCost:
     first_turn_excess: float
 
 
-def _policy_cost(problem, masks, shape, fixed, rule, tolerance, max_iterations, progress) -> tuple[PolicyCost, int]:
+def _policy_cost(
+    problem, masks, shape, fixed, rule, tolerance, max_iterations, progress, start=None
+) -> tuple[PolicyCost, int]:
     step, _, iterations = _iterate(
-        problem, masks, shape, fixed, rule, False, tolerance, max_iterations, 0, progress, "cost per move"
+        problem, masks, shape, fixed, rule, False, tolerance, max_iterations, 0, progress, "cost per move", start
     )
     # the values it started from were relative to this very state: what one more move added is the gain
     gain = float(step.openings[LIVE, THEIRS, 0])
@@ -698,24 +766,31 @@ PolicyRule = Callable[[int, int, np.ndarray], np.ndarray]
 stationary policy while the opponent plays by itself, for ``evaluate``."""
 
 
-def evaluate(problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10, max_iterations: int = 20_000) -> float:
+def evaluate(
+    problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10, max_iterations: int = MAX_ITERATIONS
+) -> float:
     """The long-run cost per move, while the opponent plays, of the stationary policy ``rule`` (the same
     rule once the opponent is taken over). Every tick is tabled, so it is for problems of ordinary size."""
     return evaluate_policy(problem, rule, tolerance, max_iterations).cost_per_move
 
 
 def evaluate_policy(
-    problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10, max_iterations: int = 20_000
+    problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10, max_iterations: int = MAX_ITERATIONS
 ) -> PolicyCost:
     """``evaluate``'s cost per move and the policy's ``first_turn_excess`` (``PolicyCost``)."""
     masks = InFlight(problem)
     shape = _Shape.of(problem, compress=False)
-    if shape.seconds_per_iteration(problem) * TYPICAL_ITERATIONS > SECONDS_BOUND:
+    fits = _fits(problem, shape)
+    if fits < TYPICAL_ITERATIONS:
         raise ValueError(
             f"evaluate tables every tick: this problem ({problem.turn_ticks} ticks, latency up to "
             f"{problem.max_delay}) is too large for it"
         )
-    cost, _ = _policy_cost(problem, masks, shape, None, rule, tolerance, max_iterations, None)
+    budget = min(max_iterations, fits)
+    try:
+        cost, _ = _policy_cost(problem, masks, shape, None, rule, tolerance, budget, None)
+    except _Unsettled:
+        raise problem.unsettled(budget, budget < max_iterations) from None
     return cost
 
 

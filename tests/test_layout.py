@@ -168,3 +168,59 @@ def test_a_probe_is_made_when_the_module_of_its_entry_point_is_imported_first():
     code = "import war_env.envs.games, gymnasium; print(type(gymnasium.make('WarMemory-v1').unwrapped).__name__)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.split() == ["WarMemoryEnv"], done.stderr
+
+
+COMMANDS_NOT_YET_IN_SCRIPTS = {
+    "war_env.experiments.learners": "the learners' table, python -m war_env.experiments.learners",
+}
+"""Library modules that still parse their own command line; each leaves this list when its parser moves."""
+
+
+def imports_argparse(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import) and any(alias.name == "argparse" for alias in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module == "argparse":
+            return True
+    return False
+
+
+def test_command_lines_are_parsed_in_scripts_only():
+    """Library modules expose functions; ``war_env.scripts`` parses the arguments and calls them."""
+    parsing = {
+        name for name, path in modules().items() if not name.startswith("war_env.scripts") and imports_argparse(path)
+    }
+    assert parsing == set(COMMANDS_NOT_YET_IN_SCRIPTS), sorted(parsing ^ set(COMMANDS_NOT_YET_IN_SCRIPTS))
+
+
+INIT_MAX_LINES = 60
+
+
+def test_every_package_init_re_exports_and_holds_no_subsystem():
+    """An ``__init__.py`` names its package's modules and re-exports their public names; the code lives in the
+    modules, where a reader finds it by name."""
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for folder in SOURCES.values()
+        for path in folder.rglob("__init__.py")
+        if (lines := len(path.read_text().splitlines())) > INIT_MAX_LINES
+    }
+    assert not long, f"__init__.py files over {INIT_MAX_LINES} lines: {long}"
+
+
+TESTS_OF_THE_WHOLE = {"docs", "docs_history", "fuzz", "install", "layout", "readme", "version"}
+"""Test modules named for what they check across the package: the docs, every entry point fuzzed, the installed
+wheel, this layout, the version against the changelog."""
+
+
+def test_a_modules_tests_are_found_by_its_name():
+    """``tests/test_<module>.py``, or ``tests/test_<module>_<aspect>.py`` when a module's tests are split by what
+    they check (a package's name stands for its modules: ``test_web_guards.py``)."""
+    names = {name.rsplit(".", 1)[-1] for name in modules()}
+    unfound = [
+        path.name
+        for path in (ROOT / "tests").glob("test_*.py")
+        if (stem := path.stem.removeprefix("test_")) not in TESTS_OF_THE_WHOLE
+        and not any(stem == name or stem.startswith(name + "_") for name in names)
+    ]
+    assert not unfound, f"test modules named for no module: {unfound}"

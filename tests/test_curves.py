@@ -151,7 +151,7 @@ def test_a_folder_made_with_other_settings_is_refused(curve, capsys):
     with pytest.raises(SystemExit) as exit_:
         cli([*SMALL[:-2], "--rounds", "41", "--run-dir", str(curve)])
     assert exit_.value.code == 2
-    assert "was made with other settings (rounds)" in capsys.readouterr().err
+    assert "settings.json was started with rounds=" in (err := capsys.readouterr().err) and ", not 41: pick" in err
 
 
 @pytest.mark.slow
@@ -165,7 +165,7 @@ def test_the_training_config_is_compared_by_content_not_by_its_path(curve, tmp_p
     other.write_text(json.dumps({**shipped, "hyperparameters": {**shipped["hyperparameters"], "gamma": 0.8}}))
     with pytest.raises(SystemExit):
         cli([*SMALL, "--config", str(other), "--run-dir", str(curve)])
-    assert "other settings (the training config's content)" in capsys.readouterr().err
+    assert "train_config.json was started with hyperparameters.gamma=" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -280,6 +280,8 @@ def test_a_cut_off_fast_ppo_seed_resumes_from_its_checkpoint(probe_curve, tmp_pa
     assert cli([*FAST_ON_A_PROBE, "--run-dir", str(copy)]) == 0
     card = json.loads((copy / "seed-1" / "model_card.json").read_text())
     assert card["resumed_from_timesteps"] == 512 and load(copy)["steps"] == [512, 1024]
+    sessions = json.loads((copy / "run.json").read_text())["sessions"]  # the first command's, then this one's
+    assert [session["seeds"] for session in sessions] == [[0, 1], [0, 1]]
 
 
 def test_a_folder_made_for_another_env_id_is_refused_naming_it(probe_curve, capsys):
@@ -287,7 +289,7 @@ def test_a_folder_made_for_another_env_id_is_refused_naming_it(probe_curve, caps
     with pytest.raises(SystemExit) as exit_:
         cli([*other_game, "--run-dir", str(probe_curve)])
     assert exit_.value.code == 2
-    assert "other settings (env_id" in (err := capsys.readouterr().err) and "made for WarAnticipation-v1" in err
+    assert 'started with env_id="WarAnticipation-v1", not "WarMemory-v1"' in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ from war_env.agents import make_agent
 from war_env.agents.fast_model import FastNetwork, read_fast_model, save_fast_model
 from war_env.agents.model_files import METADATA_NAME, read_metadata
 from war_env.envs.games import default_opponent
+from war_env.support.run_folder import RunFolderConflict
 from war_env.training.fast_ppo import FastPPOConfig, advantages_and_returns, build_policy, run_fast_ppo, train_fast_ppo
 
 SMALL = {"num_envs": 16, "rollout_steps": 16, "minibatch_size": 64, "epochs": 1, "hidden": (8,)}
@@ -422,6 +423,8 @@ def test_a_cut_off_run_resumes_from_its_latest_checkpoint_and_its_progress_has_e
     assert [entry["steps"] for entry in progress] == list(range(256, 2049, 256))
     seconds = [entry["seconds"] for entry in progress]
     assert seconds == sorted(seconds)  # the wall clock goes on from the checkpoint's
+    sessions = json.loads((run_dir / "run.json").read_text())["sessions"]  # the cut-off session recorded nothing
+    assert [(session["from_timesteps"], session["to_timesteps"]) for session in sessions] == [(1024, 2048)]
 
 
 def test_a_resume_at_the_checkpoints_own_budget_writes_the_checkpoints_weights(tmp_path):
@@ -438,7 +441,7 @@ def test_a_folder_with_an_unfinished_run_is_resumed_not_overwritten(tmp_path, ca
 
     run_dir = tmp_path / "run"
     cut_off_run(run_dir, after_steps=256)
-    with pytest.raises(FileExistsError, match="did not finish; continue it with war-train --algo fast_ppo --resume"):
+    with pytest.raises(RunFolderConflict, match="did not finish: continue it with war-train --algo fast_ppo --resume"):
         run_fast_ppo(run_dir, 2048, overrides=SMALL, bench_rounds=0)
     with pytest.raises(SystemExit):
         cli(["--algo", "fast_ppo", "--resume", str(run_dir), "--seed", "4"])

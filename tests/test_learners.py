@@ -22,6 +22,7 @@ from war_env.agents.model_files import load_model, read_metadata
 from war_env.core.observation import OBSERVATION_FIELDS
 from war_env.core.probes import PROBES
 from war_env.data import training_config_file
+from war_env.support.run_folder import RunFolderConflict
 from war_env.training.run import train
 
 TINY = {"n_steps": 32, "batch_size": 32, "n_epochs": 1}
@@ -685,7 +686,7 @@ def test_a_table_folder_keeps_the_fast_settings_it_was_started_with(tmp_path):
     assert check_fast_settings(tmp_path, ["learning_rate=0.00025"]) == {"learning_rate": 0.00025}
     assert check_fast_settings(tmp_path, []) == {"learning_rate": 0.00025}  # continued with its own
     assert check_fast_settings(tmp_path, ["learning_rate=0.00025"]) == {"learning_rate": 0.00025}
-    with pytest.raises(ValueError, match="was started with --fast-set {'learning_rate': 0.00025}"):
+    with pytest.raises(RunFolderConflict, match="json was started with learning_rate=0.00025, not 0.001: give the"):
         check_fast_settings(tmp_path, ["learning_rate=0.001"])
     assert check_fast_settings(tmp_path / "fresh", []) == {}
 

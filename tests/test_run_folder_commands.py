@@ -18,6 +18,7 @@ from war_env.experiments.learners import main as learners_main
 from war_env.league.latency_table import latency_table
 from war_env.league.run import CONFIG_FILE, run_league
 from war_env.league.suite import SUITE_CONFIG, run_suite
+from war_env.support.run_folder import RunFolderConflict
 from war_env.training.run import train
 
 TINY_LEAGUE = {"env_kwargs": {"target_points": 8}, "workers": 1, "progress": False}
@@ -130,7 +131,7 @@ def test_a_resumed_training_does_not_run_an_opponent_command_planted_in_its_conf
     config_file.write_text(json.dumps(recorded))
     with pytest.raises(ValueError, match="a run folder never starts a program by itself"):
         train(resume=first.run_dir, timesteps=128, bench_rounds=0)
-    with pytest.raises(ValueError, match=r"--opponent on --resume only restates it, got 'human'"):
+    with pytest.raises(RunFolderConflict, match=r'with opponent="exec:.*, not "human": --opponent on --resume only'):
         train(resume=first.run_dir, timesteps=128, bench_rounds=0, opponent="human")
     assert not marker.exists()
 

@@ -26,6 +26,7 @@ from war_env.core.observation import latency_fields
 from war_env.core.rules import WarConfig
 from war_env.core.specs import parse_assignments
 from war_env.data import rl_zoo_file, training_config_file
+from war_env.support.run_folder import RunFolderConflict
 from war_env.training.comparison import HeldOutRounds, compare_with_baseline, held_out_stats
 from war_env.training.config import load_config, parse_config
 from war_env.training.run import train as main
@@ -415,7 +416,7 @@ def test_a_scripted_opponent_gets_the_rules_of_the_run(tmp_path):
 def test_a_run_folder_is_never_overwritten(tmp_path):
     config = tiny_config(tmp_path, "ppo")
     main("ppo", config_path=config, timesteps=64, n_envs=1, run_dir=tmp_path / "run", bench_rounds=0)
-    with pytest.raises(FileExistsError, match="--resume"):
+    with pytest.raises(RunFolderConflict, match="already holds a run: continue it with war-train --resume"):
         main("ppo", config_path=config, timesteps=64, n_envs=1, run_dir=tmp_path / "run", bench_rounds=0)
 
 
@@ -457,10 +458,10 @@ def test_resume_needs_a_checkpoint(tmp_path):
     with pytest.raises(FileNotFoundError, match="no such checkpoint"):
         main(resume=tmp_path / "nothing")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(FileNotFoundError, match="config.json' .the run's exact config. is missing"):
+    with pytest.raises(FileNotFoundError, match=r"is not a war-train run folder \(no config.json\)"):
         main(resume=tmp_path / "empty")
     (tmp_path / "empty" / "config.json").write_text('{"settings": {}')
-    with pytest.raises(ValueError, match="config.json' is not a war-train config: JSONDecodeError"):
+    with pytest.raises(RunFolderConflict, match="config.json is not a war-train run's settings: Expecting"):
         main(resume=tmp_path / "empty")
 
 
@@ -476,6 +477,7 @@ def test_resume_appends_to_the_evaluation_log_and_the_model_card_keeps_every_ses
     assert card["evaluation_callback"]["timesteps"] == [128, 256, 384, 512]
     assert [(s["from_timesteps"], s["to_timesteps"]) for s in card["sessions"]] == [(0, 256), (256, 512)]
     assert card["sessions"][1]["resumed_from"].endswith("ckpt_256.zip")
+    assert json.loads((first.run_dir / "run.json").read_text())["sessions"] == card["sessions"]  # the folder's record
 
 
 def test_resuming_an_earlier_checkpoint_evaluates_each_step_once(tmp_path, capsys):
@@ -599,7 +601,7 @@ def test_a_run_that_failed_before_saving_anything_is_started_again_by_the_same_c
             main("ppo", **arguments)
     assert (tmp_path / "run" / "config.json").is_file()
     assert main("ppo", **arguments).timesteps == 128
-    with pytest.raises(FileExistsError, match="already holds a run"):  # now it has trained: refused
+    with pytest.raises(RunFolderConflict, match="already holds a run"):  # now it has trained: refused
         main("ppo", **arguments)
 
 

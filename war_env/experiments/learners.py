@@ -52,7 +52,7 @@ from war_env.league.report import fmt
 from war_env.league.stats import iqm_interval, probability_of_improvement
 from war_env.league.suite import run_suite
 from war_env.support.atomic import write_atomic
-from war_env.support.run_folder import LOCK_NAME
+from war_env.support.run_folder import LOCK_NAME, RunFolderConflict, check_same_settings, read_settings, write_settings
 from war_env.training.fast_ppo import FastPPOConfig, checkpoint_files
 
 CONTINUED_FILE = "continued_from.json"
@@ -705,13 +705,13 @@ def check_fast_settings(out: Path, items: list[str], inherited: dict | None = No
     config = FastPPOConfig.with_overrides(given)  # unknown keys and bad values are refused here, before any run starts
     path = out / "fast_settings.json"
     if path.is_file():
-        kept = json.loads(path.read_text())
-        if (items or inherited is not None) and given != kept:
-            raise ValueError(f"{out} was started with --fast-set {kept}, not {given}: use another --out")
+        kept = read_settings(out, path.name, what="learners' table")
+        if items or inherited is not None:
+            check_same_settings(path, kept, given, "give the --fast-set it was started with, or use another --out")
         return kept
     _check_runs_trained_with(out, given, config)  # a folder older than fast_settings.json: its runs say how
     out.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps(given, indent=2) + "\n")
+    write_settings(path, given)
     return given
 
 
@@ -725,7 +725,7 @@ def _check_runs_trained_with(
         trained = json.loads(config_path.read_text())["config"]
         differing = {key: trained.get(key) for key, value in wanted.items() if trained.get(key) != value}
         if differing:
-            raise ValueError(
+            raise RunFolderConflict(
                 f"{config_path.parent} was trained with {differing}, not with --fast-set {settings}: {advice}"
             )
 

@@ -29,7 +29,8 @@ within its session.
 
 The folder: ``settings.json`` (the settings but the seeds, checked again when the folder is run again), the
 training config with the checkpoint schedule (``train_config.json``), ``seed-<S>/`` (the training run
-and its ``curve.json`` once evaluated), and at the end ``curves.json`` and ``curves.png``. A seed is
+and its ``curve.json`` once evaluated), and at the end ``curves.json``, ``curves.png`` and a line per command in
+``run.json``'s ``sessions``. The folder is locked while a command works in it. A seed is
 written the moment it is done, so an interrupted command loses no finished seed: run it again and it
 continues (an evaluated seed is read back, a trained one only evaluated, a cut-off training resumed from
 its latest checkpoint; a resumed training is not bit-identical to an uninterrupted one). Other seeds
@@ -43,6 +44,7 @@ import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -52,12 +54,26 @@ from war_env.agents.algorithms import check_algorithm
 from war_env.envs.games import check_env_id, default_opponent, game_config, probe_of
 from war_env.league.stats import iqm_interval
 from war_env.support.atomic import write_atomic
+from war_env.support.provenance import provenance
+from war_env.support.run_folder import (
+    LOCK_NAME,
+    freeze_settings,
+    locked_run_folder,
+    record_session,
+    refuse_started,
+    write_settings,
+)
 from war_env.support.threads import limit_process_threads, one_thread_environment
 from war_env.training.callbacks import checkpoints
 from war_env.training.comparison import BAR, BASELINE, HeldOutRounds, compare, held_out_stats
 from war_env.training.config import load_config, non_negative_int, positive_int, shipped_config_file
 from war_env.training.envs import VEC_ENVS
 from war_env.training.run import train
+
+SETTINGS_FILE = "settings.json"
+"""The curve's settings but its seeds, frozen when the folder is made (``war_env.support.run_folder``)."""
+TRAINING_CONFIG_FILE = "train_config.json"
+"""The training config with the curve's checkpoint schedule, frozen beside them."""
 
 FAST_PPO = "fast_ppo"
 """The project's own PPO over the batched engine (``war_env.training.fast_ppo``); every other algorithm is SB3's."""
@@ -167,7 +183,12 @@ def learning_curves(
     if run_dir is None:
         game = settings.env_id or settings.opponent.split(":")[0]
         run_dir = Path(runs_root) / f"curves-{settings.algorithm}-{game}-{time.strftime('%Y%m%d-%H%M%S')}"
-    run_dir = Path(run_dir)
+    with locked_run_folder(run_dir, "war-curves"):
+        return _curves(Path(run_dir), settings, workers, log)
+
+
+def _curves(run_dir: Path, settings: CurveSettings, workers: int, log) -> CurvesResult:
+    started_at, started = datetime.now(timezone.utc).isoformat(timespec="seconds"), time.perf_counter()
     _start_folder(run_dir, settings)
     reference = held_out_stats(
         settings.reference.agent,
@@ -190,6 +211,13 @@ def learning_curves(
         )
     curves = summarise(settings, reference, [results[seed] for seed in settings.seeds])
     write_atomic(run_dir / "curves.json", json.dumps(curves, indent=2))
+    session = {
+        "started_at": started_at,
+        "seeds": list(settings.seeds),
+        "workers": workers,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    record_session(run_dir, session, provenance=provenance())
     png = run_dir / "curves.png"
     plot_curves(curves, png)
     return CurvesResult(run_dir, curves, png)
@@ -273,29 +301,17 @@ def _start_folder(run_dir: Path, settings: CurveSettings) -> None:
     """A new folder gets the settings and the training config; a folder made before must have the same
     settings and the same training config (running it again continues it). The config is compared by
     content, not by its path: the shipped config of another checkout or venv is the same config."""
-    recorded = run_dir / "settings.json"
-    now = {key: value for key, value in settings.as_json().items() if key not in ("seeds", "config_file")}
+    now = {**settings.as_json(), "config_file": settings.config_file}
     training_config = _training_config(settings)
-    if recorded.exists():
-        before = json.loads(recorded.read_text())
-        changed = sorted(key for key in now if before.get(key) != now[key])
-        if json.loads((run_dir / "train_config.json").read_text()) != training_config:
-            changed.append("the training config's content")
-        if changed:
-            game = (
-                f"; it was made for {before.get('env_id') or 'the game its rules choose (no --env-id)'}"
-                if "env_id" in changed
-                else ""
-            )
-            raise FileExistsError(
-                f"curve folder {str(run_dir)!r} was made with other settings ({', '.join(changed)})"
-                f"{game}; pick another --run-dir"
-            )
+    advice = "pick another --run-dir"
+    if (run_dir / SETTINGS_FILE).exists():
+        freeze_settings(run_dir, SETTINGS_FILE, now, advice, ignore=("seeds", "config_file"))
+        freeze_settings(run_dir, TRAINING_CONFIG_FILE, training_config, advice)
         return
-    if run_dir.exists() and any(run_dir.iterdir()):
-        raise FileExistsError(f"{str(run_dir)!r} is not empty and holds no war-curves run; pick another --run-dir")
-    write_atomic(run_dir / "train_config.json", json.dumps(training_config, indent=2))
-    write_atomic(recorded, json.dumps({**now, "config_file": settings.config_file}, indent=2))
+    if any(path.name != LOCK_NAME for path in run_dir.iterdir()):
+        refuse_started(run_dir, "files but no war-curves run", advice)
+    write_settings(run_dir / TRAINING_CONFIG_FILE, training_config)
+    write_settings(run_dir / SETTINGS_FILE, {key: value for key, value in now.items() if key != "seeds"})
 
 
 def _training_config(settings: CurveSettings) -> dict:
@@ -375,7 +391,7 @@ def _train_sb3(run_dir: Path, settings: CurveSettings, seed: int, folder: Path) 
     else:
         train(
             settings.algorithm,
-            config_path=run_dir / "train_config.json",
+            config_path=run_dir / TRAINING_CONFIG_FILE,
             overrides=settings.overrides,
             seed=seed,
             opponent=settings.opponent,
@@ -394,7 +410,7 @@ def _train_fast(run_dir: Path, settings: CurveSettings, seed: int, folder: Path)
         restated = settings.opponent if is_exec_spec(settings.opponent) else None
         run_fast_ppo(folder, settings.timesteps, opponent=restated, bench_rounds=0, resume=True)
     else:
-        config = json.loads((run_dir / "train_config.json").read_text())
+        config = json.loads((run_dir / TRAINING_CONFIG_FILE).read_text())
         run_fast_ppo(
             folder,
             settings.timesteps,

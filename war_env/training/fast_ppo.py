@@ -39,7 +39,14 @@ from war_env.agents.model_files import MAX_FRAME_STACK
 from war_env.envs.games import default_opponent, game_config, game_fields, game_id, make_vector_game
 from war_env.support.atomic import write_atomic
 from war_env.support.provenance import provenance
-from war_env.support.run_folder import locked_run_folder
+from war_env.support.run_folder import (
+    RunFolderConflict,
+    locked_run_folder,
+    read_settings,
+    record_session,
+    refuse_started,
+    write_settings,
+)
 from war_env.support.threads import single_threaded_torch
 
 OUTCOME_FREE_REWARDS = {"reward_win": 0.0, "reward_loss": 0.0}
@@ -544,7 +551,7 @@ def run_fast_ppo(
     run_dir = Path(run_dir)
     with locked_run_folder(run_dir, "war-train"):
         if (run_dir / "final.zip").exists():
-            raise FileExistsError(f"run folder {str(run_dir)!r} already holds a model; pick another --run-dir")
+            refuse_started(run_dir, "a model", "pick another --run-dir")
         if resume:
             settings = _settings_to_resume(run_dir, timesteps, opponent)
         else:
@@ -601,6 +608,8 @@ def run_fast_ppo(
             )
             card["benchmark_final"] = {**compare(mine, prompt), "model_file": "final.zip"}
         write_atomic(run_dir / "model_card.json", json.dumps(card, indent=2))
+        session = {"from_timesteps": start.steps if start is not None else 0, "to_timesteps": result.timesteps}
+        record_session(run_dir, {**session, "train_wall_seconds": card["train_wall_seconds"]}, provenance=provenance())
     return FastRun(run_dir, model, card)
 
 
@@ -612,9 +621,10 @@ def _new_settings(run_dir: Path, timesteps, overrides, env_id, opponent, env_arg
     config = FastPPOConfig.with_overrides(overrides)
     _check_timesteps(timesteps)
     if (run_dir / SETTINGS_FILE).exists():
-        raise FileExistsError(
-            f"run folder {str(run_dir)!r} holds a run that did not finish; continue it with "
-            f"war-train --algo fast_ppo --resume {run_dir}, or pick another --run-dir"
+        refuse_started(
+            run_dir,
+            "a run that did not finish",
+            f"continue it with war-train --algo fast_ppo --resume {run_dir}, or pick another --run-dir",
         )
     settings = {
         "algorithm": "fast_ppo",
@@ -625,7 +635,7 @@ def _new_settings(run_dir: Path, timesteps, overrides, env_id, opponent, env_arg
         "env_args": dict(env_args or {}),
         "seed": seed,
     }
-    write_atomic(run_dir / SETTINGS_FILE, json.dumps(settings, indent=2) + "\n")
+    write_settings(run_dir / SETTINGS_FILE, settings)
     return settings
 
 
@@ -634,14 +644,9 @@ def _settings_to_resume(run_dir: Path, timesteps, opponent) -> dict:
     from war_env.agents import check_commands_restated
 
     path = run_dir / SETTINGS_FILE
-    try:
-        settings = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
-        raise ValueError(
-            f"cannot resume {str(run_dir)!r}: {SETTINGS_FILE} is missing or unreadable ({error})"
-        ) from None
-    if not isinstance(settings, dict) or settings.get("algorithm") != "fast_ppo":
-        raise ValueError(
+    settings = read_settings(run_dir, SETTINGS_FILE, what="fast_ppo run")
+    if settings.get("algorithm") != "fast_ppo":
+        raise RunFolderConflict(
             f"cannot resume {str(run_dir)!r} with --algo fast_ppo: its {SETTINGS_FILE} is not a fast_ppo "
             "run's (an SB3 run is resumed without --algo fast_ppo)"
         )

@@ -13,7 +13,7 @@ A run folder (``runs/<algo>-<opponent>-s<seed>-<time>/`` unless given) receives:
 * ``model_card.json``: algorithm, env arguments, timesteps, seed, provenance, wall time and the
   evaluation results, including the held-out comparisons of ``best.zip`` (``benchmark``) and
   ``final.zip`` (``benchmark_final``) with the ``prompt`` baseline, and one entry per training session
-  (the first and each resume).
+  (the first and each resume), as the folder's record of its sessions, ``run.json``, keeps them.
 
 A folder is locked while a run uses it (``war_env.support.run_folder``). Everything is validated before the
 folder is made; a folder whose run failed before it saved anything (no checkpoint, model, evaluation
@@ -49,7 +49,16 @@ from war_env.agents.sb3_agent import load_sb3_agent
 from war_env.envs.games import check_env_id, default_opponent, game_config
 from war_env.support.atomic import write_atomic
 from war_env.support.provenance import provenance
-from war_env.support.run_folder import locked_run_folder
+from war_env.support.run_folder import (
+    SESSIONS_FILE,
+    RunFolderConflict,
+    check_same_settings,
+    locked_run_folder,
+    read_settings,
+    record_session,
+    refuse_started,
+    write_settings,
+)
 from war_env.support.threads import single_threaded_torch
 from war_env.training.callbacks import EVALUATIONS, checkpoints, make_callbacks
 from war_env.training.comparison import BASELINE, compare, held_out_stats
@@ -200,9 +209,8 @@ def _start_folder(plan: _Plan) -> None:
     """Write the run's config.json, unless the folder holds a run that has trained (see ``RESULTS``)."""
     run_dir = plan.run_dir
     if (run_dir / "config.json").exists() and any((run_dir / name).exists() for name in RESULTS):
-        raise FileExistsError(f"run folder {str(run_dir)!r} already holds a run; use --resume {run_dir} to continue it")
-    exact = {"settings": plan.settings, "config": plan.config.as_json()}
-    write_atomic(run_dir / "config.json", json.dumps(exact, indent=2))
+        refuse_started(run_dir, "a run", f"continue it with war-train --resume {run_dir}, or pick another --run-dir")
+    write_settings(run_dir / "config.json", {"settings": plan.settings, "config": plan.config.as_json()})
 
 
 def _resume_plan(resume, timesteps, opponent):
@@ -218,20 +226,18 @@ def _resume_plan(resume, timesteps, opponent):
     else:
         raise FileNotFoundError(f"--resume {str(resume)!r}: no such checkpoint file or run folder")
     config_file = run_dir / "config.json"
-    if not config_file.is_file():
-        raise FileNotFoundError(f"cannot resume: {str(config_file)!r} (the run's exact config) is missing")
+    recorded = read_settings(run_dir, "config.json", what="war-train run")
     try:
-        recorded = json.loads(config_file.read_text())
         config = parse_config(recorded["config"])
         settings = dict(recorded["settings"])
-    except (ValueError, KeyError, TypeError) as error:  # JSONDecodeError is a ValueError
-        raise ValueError(
-            f"cannot resume: {str(config_file)!r} is not a war-train config: {type(error).__name__}: {error}"
+    except (ValueError, KeyError, TypeError) as error:
+        raise RunFolderConflict(
+            f"cannot resume: {config_file} is not a war-train config: {type(error).__name__}: {error}"
         ) from None
     stored = settings.get("opponent")
-    if opponent is not None and opponent != stored:
-        raise ValueError(
-            f"{config_file} trains against {stored!r}; --opponent on --resume only restates it, got {opponent!r}"
+    if opponent is not None:
+        check_same_settings(
+            config_file, {"opponent": stored}, {"opponent": opponent}, "--opponent on --resume only restates it"
         )
     check_commands_restated(
         [stored],
@@ -382,8 +388,7 @@ def _model_card(
     plan: _Plan, model, best: Path, train_seconds, bench_rounds, bench_seed, trust_model_file, session: dict
 ) -> dict:
     settings, config = plan.settings, plan.config
-    previous = plan.run_dir / "model_card.json"
-    sessions = json.loads(previous.read_text()).get("sessions", []) if previous.exists() else []
+    sessions = _record_session(plan.run_dir, session)
     card = {
         "model": {"final": "final.zip", "best": "best.zip", "load": f"{settings['algorithm']}:{best}"},
         "algorithm": settings["algorithm"],
@@ -403,7 +408,7 @@ def _model_card(
         "observation_fields": list(_policy_fields(plan)),
         "resumed_from": str(plan.checkpoint) if plan.checkpoint else None,
         "train_wall_seconds": round(train_seconds, 1),
-        "sessions": [*sessions, session],
+        "sessions": sessions,
         "provenance": provenance(),
         "evaluation_callback": _evaluation_history(plan.run_dir),
     }
@@ -420,6 +425,15 @@ def _model_card(
             card[key]["model_file"] = model_file.name
         card["benchmark"]["wall_seconds"] = round(time.perf_counter() - started, 1)
     return card
+
+
+def _record_session(run_dir: Path, session: dict) -> list[dict]:
+    """Append the session to the folder's record (``run.json``); a folder trained before it kept one has its
+    earlier sessions in its model card, taken into the record first."""
+    if not (run_dir / SESSIONS_FILE).exists() and (run_dir / "model_card.json").exists():
+        earlier = json.loads((run_dir / "model_card.json").read_text()).get("sessions", [])
+        record_session(run_dir, None, sessions=earlier)
+    return record_session(run_dir, session, provenance=provenance())["sessions"]
 
 
 def _evaluation_history(run_dir: Path) -> dict | None:

@@ -22,7 +22,14 @@ from war_env.envs.realtime import RealTime
 from war_env.envs.war import WarEnv
 from war_env.evaluation import play_rounds
 from war_env.league import run_league
-from war_env.league.compute import PricedRound, Pricing, compute_summary, is_contended, machine_stalls
+from war_env.league.compute import (
+    PricedRound,
+    Pricing,
+    compute_summary,
+    is_contended,
+    machine_stalls,
+    machine_while_playing,
+)
 from war_env.league.league import League
 from war_env.league.rounds_file import read_rounds
 from war_env.support.wall_clock import SimulatedClock, WallClock
@@ -357,6 +364,33 @@ def test_a_real_time_run_records_how_quiet_the_machine_was(tmp_path):
     report = (tmp_path / "run" / "report.md").read_text()
     said = "**The machine was contended" if machine["contended"] else "The machine was quiet"
     assert said in report and f"{machine['machine_stalls']} decisions missed more than a tick" in report
+
+
+def test_a_report_only_resume_keeps_the_load_measured_while_the_rounds_were_played(tmp_path):
+    league = dict(env_kwargs={"target_points": 4}, workers=1, progress=False)
+    played = run_league(
+        ["prompt"], ["instant"], rounds=3, out=tmp_path / "run", realtime=True, tick_seconds=0.02, **league
+    )
+    resumed = run_league(resume=tmp_path / "run", workers=1, progress=False)
+    assert resumed.rounds_played == 0
+    measured = played.results["realtime"]["machine"]
+    assert resumed.results["realtime"]["machine"] == measured  # not null: the playing session's load, kept
+    assert json.loads((tmp_path / "run" / "results.json").read_text())["realtime"]["machine"] == measured
+    sessions = json.loads((tmp_path / "run" / "run.json").read_text())["sessions"]
+    assert len(sessions) == 1 and sessions[0]["machine"]["load_average_before"] == measured["load_average_before"]
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert f"load average {measured['load_average_before'][0]:.1f} as the rounds started" in report
+
+
+def test_the_load_of_several_playing_sessions_is_summed_and_its_highest_kept():
+    def session(load: float, wall: float) -> dict:
+        machine = {"cores": 2, "workers": 1, "load_average_before": [load, 1.0, 1.0], "load_average_after": [1.0] * 3}
+        return {"machine": {**machine, "wall_seconds": wall, "cpu_seconds": wall, "involuntary_switches": 3}}
+
+    both = machine_while_playing([session(0.5, 2.0), {"rounds_played": 0}, session(3.0, 1.0)])
+    assert both["load_average_before"] == [3.0, 1.0, 1.0] and both["wall_seconds"] == 3.0
+    assert both["involuntary_switches"] == 6 and both["sessions"] == 2
+    assert machine_while_playing([{"rounds_played": 4}]) is None  # a folder written before sessions kept it
 
 
 @pytest.mark.slow

@@ -23,8 +23,9 @@ flight, while an agent that computes sends nothing until it answers; so the dela
 a busy agent cannot beat with that delay, and policy regret includes what being busy costs beyond the
 delay. A stall round's regret includes the agent's own policy regret in that round.
 
-How quiet the machine was (``machine``): the load average as the run started and ended, the CPU time of the
-league's processes against its wall time, their involuntary context switches, and per agent the
+How quiet the machine was (``machine``): the load average as the rounds started and ended, the CPU time of the
+league's processes against its wall time, their involuntary context switches (over every session that played
+rounds, as ``run.json`` records them, so a report-only ``--resume`` keeps them), and per agent the
 **machine stalls**: decisions that missed more than one tick beyond what the agent's own compute time
 explains (the wrapper woke late: the machine did not run it). ``contended`` says when the measurement is
 suspect (``is_contended``).
@@ -69,7 +70,8 @@ PROGRESS_AFTER = 1.0
 
 def compute_summary(league: League, records: Iterable[RoundRecord], results: dict, machine: dict | None = None) -> dict:
     """The ``realtime`` entry of ``results.json`` for ``league`` (played in real time) from its records;
-    ``machine`` is what ``MachineWatch`` measured while the rounds were played (``None``: not this session)."""
+    ``machine`` is what ``MachineWatch`` measured while the rounds were played (``machine_while_playing``; ``None``:
+    not measured)."""
     cap = delay_cap(league.config)
     ticks: dict[str, list[np.ndarray]] = {agent: [] for agent in league.agents}
     seconds: dict[str, list[float]] = {agent: [] for agent in league.agents}
@@ -266,6 +268,26 @@ class MachineWatch:
             "cpu_seconds": round(used["cpu"], 3),
             "involuntary_switches": int(used["switches"]),
         }
+
+
+def machine_while_playing(sessions: list[dict]) -> dict | None:
+    """How loaded the machine was while the run's rounds were played, from the sessions that played them (their
+    ``machine``, as ``run.json`` records them): one session's as it measured; several summed (wall, CPU,
+    switches) with the highest load averages and workers of any. ``None`` when no session measured it."""
+    measured = [session["machine"] for session in sessions if session.get("machine")]
+    if not measured:
+        return None
+    highest = lambda key: [max(values) for values in zip(*(m[key] for m in measured))]  # noqa: E731
+    return {
+        "cores": max(m["cores"] for m in measured),
+        "workers": max(m["workers"] for m in measured),
+        "load_average_before": highest("load_average_before"),
+        "load_average_after": highest("load_average_after"),
+        "wall_seconds": round(sum(m["wall_seconds"] for m in measured), 3),
+        "cpu_seconds": round(sum(m["cpu_seconds"] for m in measured), 3),
+        "involuntary_switches": sum(m["involuntary_switches"] for m in measured),
+        "sessions": len(measured),
+    }
 
 
 def _usage() -> dict:

@@ -9,12 +9,34 @@ cards never depend on timing) gets one line, not a row per pairing.
 from __future__ import annotations
 
 import math
+import sys
+import time
 
 from war_env.core.rewards import CAUSES
 from war_env.core.rules import WarConfig
 from war_env.league.league import ORACLE
 from war_env.league.results import CAUSE_NAMES, ranked
 from war_env.league.stats import BOOTSTRAP_RESAMPLES, is_finite
+
+
+class ReportProgress:
+    """A line on stderr as each stage of writing a run's report starts (``war-bench: report 2/7: summarising
+    ...``, with the seconds since the first), so the minute after the last round is not silent; nothing when
+    ``enabled`` is false (``--quiet``)."""
+
+    def __init__(self, stages: int, enabled: bool = True, stream=None):
+        self.stages, self.enabled = stages, enabled
+        self.stream = stream if stream is not None else sys.stderr
+        self.done = 0
+        self.started = time.perf_counter()
+
+    def stage(self, what: str) -> None:
+        self.done += 1
+        if self.enabled:
+            elapsed = time.perf_counter() - self.started
+            print(
+                f"war-bench: report {self.done}/{self.stages}: {what} ({elapsed:.0f} s)", file=self.stream, flush=True
+            )
 
 
 def number(value: float, digits: int = 3) -> str:
@@ -488,10 +510,12 @@ def realtime_lines(results: dict) -> list[str]:
 def machine_lines(machine: dict | None) -> list[str]:
     """How quiet the machine was, and a warning when it was not."""
     if machine is None:
-        return ["No round was played in the session that made these results, so the machine was not measured.", ""]
+        return ["No session that played these rounds measured the machine (run.json records none).", ""]
+    several = machine.get("sessions", 1) > 1
     load = (
         f"{machine['load_average_before'][0]:.1f} as the rounds started, "
         f"{machine['load_average_after'][0]:.1f} as they ended"
+        + (f", the highest of the {machine['sessions']} sessions that played them" if several else "")
     )
     facts = (
         f"load average {load} ({machine['cores']} cores, {machine['workers']} worker"

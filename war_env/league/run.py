@@ -26,7 +26,7 @@ from war_env.agents import BASELINES, Agent, check_commands_restated, make_agent
 from war_env.core.rules import WarConfig
 from war_env.evaluation import observation_game
 from war_env.evaluation.records import RoundRecord
-from war_env.league.compute import MachineWatch, compute_summary
+from war_env.league.compute import MachineWatch, compute_summary, machine_while_playing
 from war_env.league.league import (
     DEFAULT_OPPONENTS,
     DEFAULT_ROUNDS,
@@ -44,7 +44,14 @@ from war_env.league.rounds_file import ROUNDS_FILE, RoundsWriter, load_rounds, r
 from war_env.league.workers import WorkerDied, run_shards, worker_cap
 from war_env.support.atomic import write_atomic
 from war_env.support.provenance import provenance
-from war_env.support.run_folder import locked_run_folder
+from war_env.support.run_folder import (
+    RunFolderConflict,
+    locked_run_folder,
+    read_settings,
+    record_session,
+    refuse_started,
+    write_settings,
+)
 
 CONFIG_FILE = "config.json"
 RECORD_BYTES = 200
@@ -218,16 +225,14 @@ def read_league(run_dir: Path) -> League:
 
 
 def read_run_config(run_dir: Path, name: str, key: str, from_dict, folder: str):
-    """``from_dict`` of the object under ``key`` in the run folder's file ``name`` (a league's, a suite's); a
-    missing file, or one that is not such a config, is an error naming it."""
-    path = run_dir / name
-    if not path.is_file():
-        raise FileNotFoundError(f"{run_dir} is not a {folder} run folder (no {name})")
+    """``from_dict`` of the object under ``key`` in the run folder's frozen settings ``name`` (a league's, a
+    suite's); a missing file, or one that is not such a config, is an error naming it."""
+    recorded = read_settings(run_dir, name, what=f"{folder} run")
     try:
-        return from_dict(json.loads(path.read_text())[key])
-    except (ValueError, KeyError, TypeError) as error:  # JSONDecodeError is a ValueError
+        return from_dict(recorded[key])
+    except (ValueError, KeyError, TypeError) as error:
         detail = f"missing key {error}" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
-        raise ValueError(f"{path} is not a war-bench {key}: {detail}") from None
+        raise RunFolderConflict(f"{run_dir / name} is not a war-bench {key}: {detail}") from None
 
 
 def _start_folder(run_dir: Path, league: League) -> None:
@@ -236,11 +241,8 @@ def _start_folder(run_dir: Path, league: League) -> None:
         run_dir / ROUNDS_FILE
     )
     if played:
-        raise ValueError(f"{run_dir} already holds a run: continue it with --resume {run_dir}, or choose another --out")
-    write_atomic(
-        run_dir / CONFIG_FILE,
-        json.dumps({"league": league.to_dict(), "config_hash": league.config_hash()}, indent=2) + "\n",
-    )
+        refuse_started(run_dir, "a run", f"continue it with --resume {run_dir}, or choose another --out")
+    write_settings(run_dir / CONFIG_FILE, {"league": league.to_dict(), "config_hash": league.config_hash()})
 
 
 def _run(
@@ -270,37 +272,32 @@ def _run(
     watch = MachineWatch()
     workers = _play(shards, todo, workers, rounds_path, run_dir, progress, backend, address)
     seconds = time.perf_counter() - started
-    machine = watch.stop(workers) if todo else None  # nothing played this session: nothing measured
+    rate = todo / seconds if todo and seconds > 0 else None
+    session = None  # nothing played this session: nothing to record, nothing measured
+    if todo:
+        session = {
+            "started_at": started_at,
+            "backend": backend,
+            "workers": workers,
+            "rounds_played": todo,
+            "seconds": round(seconds, 3),
+            "rounds_per_second": rate,
+            "trust_model_file": trust_model_file,
+            "machine": watch.stop(workers),
+        }
 
     rounds = load_rounds(rounds_path, league)
     expected = len(league.agents) * len(league.opponents) * league.rounds
     if len(rounds) != expected:
         raise RuntimeError(f"{rounds_path} holds {len(rounds)} of {expected} rounds after playing; cannot report")
+    replayed = {"replayed_on_resume": earlier.replayed} if earlier.replayed else {}  # checked by replaying them
+    run = record_session(run_dir, session, provenance=provenance(), **replayed)
     results = summarise(league, rounds.pairings, reference=league.oracle_reference)
-    if league.realtime is not None:
+    if league.realtime is not None:  # the load of every session that played, a report-only one's included
+        machine = machine_while_playing(run["sessions"])
         results["realtime"] = compute_summary(league, read_rounds(rounds_path), results, machine)
     validate_results(results)
     write_atomic(run_dir / "results.json", json.dumps(results, indent=2) + "\n")
-
-    run_path = run_dir / "run.json"
-    run = json.loads(run_path.read_text()) if run_path.exists() else {"sessions": []}
-    run["provenance"] = provenance()
-    rate = todo / seconds if todo and seconds > 0 else None
-    if todo:
-        run["sessions"].append(
-            {
-                "started_at": started_at,
-                "backend": backend,
-                "workers": workers,
-                "rounds_played": todo,
-                "seconds": round(seconds, 3),
-                "rounds_per_second": rate,
-                "trust_model_file": trust_model_file,
-            }
-        )
-    if earlier.replayed:  # the rounds an earlier session played, checked by replaying them
-        run["replayed_on_resume"] = earlier.replayed
-    write_atomic(run_path, json.dumps(run, indent=2) + "\n")
     plots = make_plots(league, rounds.pairings, results, run_dir)
     write_atomic(run_dir / "report.md", render_report(results, run, plots))
     return BenchmarkRun(run_dir, results, todo, seconds, rate)

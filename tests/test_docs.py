@@ -238,8 +238,8 @@ def test_the_shipped_run_is_the_default_league_and_the_results_page_quotes_its_f
 
 
 @pytest.mark.slow
-def test_the_latency_figures_in_the_readme_and_latency_md_are_what_the_league_gives(tmp_path):
-    """The 500 paired rounds at latency fixed:ticks=2 against human that docs/latency.md's table reports and
+def test_the_latency_figures_in_the_readme_and_the_results_page_are_what_the_league_gives(tmp_path):
+    """The 500 paired rounds at latency fixed:ticks=2 against human that docs/results/latency.md's tables report and
     the README rounds, played again (tick by tick: about half a minute)."""
     from war_env.league.report import fmt
     from war_env.league.run import run_league
@@ -255,7 +255,7 @@ def test_the_latency_figures_in_the_readme_and_latency_md_are_what_the_league_gi
         workers=2,
     )
     regret = {entry["agent"]: entry["regret"] for entry in run.results["agents"] if entry["regret"]}
-    latency_page = (ROOT / "docs" / "latency.md").read_text()
+    latency_page = (ROOT / "docs" / "results" / "latency.md").read_text()
     for agent in ("prompt", "anticipate"):
         assert f"| `fixed:ticks=2` | `human` | `{agent}` | {fmt(regret[agent])} |" in latency_page, agent
         assert f"| `{agent}` | {fmt(regret[agent])} |" in latency_page, agent

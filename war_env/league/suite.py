@@ -38,7 +38,7 @@ from war_env.league.rounds_file import ROUNDS_FILE, load_rounds
 from war_env.league.run import CONFIG_FILE, check_players, read_league, read_run_config, run_league
 from war_env.league.stats import bootstrap_mean, bootstrap_score, bounded_score
 from war_env.support.atomic import write_atomic
-from war_env.support.run_folder import locked_run_folder
+from war_env.support.run_folder import locked_run_folder, refuse_started, write_settings
 
 DEFAULT_SUITE_ROUNDS = 200
 """Rounds per agent and probe: the default suite (13 yardstick pairings) plays in a few minutes on 2 cores."""
@@ -158,9 +158,7 @@ def read_suite(run_dir: Path) -> Suite:
 def _start_suite(run_dir: Path, suite: Suite, trust_model_file: bool) -> None:
     """Write the suite's config once every probe's league is checked (a bad spec fails before any file)."""
     if (run_dir / SUITE_CONFIG).exists():
-        raise ValueError(
-            f"{run_dir} already holds a suite: continue it with --suite --resume {run_dir}, or choose another --out"
-        )
+        refuse_started(run_dir, "a suite", f"continue it with --suite --resume {run_dir}, or choose another --out")
     for name in suite.probes:
         probe = PROBES[name]
         league = League(
@@ -171,7 +169,7 @@ def _start_suite(run_dir: Path, suite: Suite, trust_model_file: bool) -> None:
             env_id=probe.env_id,
         )
         check_players(league, trust_model_file)
-    write_atomic(run_dir / SUITE_CONFIG, json.dumps({"suite": suite.to_dict()}, indent=2) + "\n")
+    write_settings(run_dir / SUITE_CONFIG, {"suite": suite.to_dict()})
 
 
 def _play_probe(

@@ -15,13 +15,20 @@ export SDL_AUDIODRIVER := dummy
 
 install: $(STAMP)
 
+# Said as it goes: a first build fills about 2.5 GB (torch is most of it) and takes minutes.
 $(STAMP): pyproject.toml constraints.txt
+	@echo "make: building the virtual environment $(VENV) (once: about 2.5 GB on disk, several minutes)"
+	@echo "make: [1/3] creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
+	@echo "make: [2/3] upgrading pip"
 	$(PY) -m pip install --quiet --upgrade pip
+	@echo "make: [3/3] installing war-env with its extras ($(EXTRAS)): the long step, quiet until it ends"
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[$(EXTRAS)]'
 	touch $(STAMP)
+	@echo "make: $(VENV) is ready"
 
 run: $(STAMP)
+	@echo "make: war-bench plays the default league (a progress bar), then writes its report (a line per stage)"
 	$(VENV)/bin/war-bench
 
 # Every core up to 4 (pytest-xdist, dev extra); docs/test-durations.md says how long each module takes.

@@ -362,6 +362,30 @@ def test_records_edited_consistently_are_refused_on_resume_by_replaying_them(sma
         main(resume=copy, progress=False)
 
 
+def _forged_agent_error(record: dict) -> None:
+    if record["agent"] == "prompt" and record["round"] == 2:
+        record["agent_error"] = "the client crashed"
+
+
+def _forged_compute_ticks(record: dict) -> None:
+    if record["agent"] == "prompt" and record["round"] == 2:
+        record["compute_ticks"] = [3]
+
+
+@pytest.mark.parametrize(
+    "forge, field", [(_forged_agent_error, "agent_error"), (_forged_compute_ticks, "compute_ticks")]
+)
+def test_a_forged_optional_field_is_refused_naming_the_field_in_one_short_line(small_run, tmp_path, forge, field):
+    """A field a lock-step round leaves at its default (no error, no compute time) set in the record: the
+    replay has it at its default, and the refusal names it."""
+    copy = _forge(small_run, tmp_path, forge)
+    with pytest.raises(ValueError) as refused:
+        main(resume=copy, progress=False)
+    message = str(refused.value)
+    assert f"is not what the round plays: {field} " in message and "(replayed: " in message
+    assert "\n" not in message and len(message) < 300
+
+
 @pytest.fixture(scope="module")
 def random_run(tmp_path_factory):
     """More rounds of a tick-by-tick agent than a sample of 8 replays."""
@@ -842,3 +866,17 @@ def test_a_model_that_fits_but_was_trained_on_a_probe_plays_and_the_report_says_
     report = (run.run_dir / "report.md").read_text()
     assert f"`{spec}` was trained on WarMemory-v1; it plays War-v0 here" in report
     assert "oracle` was trained" not in report
+
+
+def test_writing_the_report_says_each_stage_as_it_starts_and_quiet_says_nothing(tmp_path, capsys):
+    main(agents=["prompt"], opponents=["human"], rounds=2, out=tmp_path / "run", progress=True)
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("war-bench: report ")]
+    assert [line.split(":")[1] for line in lines] == [f" report {k}/7" for k in range(1, 8)]
+    assert "reading and checking the 4 rounds" in lines[0]  # prompt and the oracle, against human
+    assert [line.split(": ", 2)[2].split(" (")[0] for line in lines[3:6]] == [
+        "plotting regret.png",
+        "plotting reaction.png",
+        "plotting round_length.png",
+    ]
+    main(agents=["prompt"], opponents=["human"], rounds=2, out=tmp_path / "quiet", progress=False)
+    assert "war-bench: report" not in capsys.readouterr().err

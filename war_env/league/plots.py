@@ -26,6 +26,8 @@ from war_env.support.atomic import write_atomic
 CAUSE_COLOURS = {"outcome": "tab:grey", "false_starts": "tab:red", "idle_ticks": "tab:blue", "takeover": "tab:orange"}
 NOT_FINITE = "not finite"
 OPPONENT_MARKERS = "os^Dv<>px*"
+PLOTS = ("regret.png", "reaction.png", "round_length.png")
+"""The report's plots, in the order it shows them."""
 
 
 def save_figure(figure, path: Path) -> None:
@@ -34,31 +36,33 @@ def save_figure(figure, path: Path) -> None:
     write_atomic(path, buffer.getvalue())
 
 
-def make_plots(league: League, rounds: dict, results: dict, run_dir: Path) -> dict[str, str]:
+def make_plots(league: League, rounds: dict, results: dict, run_dir: Path, on_plot=None) -> dict[str, str]:
     """Write the PNGs of the report into ``run_dir`` from the results and the league's rounds (the columns
-    of every pairing, ``rounds_file.LeagueRounds.pairings``); returns {file name: caption}."""
+    of every pairing, ``rounds_file.LeagueRounds.pairings``), one at a time, calling ``on_plot(name)`` as each
+    starts; returns {file name: caption}."""
     import matplotlib.pyplot as plt
 
     plots = {}
-    for name, (figure, caption) in make_figures(league, rounds, results).items():
+    for name in PLOTS:
+        if on_plot is not None:
+            on_plot(name)
+        figure, caption = make_figures(league, rounds, results, only=name)[name]
         save_figure(figure, run_dir / name)
         plt.close(figure)
         plots[name] = caption
     return plots
 
 
-def make_figures(league: League, rounds: dict, results: dict) -> dict:
-    """{file name: (matplotlib figure, caption)}; the caller closes the figures."""
+def make_figures(league: League, rounds: dict, results: dict, only: str | None = None) -> dict:
+    """{file name: (matplotlib figure, caption)} of every plot (``only``: of that one); the caller closes them."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     agents = [entry["agent"] for entry in ranked(results)]
-    return {
-        name: draw(plt, league, rounds, results, agents)
-        for name, draw in (("regret.png", _regret), ("reaction.png", _reaction), ("round_length.png", _round_length))
-    }
+    drawers = {"regret.png": _regret, "reaction.png": _reaction, "round_length.png": _round_length}
+    return {name: drawers[name](plt, league, rounds, results, agents) for name in PLOTS if only in (None, name)}
 
 
 LABEL_CHARACTERS = 32

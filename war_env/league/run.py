@@ -37,10 +37,11 @@ from war_env.league.league import (
     make_shards,
     with_oracle,
 )
-from war_env.league.plots import make_plots
-from war_env.league.report import render_report
+from war_env.league.plots import PLOTS, make_plots
+from war_env.league.report import ReportProgress, render_report
 from war_env.league.results import summarise, validate_results
 from war_env.league.rounds_file import ROUNDS_FILE, RoundsWriter, load_rounds, read_rounds
+from war_env.league.stats import BOOTSTRAP_RESAMPLES
 from war_env.league.workers import WorkerDied, run_shards, worker_cap
 from war_env.support.atomic import write_atomic
 from war_env.support.provenance import provenance
@@ -60,6 +61,9 @@ REPORT_BYTES = 1000
 """Memory per round of the report, with room to spare (docs/benchmark.md, "Memory"), above a floor of
 ``REPORT_FLOOR_BYTES`` (the libraries)."""
 REPORT_FLOOR_BYTES = 500_000_000
+REPORT_STAGES = 4 + len(PLOTS)
+"""The stages of writing a run's report that ``ReportProgress`` announces: reading the rounds, summarising them,
+results.json, each plot, report.md."""
 
 
 @dataclass
@@ -286,19 +290,24 @@ def _run(
             "machine": watch.stop(workers),
         }
 
-    rounds = load_rounds(rounds_path, league)
     expected = len(league.agents) * len(league.opponents) * league.rounds
+    report = ReportProgress(REPORT_STAGES, enabled=progress)
+    report.stage(f"reading and checking the {expected:,} rounds of {rounds_path.name}")
+    rounds = load_rounds(rounds_path, league)
     if len(rounds) != expected:
         raise RuntimeError(f"{rounds_path} holds {len(rounds)} of {expected} rounds after playing; cannot report")
     replayed = {"replayed_on_resume": earlier.replayed} if earlier.replayed else {}  # checked by replaying them
     run = record_session(run_dir, session, provenance=provenance(), **replayed)
+    report.stage(f"summarising them ({BOOTSTRAP_RESAMPLES:,} bootstrap resamples per interval)")
     results = summarise(league, rounds.pairings, reference=league.oracle_reference)
     if league.realtime is not None:  # the load of every session that played, a report-only one's included
         machine = machine_while_playing(run["sessions"])
         results["realtime"] = compute_summary(league, read_rounds(rounds_path), results, machine)
+    report.stage("writing results.json")
     validate_results(results)
     write_atomic(run_dir / "results.json", json.dumps(results, indent=2) + "\n")
-    plots = make_plots(league, rounds.pairings, results, run_dir)
+    plots = make_plots(league, rounds.pairings, results, run_dir, on_plot=lambda name: report.stage(f"plotting {name}"))
+    report.stage("writing report.md")
     write_atomic(run_dir / "report.md", render_report(results, run, plots))
     return BenchmarkRun(run_dir, results, todo, seconds, rate)
 

@@ -52,9 +52,9 @@ def test_settings_ignored_by_the_comparison_may_change(tmp_path):
     assert kept == {"rounds": 10, "seeds": [0, 1]}  # the recorded ones
 
 
-def test_a_resume_reads_the_settings_under_an_older_name_and_names_a_missing_or_foreign_file(tmp_path):
-    (tmp_path / "old.json").write_text(json.dumps(SETTINGS))
-    assert read_settings(tmp_path, "settings.json", old_names=("old.json",)) == SETTINGS
+def test_a_resume_reads_the_frozen_settings_and_names_a_missing_or_foreign_file(tmp_path):
+    (tmp_path / "settings.json").write_text(json.dumps(SETTINGS))
+    assert read_settings(tmp_path, "settings.json") == SETTINGS
     with pytest.raises(FileNotFoundError, match=r"is not a war-train run folder \(no config.json\)"):
         read_settings(tmp_path, "config.json", what="war-train run")
     (tmp_path / "list.json").write_text("[1, 2]")

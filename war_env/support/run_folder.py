@@ -11,7 +11,7 @@ Every command that writes a run into a folder and can continue it (``war-bench``
 * **Frozen settings.** The settings a run starts with are written once, atomically, to a JSON file of the
   folder (``freeze_settings``). Running the folder again with other settings is refused with
   ``RunFolderConflict``, whose one-line message names the first setting that differs. A resumed run reads
-  them back (``read_settings``), under an older file name too where a command renamed its file.
+  them back (``read_settings``).
 * **Sessions.** Each session that works in the folder appends what it did to ``RUN/run.json``'s ``sessions``
   (``record_session``): a later session, a report-only one included, adds to that record and never
   replaces it.
@@ -80,12 +80,11 @@ def write_settings(path: str | Path, settings: dict) -> None:
     write_atomic(path, json.dumps(settings, indent=2) + "\n")
 
 
-def read_settings(run_dir: str | Path, name: str, old_names: Sequence[str] = (), what: str = "run") -> dict:
-    """The settings frozen in ``run_dir/name`` (or, in a folder written before the file had that name, in the
-    first of ``old_names`` that exists). A folder without them, or a file that is not a JSON object, is an
+def read_settings(run_dir: str | Path, name: str, what: str = "run") -> dict:
+    """The settings frozen in ``run_dir/name``. A folder without them, or a file that is not a JSON object, is an
     error naming the file; ``what`` names the kind of run in that message."""
     run_dir = Path(run_dir)
-    path = next((run_dir / n for n in (name, *old_names) if (run_dir / n).is_file()), run_dir / name)
+    path = run_dir / name
     if not path.is_file():
         raise FileNotFoundError(f"{run_dir} is not a {what} folder (no {name})")
     try:

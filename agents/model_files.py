@@ -194,10 +194,10 @@ def load_model(algo: str, path: str | os.PathLike, trust_model_file: bool = Fals
     path = existing_file(path)
     metadata = read_metadata(path)
     if metadata is not None and metadata.get("algorithm") != algo:
-        raise ValueError(
-            f"model file {str(path)!r} holds a {metadata.get('algorithm')!r} model, not {algo!r}: "
-            f"use the spec {metadata.get('algorithm')}:{path}"
-        )
+        stored = metadata.get("algorithm")
+        named = isinstance(stored, str) and len(stored) <= 40 and stored.isidentifier()
+        advice = f"use the spec {stored}:{path}" if named else f"its {METADATA_NAME} names no algorithm"
+        raise ValueError(f"model file {str(path)!r} holds a {shown(stored)} model, not {algo!r}: {advice}")
     if trust_model_file:
         _check_every_pth(path)
         model = _load_trusted(algo, path, env)
@@ -351,8 +351,18 @@ def observation_fields(metadata: dict | None) -> tuple[str, ...]:
 
 def check_frame_stack(frame_stack) -> int:
     if isinstance(frame_stack, bool) or not isinstance(frame_stack, int) or not 1 <= frame_stack <= MAX_FRAME_STACK:
-        raise ValueError(f"frame_stack must be an integer in [1, {MAX_FRAME_STACK}], got {frame_stack!r}")
+        raise ValueError(f"frame_stack must be an integer in [1, {MAX_FRAME_STACK}], got {shown(frame_stack)}")
     return frame_stack
+
+
+def shown(value, width: int = 60) -> str:
+    """``value``'s repr cut to ``width`` characters, for a one-line error (a metadata value may be a
+    4,000-digit number or a megabyte of text)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long to print
+        return f"an integer of {value.bit_length():,} bits"
+    return text if len(text) <= width else f"{text[: width - 3]}... ({len(text):,} characters)"
 
 
 def frame_stack_of(metadata: dict | None) -> int:
@@ -367,7 +377,7 @@ def env_id_of(metadata: dict | None) -> str | None:
     """The game a saved policy was trained on (``None``: not recorded, a file from before the probes)."""
     env_id = (metadata or {}).get("env_id")
     if env_id is not None and not isinstance(env_id, str):
-        raise ValueError(f"{METADATA_NAME}: env_id must be a string or null, got {env_id!r}")
+        raise ValueError(f"{METADATA_NAME}: env_id must be a string or null, got {shown(env_id)}")
     return env_id
 
 

@@ -362,6 +362,30 @@ def test_records_edited_consistently_are_refused_on_resume_by_replaying_them(sma
         main(resume=copy, progress=False)
 
 
+def _forged_agent_error(record: dict) -> None:
+    if record["agent"] == "prompt" and record["round"] == 2:
+        record["agent_error"] = "the client crashed"
+
+
+def _forged_compute_ticks(record: dict) -> None:
+    if record["agent"] == "prompt" and record["round"] == 2:
+        record["compute_ticks"] = [3]
+
+
+@pytest.mark.parametrize(
+    "forge, field", [(_forged_agent_error, "agent_error"), (_forged_compute_ticks, "compute_ticks")]
+)
+def test_a_forged_optional_field_is_refused_naming_the_field_in_one_short_line(small_run, tmp_path, forge, field):
+    """A field a lock-step round leaves at its default (no error, no compute time) set in the record: the
+    replay has it at its default, and the refusal names it."""
+    copy = _forge(small_run, tmp_path, forge)
+    with pytest.raises(ValueError) as refused:
+        main(resume=copy, progress=False)
+    message = str(refused.value)
+    assert f"is not what the round plays: {field} " in message and "(replayed: " in message
+    assert "\n" not in message and len(message) < 300
+
+
 @pytest.fixture(scope="module")
 def random_run(tmp_path_factory):
     """More rounds of a tick-by-tick agent than a sample of 8 replays."""

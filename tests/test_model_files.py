@@ -186,6 +186,22 @@ def test_unreadable_metadata_is_refused(saved_ppo, tmp_path):
         load_sb3_agent("ppo", str(broken))
 
 
+@pytest.mark.parametrize(
+    "field, value",
+    [("frame_stack", int("9" * 4299)), ("frame_stack", "x" * 100_000), ("env_id", ["War-v0"] * 10_000)],
+)
+def test_a_huge_metadata_value_is_refused_in_one_short_line_naming_its_field(saved_ppo, tmp_path, field, value):
+    """A 4,299-digit number (the longest JSON parses) or a long text: the refusal shows the start of it."""
+    _, path = saved_ppo
+    forged = tmp_path / "forged.zip"
+    _rewrite_zip(path, forged, {METADATA_NAME: json.dumps({**read_metadata(path), field: value}).encode()})
+    with pytest.raises(ValueError) as refused:
+        load_sb3_agent("ppo", str(forged))
+    message = str(refused.value)
+    assert f"{field} must be" in message and "characters)" in message
+    assert "\n" not in message and len(message) < 300
+
+
 @pytest.mark.parametrize("algo", ["a2c", "dqn", "maskable_ppo"])
 def test_every_algorithm_round_trips(algo, tmp_path):
     model = _small_model(algo)

@@ -20,6 +20,7 @@ the round's rewards that its own fields imply. An edited or foreign record is re
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import hashlib
 import json
@@ -35,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from war_env.core.rewards import return_by_cause
-from war_env.core.round_info import END_REASONS, RoundResult
+from war_env.core.round_info import END_REASONS, RoundResult, kind_of
 from war_env.core.rules import WarConfig
 from war_env.core.specs import split_spec
 from war_env.evaluation.records import RoundRecord
@@ -248,11 +249,19 @@ def _differences(record: RoundRecord | None, replay: RoundRecord, shown: int = 3
     """The fields in which a record differs from its replay, the first ``shown`` of them, each value cut short."""
     if record is None:
         return "the record differs from its replay"
-    mine, played = record.to_json_dict(), replay.to_json_dict()
-    differ = [name for name in played if mine.get(name) != played[name]]
+    mine, played = _every_field(record), _every_field(replay)
+    differ = [name for name in played if mine[name] != played[name]]
+    if not differ:
+        return "the record's JSON differs from its replay's, field for field the same"
     parts = [f"{name} {_cut(mine.get(name))} (replayed: {_cut(played[name])})" for name in differ[:shown]]
     more = f" and {len(differ) - shown} more field(s)" if len(differ) > shown else ""
     return "; ".join(parts) + more
+
+
+def _every_field(record: RoundRecord) -> dict:
+    """Every field in its JSON form, the optional ones at their default too (``to_json_dict`` leaves those out, and
+    a forged ``agent_error`` or ``compute_ticks`` differs from a replay that has none)."""
+    return {item.name: kind_of(item).to_json(getattr(record, item.name)) for item in dataclasses.fields(record)}
 
 
 def _cut(value, width: int = 40) -> str:

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from war_env.agents.algorithms import ALGORITHMS
+from war_env.core.probes import PROBES
 from war_env.core.specs import parse_assignments
 from war_env.scripts.common import HelpFormatter, run_command, seed
 from war_env.training.run import TrainResult, train
@@ -91,8 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--env-id",
         metavar="ID",
         default=None,
-        help="the game: War-v0, WarLatency-v0 or a probe's (WarAnticipation-v1, WarMemory-v1, "
-        "WarInference-v0, WarTableReading-v1) (default: War-v0, or WarLatency-v0 with a latency)",
+        help=f"the game: War-v0, WarLatency-v0 or a probe's ({', '.join(probe.env_id for probe in PROBES.values())}) "
+        "(default: War-v0, or WarLatency-v0 with a latency)",
     )
     parser.add_argument(
         "--frame-stack",

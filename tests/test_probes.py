@@ -8,6 +8,7 @@ import dataclasses
 import itertools
 import sys
 from functools import lru_cache
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -469,3 +470,16 @@ def test_every_probe_env_says_its_sections_in_gymnasiums_order_with_its_own_figu
     width = gym.make(probe.env_id).observation_space.shape[0]
     for own in (f'gymnasium.make("{probe.env_id}")', f"({width},)", probe.latency, probe.opponent):
         assert own in doc
+
+
+def test_the_docs_list_every_probe_from_its_row():
+    """docs/probes.md opens with the table of ``PROBES`` as ``probes_table`` renders it, and the README's table of
+    envs gives each probe's id with its observation's width and its latency."""
+    from war_env.league.probe_figures import probes_table
+
+    root = Path(__file__).resolve().parent.parent
+    assert probes_table() in (root / "docs" / "probes.md").read_text()
+    readme = (root / "README.md").read_text()
+    for probe in PROBES.values():
+        width = gym.make(probe.env_id).observation_space.shape[0]
+        assert f"| `{probe.env_id}` | {width} floats | `{probe.latency}` |" in readme, probe.env_id

@@ -22,7 +22,7 @@ from war_env.core.probes import PROBES, Probe
 from war_env.core.rules import WarConfig
 from war_env.envs.games import GAMES, probe_of
 from war_env.envs.latency import WarLatencyEnv
-from war_env.envs.probe_envs import PROBE_ENVS, PROBE_VECTOR_ENVS, ProbeEnv, ProbeVectorEnv
+from war_env.envs.probe_envs import PROBE_ENVS, PROBE_VECTOR_ENVS, ProbeVectorEnv
 from war_env.envs.war import WarEnv
 from war_env.evaluation import play_round, play_rounds
 
@@ -220,11 +220,14 @@ def test_the_reading_probe_shows_its_hidden_fields_as_zero_on_both_engines(backe
     assert seen[:, hidden[0] + 6].any()  # own_points, shown
 
 
-def test_a_new_probe_is_a_row_of_probes_and_its_env_in_the_table_of_envs_probes(monkeypatch):
-    """The way docs/architecture.md gives to add a probe: its row in ``core.probes.PROBES``, its env in
-    ``envs.probe_envs.PROBE_ENVS``; its vector env, registration, ``gym.make``, ``make_vec``, the games by env id and
-    SB3 follow."""
-    from war_env.league.probe_figures import agents_of, yardsticks
+def test_a_new_probe_is_one_row_of_probes_and_everything_else_follows_from_it(monkeypatch, tmp_path):
+    """The way docs/architecture.md gives to add a probe: its row in ``core.probes.PROBES``, nothing else. Its env
+    and vector env classes, registration, ``gym.make``, ``make_vec``, the games by env id, its exact gaps, its
+    ladder, the suite and the table of probes of docs/probes.md follow."""
+    from war_env.envs import probe_envs
+    from war_env.evaluation.probe_gaps import exact_gaps, ladder
+    from war_env.league.probe_figures import agents_of, probes_table, yardsticks
+    from war_env.league.suite import run_suite
 
     toy = Probe(
         "toy",
@@ -237,23 +240,29 @@ def test_a_new_probe_is_a_row_of_probes_and_its_env_in_the_table_of_envs_probes(
         references=("last_moment",),
     )
     monkeypatch.setitem(PROBES, toy.name, toy)
-
-    class WarToyEnv(ProbeEnv):
-        probe = PROBES["toy"]
-
-    monkeypatch.setitem(PROBE_ENVS, toy.name, WarToyEnv)
     war_env.register_envs()  # what ``import war_env`` runs
     try:
         single = gym.make("WarToy-v0")
         vector = gym.make_vec("WarToy-v0", num_envs=2, vectorization_mode="vector_entry_point")
-        assert type(single.unwrapped) is WarToyEnv and type(vector.unwrapped) is PROBE_VECTOR_ENVS["toy"]
-        assert isinstance(vector.unwrapped, ProbeVectorEnv) and vector.unwrapped.single_env is WarToyEnv
+        made = PROBE_ENVS["toy"]
+        assert made.__name__ == "WarToyEnv" and made is probe_envs.WarToyEnv and made.probe is toy
+        assert type(single.unwrapped) is made and type(vector.unwrapped) is PROBE_VECTOR_ENVS["toy"]
+        assert isinstance(vector.unwrapped, ProbeVectorEnv) and vector.unwrapped.single_env is made
+        assert "## Observation Space" in made.__doc__ and 'gymnasium.make("WarToy-v0")' in made.__doc__
         assert single.unwrapped.config == vector.unwrapped.config == toy.config()
         assert vector.single_observation_space == single.observation_space
         assert single.unwrapped.observation_fields() == inference_fields(toy.config())
         assert np.array_equal(vector.reset(seed=5)[0][1], single.reset(seed=6)[0])  # sub-env 1 is seeded seed + 1
-        assert GAMES["WarToy-v0"] is WarToyEnv and probe_of("WarToy-v0") is toy
+        assert GAMES["WarToy-v0"] is made and probe_of("WarToy-v0") is toy
         assert agents_of(toy) == ["oracle", "last_moment", "press_once", "lead"]  # its table and the suite's
         assert "last_moment" in yardsticks()  # a reference is never ranked
+        gaps = exact_gaps(toy)  # solved: every yardstick's exact cost, none below the oracle's
+        assert min(gaps.gap(agent) for agent in gaps.per_move) >= 0 and gaps.gap("press_once") > 0
+        rungs = ladder(toy, gaps)  # laddered: 1, 2 and 3 press times (no other fields bear on one distribution)
+        assert len(rungs) == 3 and all(rung.margin >= -1e-9 for rung in rungs)
+        suite = run_suite(["prompt"], ["toy"], 3, 7, tmp_path / "suite", progress=False)
+        (played,) = suite.results["probes"]
+        assert (played["name"], played["env_id"]) == ("toy", "WarToy-v0") and "prompt" in played["agents"]
+        assert "| toy | `WarToy-v0` | Nothing: a test's toy. |" in probes_table()  # listed as docs/probes.md lists
     finally:
         del gym.registry["WarToy-v0"]

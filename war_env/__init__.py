@@ -1,16 +1,13 @@
 """war-env: War, the two-player card game, as a Gymnasium environment whose only action is timing.
 
 ``import war_env`` registers ``War-v0``, ``WarLatency-v0`` (War-v0 with action latency) and the benchmark's
-probes (``WarAnticipation-v1``, ``WarMemory-v1``, ``WarInference-v0``, ``WarTableReading-v1``: docs/probes.md)
-and nothing else happens: no pygame, torch or Ray import, and no Gymnasium import either, so that the game core
-(``war_env.core``) imports without it. The ids are registered at once when Gymnasium is already imported, else
-right after it is (``war_env.support.after_import``): ``import war_env`` then ``gym.make("War-v0")`` works in
-either order. ``war_env.WarEnv`` is imported when first asked for.
+probes (one id per row of ``war_env.core.probes.PROBES``: docs/probes.md) with Gymnasium, and nothing else
+happens: no pygame, torch or Ray import. ``war_env.WarEnv`` is imported when first asked for. The game core
+(``war_env.core``) imports nothing of Gymnasium (``tests/test_layout.py`` reads its imports).
 """
 
 from war_env.core.bots import Bot, make_bot
 from war_env.core.rules import WarConfig
-from war_env.support.after_import import after_import
 
 __all__ = ["Bot", "WarConfig", "WarEnv", "make_bot"]
 __version__ = "0.4.0"
@@ -56,4 +53,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'war_env' has no attribute {name!r}")
 
 
-after_import("gymnasium", register_envs)
+register_envs()

@@ -33,8 +33,33 @@ SIMPLE_BASELINES = ("press_once", "lead")
 
 
 @dataclass(frozen=True)
+class OtherFields:
+    """The last rung of a probe's ladder: the best play from the observation's fields other than the one its
+    capability is about (the yardstick of lacking it)."""
+
+    yardstick: str
+    """Its entry in the probe's exact costs: an agent spec, or a bound computed by ``evaluation.probe_gaps.BOUNDS``
+    (``score_blind``)."""
+    what: str
+    """One line: what it is, as the ladder's table says it."""
+
+
+@dataclass(frozen=True)
+class EnvDoc:
+    """The sections of a probe env's docstring that are its own; the sections every probe has alike are written
+    from the row (``envs.probe_envs.shared_sections``)."""
+
+    summary: str
+    description: str
+    observation_space: str
+    versions: tuple[str, ...] = ("v0: first release.",)
+
+
+@dataclass(frozen=True)
 class Probe:
-    """One capability, one env id: what it measures and how it is built."""
+    """One capability, one env id: what it measures, how it is built, and how its env says it. Everything that
+    defines a probe is here: its env classes (single and vector) are made from the row (``envs.probe_envs``), and
+    its gaps, ladder and figures are computed from it."""
 
     name: str
     env_id: str
@@ -55,12 +80,17 @@ class Probe:
     capability adds (``counting``, the oracle's policy from a counted state; ``blind``, the optimum that times every
     round alike). With those they are the probe's yardsticks, which a suite never ranks."""
     harnesses: tuple[str, ...] = ()
-    """Reference rows that are no agent, played by the probe's own harness (``league.probe_figures.records_of``): the
+    """Reference rows that are no agent, played by the probe's own harness (``league.probe_figures.HARNESSES``): the
     inference probe's ``clairvoyant``, its upper bound."""
     rules: dict = field(default_factory=lambda: dict(PROBE_REWARDS))
     hidden: tuple[str, ...] = ()
     """Fields of the observation that the probe shows as 0 (kept in place, so the observation keeps its shape):
     the reading probe hides the pile counts and the battle count, which otherwise show most of the score."""
+    other_fields: OtherFields | None = None
+    """The ladder's rung of the observation's other fields (``None``: no field but the clocks and the presses in
+    flight bears on the opponent); its yardstick is the probe's yardstick of lacking the capability."""
+    doc: EnvDoc | None = None
+    """Its env's own docstring sections (``None``: a one-line docstring from ``capability``)."""
 
     def config(self) -> WarConfig:
         return WarConfig(latency=self.latency, **self.rules)
@@ -68,6 +98,12 @@ class Probe:
     def env_kwargs(self) -> dict:
         """``gym.make(env_id)``'s defaults: the opponent and the config's fields."""
         return {"opponent": self.opponent, "latency": self.latency, **self.rules}
+
+    @property
+    def lacking_yardstick(self) -> str:
+        """The entry of the exact costs that stands for lacking the capability: the other fields' rung, else the
+        ``lacking`` agent."""
+        return self.other_fields.yardstick if self.other_fields else self.lacking
 
 
 PROBES = {
@@ -83,6 +119,24 @@ PROBES = {
             "fixed:ticks=6",
             "latency",
             "press_once",
+            doc=EnvDoc(
+                "The anticipation probe: WarLatency-v0 against an opponent with three modes of reaction, where "
+                "pressing ahead pays.",
+                "WarLatency-v0's game (read ``war_env.envs.latency.WarLatencyEnv``) with the probe's defaults: the "
+                "opponent ``modes:first=3,every=8,count=3,width=2`` (it draws 3-4, 11-12 or 19-20 ticks into its turn, "
+                "each tick alike), a fixed latency of 6 ticks, and a false start weighed at -0.02, an idle tick at "
+                "-0.01, a takeover at -100 (``war_env.core.probes.PROBE_REWARDS``). Waiting to see the turn open costs "
+                "the 6 ticks of latency on every move; the optimum sends one press per mode, each landing just after "
+                "the mode's last tick (the first as its own draw lands, the others 7 and 15 ticks into the opponent's "
+                "turn), and no rule of one or two press times comes within 0.48 per round of it (docs/probes.md).",
+                "WarLatency-v0's: War-v0's 16 fields, the opponent's turn clock, the presses in flight by age.",
+                (
+                    "v1 (war-env 0.4.0): the opponent reacts in three modes "
+                    "(``modes:first=3,every=8,count=3,width=2``), not ``uniform:low=3,high=12``, against which the "
+                    'two-press rule "2 and 7" was the optimum.',
+                    "v0: first release (war-env 0.3.0).",
+                ),
+            ),
         ),
         Probe(
             "memory",
@@ -96,6 +150,27 @@ PROBES = {
             "press_once",
             simple=("press_once",),
             references=("counting",),
+            other_fields=OtherFields(
+                "press_once", "press_once: the best memoryless policy on War-v0's fields (tests/test_probes.py)"
+            ),
+            doc=EnvDoc(
+                "The memory probe: WarLatency-v0's game with War-v0's observation, so the clocks must be counted.",
+                "WarLatency-v0's game with the probe's defaults: the opponent "
+                "``modes:first=5,every=8,count=3,width=2`` (it draws 5-6, 13-14 or 21-22 ticks into its turn), a fixed "
+                "latency of 6 ticks, the probe weights. The observation is War-v0's 16 fields: the opponent's turn "
+                "clock and the agent's own presses in flight are left out. They stay knowable to an agent with memory "
+                "(its own turn's end starts the opponent's; a fixed latency lands every press 6 ticks after it was "
+                "sent), so the optimum is the game's (``counting`` plays it from these fields); during the opponent's "
+                "turn the observation does not change, so a memoryless policy cannot time the presses the optimum "
+                "sends 1, 9 and 17 ticks into it.",
+                "War-v0's 16 fields (``war_env.envs.war.WarEnv``), nothing more.",
+                (
+                    "v1 (war-env 0.4.0): the opponent reacts in three modes "
+                    "(``modes:first=5,every=8,count=3,width=2``) and the latency is 6 ticks, not "
+                    "``uniform:low=12,high=13`` with 4, where one press 10 ticks in was the optimum.",
+                    "v0: first release (war-env 0.3.0).",
+                ),
+            ),
         ),
         Probe(
             "inference",
@@ -107,6 +182,21 @@ PROBES = {
             "inference",
             "blind",
             harnesses=("clairvoyant",),
+            other_fields=OtherFields("blind", "blind: every field but the opponent's last reaction, without memory"),
+            doc=EnvDoc(
+                "The inference probe: the opponent is one of a pool's two bots, drawn per round and never named.",
+                "WarLatency-v0's game with the probe's defaults: the opponent ``pool:fast=4,slow=10,width=2``, which "
+                "plays each round as ``uniform:low=4,high=5`` or as ``uniform:low=10,high=11`` (even odds, drawn by a "
+                "hash of the round key: ``war_env.core.bots.Pool``), a fixed latency of 4 ticks, the probe weights. "
+                "The two bots' reaction windows do not overlap, so the opponent's first own draw of a round tells "
+                "which it is; the observation shows how long its last draw took, so telling them apart needs "
+                "inference, not memory. The optimum is Bayes-optimal and exact (``war_env.core.optimum.solve_pool``); "
+                "the clairvoyant that knows the bot from the start does better only in the first turns "
+                "(docs/probes.md).",
+                "WarLatency-v0's, then ``opponent_reaction``: (ticks from the opening of the opponent's turn to its "
+                "last own draw + 1) / turn ticks, 0 before its first.",
+                ("v0: first release (war-env 0.3.0).",),
+            ),
         ),
         Probe(
             "reading",
@@ -120,6 +210,26 @@ PROBES = {
             "blind",
             references=("blind",),
             hidden=("own_pile", "opponent_pile", "battles"),
+            other_fields=OtherFields(
+                "score_blind", "score_blind: every field but the score, each turn (a bound: tests/test_probes.py)"
+            ),
+            doc=EnvDoc(
+                "The reading probe: the opponent reacts fast when it is ahead on points, slowly when it is not.",
+                "WarLatency-v0's game with the probe's defaults: the opponent ``leader:ahead=4,behind=10,width=2``, "
+                "which, as each of its turns opens, reacts ``uniform`` over ticks 4-5 if it has more points than the "
+                "agent and over ticks 10-11 if not (``war_env.core.bots.Leader``), a fixed latency of 4 ticks, the "
+                "probe weights. The score is in the observation (``own_points``, ``opponent_points``), so the optimum "
+                "reads it and is exact (every window starts 3 or more ticks in, so nothing carries over from one turn "
+                "to the next: ``war_env.core.optimum.nothing_carries_over``).",
+                "WarLatency-v0's, with ``own_pile``, ``opponent_pile`` and ``battles`` always 0: the pile counts show "
+                "who is ahead on points in most turns without the score (a policy reading only them got 0.69 of the "
+                "way from ``blind`` to the optimum in v0), so the score is the one field that shows the bot's context "
+                "(docs/probes.md).",
+                (
+                    "v1 (war-env 0.4.0): the pile counts and the battle count are hidden.",
+                    "v0: first release (war-env 0.3.0).",
+                ),
+            ),
         ),
     )
 }

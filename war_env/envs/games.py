@@ -20,7 +20,7 @@ from war_env.envs.war import WarEnv
 
 class _ByEnvId(Mapping):
     """Env id -> class: the base games', then each probe's (``PROBES``' env id -> ``by_probe[probe name]``), looked
-    up when asked, so that a probe is one row of ``PROBES`` and its env in ``envs.probe_envs.PROBE_ENVS``."""
+    up when asked, so that a probe is one row of ``PROBES`` (its classes are made from it: ``envs.probe_envs``)."""
 
     def __init__(self, base: dict, by_probe: dict):
         self.base, self.by_probe = base, by_probe

@@ -1,4 +1,5 @@
-"""The probes' capability gaps, exact and measured: ``python -m war_env.league.probe_figures --rounds 500``.
+"""The probes' capability gaps, exact and measured, and their ladders: the tables of docs/probes.md
+(``python -m war_env.scripts.probe_figures --rounds 500``, ``--ladder``).
 
 For every probe of ``war_env.core.probes`` it prints one row per agent: the return it loses per round to the
 ``oracle`` computed exactly (``war_env.evaluation.probe_gaps.exact_gaps``) and measured on the same paired rounds
@@ -11,14 +12,15 @@ says. The inference probe adds the clairvoyant (the oracle of the member the poo
 
 from __future__ import annotations
 
-import argparse
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from war_env.agents import make_agent
 from war_env.core.bots import make_bot
+from war_env.core.observation import observation_fields
 from war_env.core.probes import PROBES, Probe
 from war_env.evaluation import observation_game, play_rounds
-from war_env.evaluation.probe_gaps import ProbeGaps, clairvoyant_records, exact_gaps, ladder
+from war_env.evaluation.probe_gaps import BOUNDS, ProbeGaps, clairvoyant_records, exact_gaps, ladder
 from war_env.evaluation.summary import RoundColumns, paired_difference
 from war_env.league.stats import bootstrap_mean, bound
 
@@ -129,24 +131,46 @@ def ladder_table(names) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> list[Row]:
-    parser = argparse.ArgumentParser(description="The probes' capability gaps, exact and on paired rounds.")
-    parser.add_argument("--rounds", type=int, default=200, help="paired rounds per agent and probe (200)")
-    parser.add_argument("--seed", type=int, default=0, help="the first round's seed (0)")
-    parser.add_argument("--probes", nargs="+", choices=sorted(PROBES), default=list(PROBES))
-    parser.add_argument(
-        "--ladder", action="store_true", help="print the ladder of simple rules only (exact, no rounds)"
-    )
-    args = parser.parse_args(argv)
-    if args.ladder:
-        print(ladder_table(args.probes))
-        return []
-    if args.rounds < 2:
-        parser.error(f"--rounds must be at least 2 (a paired interval needs two rounds), got {args.rounds}")
-    rows = [row for name in args.probes for row in measure(PROBES[name], args.rounds, args.seed)]
-    print(table(rows))
-    return rows
+OBSERVATION_NAMES = {
+    "war": "War-v0's",
+    "latency": "WarLatency-v0's",
+    "inference": "WarLatency-v0's + `opponent_reaction`",
+}
+"""How the table of probes names each observation of ``core.observation.OBSERVATIONS`` (its key otherwise)."""
 
 
-if __name__ == "__main__":
-    main()
+def probes_table(probes: Mapping[str, Probe] = PROBES) -> str:
+    """The table of probes docs/probes.md opens with, one row per row of ``PROBES``: what each measures and how it
+    is built."""
+    lines = [
+        "| probe | env id | capability (one sentence) | opponent | latency | observation | lacks it |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for probe in probes.values():
+        width = len(observation_fields(probe.observation, probe.config()))
+        observation = f"{OBSERVATION_NAMES.get(probe.observation, f'`{probe.observation}`')} ({width})"
+        if probe.hidden:
+            observation += f", with {_listed(probe.hidden)} always 0"
+        lacking = f"`{probe.lacking}`"
+        if probe.lacking_yardstick in BOUNDS:
+            lacking = f"`{probe.lacking_yardstick}` (the best reader of every other field; a bound), {lacking}"
+        lines.append(
+            f"| {probe.name} | `{probe.env_id}` | {probe.capability} | `{probe.opponent}` | `{probe.latency}` "
+            f"| {observation} | {lacking} |"
+        )
+    return "\n".join(lines)
+
+
+def _listed(names) -> str:
+    quoted = [f"`{name}`" for name in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def measure_probes(names, rounds: int, seed: int = 0) -> list[Row]:
+    """Every row of the probes named (``measure``), in the order given; ``rounds`` paired rounds per agent."""
+    if rounds < 2:
+        raise ValueError(f"rounds must be at least 2 (a paired interval needs two rounds), got {rounds}")
+    unknown = [name for name in names if name not in PROBES]
+    if unknown:
+        raise ValueError(f"unknown probes {unknown}; known: {', '.join(PROBES)}")
+    return [row for name in names for row in measure(PROBES[name], rounds, seed)]

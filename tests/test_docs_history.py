@@ -39,10 +39,7 @@ USER_PAGES = [ROOT / "README.md"] + sorted(
     if not any(part in page.relative_to(ROOT / "docs").as_posix() for part in NOT_USER_PAGES)
 )
 
-STILL_TO_CLEAN: set[str] = {
-    "docs/latency.md",
-    "docs/probes.md",
-}
+STILL_TO_CLEAN: set[str] = set()
 """Pages whose history is being moved out while this test is new; each fails until it is clean, then the
 strict xfail fails and the page comes off this list."""
 
@@ -83,7 +80,7 @@ def test_the_pattern_lets_the_present_through(said):
     assert not HISTORY.search(said)
 
 
-STILL_NAMING_RETIRED_IDS: set[str] = {"docs/probes.md"}
+STILL_NAMING_RETIRED_IDS: set[str] = set()
 """Pages that still name an env id no longer registered, while their history moves out (strict xfail, as above)."""
 
 

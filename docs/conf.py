@@ -42,6 +42,9 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_default_options = {"members": True, "undoc-members": False}
 
+# Options such as --resume are shown as typed, not with their dashes turned into an en dash.
+smartquotes = False
+
 html_theme = "furo"
 html_title = f"war-env {release}"
 html_static_path: list[str] = []

@@ -34,7 +34,12 @@ def setup(app: Sphinx) -> dict:
 
 def write_pages(app: Sphinx) -> None:
     source = Path(app.srcdir)
-    for path, text in {**env_pages(), **probe_cards(), **command_pages(source.parent)}.items():
+    pages = {**env_pages(), **probe_cards(), **command_pages(source.parent)}
+    for folder in ("envs", "probes"):  # a page of an id no longer registered goes with it
+        for stale in sorted((source / folder).glob("*.md")):
+            if f"{folder}/{stale.name}" not in pages:
+                stale.unlink()
+    for path, text in pages.items():
         write_if_changed(source / path, text)
 
 

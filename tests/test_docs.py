@@ -320,3 +320,43 @@ def test_no_tracked_file_carries_a_path_of_the_machine_it_was_made_on():
         if re.search(r"(?<![\w.])/work/", path.read_text(errors="replace")):
             found.append(name)
     assert not found, f"absolute paths of a build machine in: {found}"
+
+
+# --- the site's pages written from the code (docs/_ext/war_pages.py) ---------------------------------------------
+def war_pages():
+    pytest.importorskip("sphinx", reason="the docs extra builds the site")
+    spec = importlib.util.spec_from_file_location("war_pages", ROOT / "docs" / "_ext" / "war_pages.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_site_has_a_page_per_registered_env_id_with_its_spaces_and_a_card_per_probe():
+    import gymnasium as gym
+
+    from war_env.core.probes import PROBES
+
+    pages = war_pages()
+    env_pages, cards = pages.env_pages(), pages.probe_cards()
+    registered = [env_id for env_id in gym.registry if env_id.startswith("War")]
+    assert set(env_pages) == {f"envs/{env_id}.md" for env_id in registered} | {"envs/index.md"}
+    for env_id in registered:
+        env = gym.make(env_id)
+        page = env_pages[f"envs/{env_id}.md"]
+        assert f"`{env.observation_space}`" in page and "## Rewards" in page and "## Version History" in page, env_id
+    assert set(cards) == {f"probes/{name}.md" for name in PROBES} | {"probes/index.md"}
+    for name, probe in PROBES.items():
+        assert (
+            probe.capability in cards[f"probes/{name}.md"]
+            and f"../envs/{probe.env_id}.md" in cards[f"probes/{name}.md"]
+        )
+
+
+def test_a_docstring_whose_spaces_disagree_with_the_env_is_a_build_warning(caplog):
+    pages = war_pages()
+    docstring = "| | |\n|---|---|\n| Observation Space | `Box(0.0, 1.0, (15,), float32)` |\n\n## Rewards\n"
+    facts = {"Observation Space": "`Box(0.0, 1.0, (16,), float32)`"}
+    with caplog.at_level("WARNING"):
+        kept = pages._without_summary_table("War-v0", docstring, facts)
+    assert "## Rewards" in kept and "| | |" not in kept
+    assert "says Observation Space `Box(0.0, 1.0, (15,), float32)`, the env has" in caplog.text

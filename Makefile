@@ -31,7 +31,7 @@ run: $(STAMP)
 	@echo "make: war-bench plays the default league (a progress bar), then writes its report (a line per stage)"
 	$(VENV)/bin/war-bench
 
-# Every core up to 4 (pytest-xdist, dev extra); docs/test-durations.md says how long each module takes.
+# Every core up to 4 (pytest-xdist, dev extra); docs/results/test-durations.md says how long each module takes.
 test: $(STAMP)
 	$(PY) -m pytest --numprocesses=auto --maxprocesses=4
 
@@ -45,16 +45,16 @@ lint: $(STAMP)
 docs: $(STAMP)
 	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
 
-# Every module's fast tests, the ones not marked slow (docs/test-durations.md lists both kinds), on every core
+# Every module's fast tests, the ones not marked slow (docs/results/test-durations.md lists both kinds), on every core
 # up to 4: the quick check before a commit. The whole suite stays `make test` (CI).
 test-fast: $(STAMP)
 	$(PY) -m pytest --numprocesses=auto --maxprocesses=4 -m "not slow"
 
-# The whole suite once, then docs/test-durations.md from its JUnit XML (docs/durations.py): the slowest tests,
+# The whole suite once, then docs/results/test-durations.md from its JUnit XML (docs/durations.py): the slowest tests,
 # and every module's time, all of it and its fast part. NOTE="..." says what else the machine was doing.
 test-durations: $(STAMP)
 	@start=$$(date +%s); $(PY) -m pytest --numprocesses=auto --maxprocesses=4 -q --junitxml=.pytest-durations.xml; \
-	  status=$$?; $(PY) docs/durations.py .pytest-durations.xml docs/test-durations.md \
+	  status=$$?; $(PY) docs/durations.py .pytest-durations.xml docs/results/test-durations.md \
 	    --wall $$(( $$(date +%s) - start )) --note "$(NOTE)"; exit $$status
 
 # The real-browser test (tests/test_web_browser.py) drives the machine's own Chromium. `make test` installs

@@ -30,7 +30,7 @@ extensions = [
 ]
 
 # Only the site's own pages: experiment records, run folders and the build itself are not pages.
-exclude_patterns = ["_build", "_ext", "runs", "experiments", "test-durations.md"]
+exclude_patterns = ["_build", "_ext", "runs", "experiments"]
 source_suffix = {".md": "markdown"}
 root_doc = "index"
 

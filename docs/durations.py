@@ -1,4 +1,4 @@
-"""Write docs/test-durations.md from a JUnit XML of the whole suite: ``make test-durations`` runs both.
+"""Write docs/results/test-durations.md from a JUnit XML of the whole suite: ``make test-durations`` runs both.
 
 Usage: ``python docs/durations.py RESULTS.xml OUT.md [--wall SECONDS] [--note TEXT]``. The report lists the
 slowest tests (setup, call and teardown together, as pytest's JUnit XML counts them), each with whether it is

@@ -20,7 +20,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--rounds", type=int, default=200, help="paired rounds per agent and probe (200)")
     parser.add_argument("--seed", type=int, default=0, help="the first round's seed (0)")
-    parser.add_argument("--probes", nargs="+", choices=sorted(PROBES), default=list(PROBES))
+    parser.add_argument(
+        "--probes", nargs="+", metavar="NAME", choices=sorted(PROBES), default=list(PROBES), help="the probes (all)"
+    )
     parser.add_argument(
         "--ladder", action="store_true", help="print the ladder of simple rules only (exact, no rounds)"
     )

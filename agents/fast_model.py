@@ -4,8 +4,10 @@ from them: the spec ``fast_ppo:PATH`` (or ``fast_ppo:path=PATH,threads=N``) in `
 A file is a zip of two entries:
 
 * ``war_env_model.json``: plain JSON in format ``FORMAT``: the network (``FastNetwork``: inputs, hidden layers,
-  activation, LSTM units), the observation fields the policy sees, the frames it sees at once, the env id it was
-  trained on, and the trainer's config, seed, opponent and steps;
+  activation, LSTM units), the observation fields the policy sees, the frames it sees at once, whether each frame
+  ends with the policy's previous action (``previous_action``), the running statistics that scale its observations
+  (``observation_scaling``, ``ObservationScaling``), the env id it was trained on, and the trainer's config, seed,
+  opponent and steps (a file without ``previous_action`` or ``observation_scaling`` has neither);
 * ``policy.pth``: ``torch.save`` of the network's state dict (tensors only).
 
 Loading reads the JSON (``model_files.read_metadata``: bounded, nothing unpickled), derives from it the name and
@@ -56,6 +58,54 @@ FAST_ACTIVATIONS = ("tanh", "relu")
 """The activations the trainer builds (``tanh``: SB3's default; computed as ``2 sigmoid(2x) - 1``, the same function,
 because torch's CPU tanh is six times slower than its sigmoid)."""
 ACTIONS = 2
+
+
+@dataclass(frozen=True)
+class ObservationScaling:
+    """Observations scaled by running statistics, as SB3's ``VecNormalize``: ``(x - mean) / sqrt(var + 1e-8)``,
+    clipped to ``[-clip, clip]``, computed in float64 and handed to the network as float32. The trainer keeps the
+    statistics (``count`` observations seen) and writes them into the model file, so the agent scales as it trained.
+    """
+
+    mean: np.ndarray
+    var: np.ndarray
+    count: float
+    clip: float = 10.0
+
+    EPSILON = 1e-8
+
+    def __post_init__(self):
+        mean, var = np.asarray(self.mean, np.float64), np.asarray(self.var, np.float64)
+        if mean.ndim != 1 or mean.shape != var.shape or not np.isfinite(mean).all() or not (var >= 0).all():
+            raise ValueError("observation_scaling needs a mean and a variance >= 0 per field, finite and equally long")
+        if not (isinstance(self.clip, (int, float)) and self.clip > 0 and math.isfinite(self.count)):
+            raise ValueError(f"observation_scaling needs a clip > 0 and a finite count, got {self.clip!r}")
+        object.__setattr__(self, "mean", mean)
+        object.__setattr__(self, "var", var)
+
+    def apply(self, observations: np.ndarray) -> np.ndarray:
+        scaled = (np.asarray(observations, np.float64) - self.mean) / np.sqrt(self.var + self.EPSILON)
+        return np.clip(scaled, -self.clip, self.clip).astype(np.float32)
+
+    def as_json(self) -> dict:
+        return {"mean": self.mean.tolist(), "var": self.var.tolist(), "count": float(self.count), "clip": self.clip}
+
+    @classmethod
+    def from_json(cls, record) -> ObservationScaling | None:
+        if record is None:
+            return None
+        if not isinstance(record, dict) or set(record) != {"mean", "var", "count", "clip"}:
+            raise ValueError(f"observation_scaling must hold mean, var, count and clip, got {str(record)[:200]}")
+        try:
+            mean, var = np.array(record["mean"], np.float64), np.array(record["var"], np.float64)
+            return cls(mean, var, float(record["count"]), float(record["clip"]))
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"observation_scaling: {error}") from None
+
+
+def frame_width(fields, previous_action: bool) -> int:
+    """Floats of one frame: the fields the policy sees, and its previous action when it is given one."""
+    return len(fields) + int(previous_action)
 
 
 @dataclass(frozen=True)
@@ -150,10 +200,14 @@ def save_fast_model(
     fields,
     frame_stack: int,
     env_id: str | None,
+    *,
+    previous_action: bool = False,
+    scaling: ObservationScaling | None = None,
     **metadata,
 ) -> Path:
     """Write a model file atomically: ``state_dict`` (exactly ``network.shapes()``) and the JSON header;
-    ``metadata`` adds JSON fields (the trainer's ``config``, ``seed``, ``opponent``, ``num_timesteps``)."""
+    ``previous_action`` and ``scaling`` say how the policy's inputs are built; ``metadata`` adds JSON fields (the
+    trainer's ``config``, ``seed``, ``opponent``, ``num_timesteps``)."""
     import torch
 
     check_state_dict(state_dict, network, f"the network to save to {str(path)!r}")
@@ -164,11 +218,12 @@ def save_fast_model(
         "network": network.as_json(),
         "observation_fields": list(fields),
         "frame_stack": check_frame_stack(frame_stack),
+        "previous_action": bool(previous_action),
+        "observation_scaling": None if scaling is None else scaling.as_json(),
         "env_id": env_id,
         **metadata,
     }
-    if network.inputs != len(fields) * record["frame_stack"]:
-        raise ValueError(f"network inputs {network.inputs} are not {len(fields)} fields x {frame_stack} frames")
+    _check_inputs(network, fields, record["frame_stack"], previous_action, scaling)
     weights = io.BytesIO()
     torch.save({name: tensor.detach().to(torch.float32).contiguous() for name, tensor in state_dict.items()}, weights)
     archive_bytes = io.BytesIO()
@@ -190,6 +245,17 @@ def check_state_dict(state_dict: dict, network: FastNetwork, where: str) -> None
             raise ValueError(f"{where}: {name} has shape {tuple(state_dict[name].shape)}, this network's is {shape}")
 
 
+def _check_inputs(network: FastNetwork, fields, frame_stack: int, previous_action: bool, scaling) -> None:
+    width = frame_width(fields, previous_action)
+    if network.inputs != width * frame_stack:
+        action = " + the previous action" if previous_action else ""
+        raise ValueError(
+            f"network inputs {network.inputs} are not ({len(fields)} fields{action}) x {frame_stack} frames"
+        )
+    if scaling is not None and scaling.mean.size != len(fields):
+        raise ValueError(f"observation_scaling has {scaling.mean.size} fields; the policy sees {len(fields)}")
+
+
 # --- loading ------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class FastModel:
@@ -201,6 +267,10 @@ class FastModel:
     fields: tuple[str, ...]
     frame_stack: int
     weights: dict[str, np.ndarray]
+    previous_action: bool = False
+    """Each frame ends with the policy's previous action (0 at a round's first tick)."""
+    scaling: ObservationScaling | None = None
+    """The running statistics the observations are scaled by (``None``: they are not)."""
 
 
 def read_fast_model(path: str | os.PathLike) -> FastModel:
@@ -219,13 +289,13 @@ def read_fast_model(path: str | os.PathLike) -> FastModel:
         fields = check_observation_fields(metadata.get("observation_fields"))
         frame_stack = check_frame_stack(metadata.get("frame_stack"))
         env_id_of(metadata)
+        previous_action = metadata.get("previous_action", False)
+        if not isinstance(previous_action, bool):
+            raise ValueError(f"previous_action must be true or false, got {previous_action!r}")
+        scaling = ObservationScaling.from_json(metadata.get("observation_scaling"))
+        _check_inputs(network, fields, frame_stack, previous_action, scaling)
     except ValueError as error:
         raise ValueError(f"{where}: {METADATA_NAME}: {error}") from None
-    if network.inputs != len(fields) * frame_stack:
-        raise ValueError(
-            f"{where}: {METADATA_NAME}: network inputs {network.inputs} are not {len(fields)} fields "
-            f"x {frame_stack} frames"
-        )
     needed = 4 * network.parameters()  # float32: sizes known before anything is read
     held = entry_sizes(path).get("policy.pth")
     if held is None or held > needed + OVERHEAD_BYTES:
@@ -240,7 +310,7 @@ def read_fast_model(path: str | os.PathLike) -> FastModel:
     check_state_dict(state, network, f"{where}: policy.pth")
     check_weights(path, {"policy": state})
     weights = {name: tensor.numpy() for name, tensor in state.items()}
-    return FastModel(path, metadata, network, fields, frame_stack, weights)
+    return FastModel(path, metadata, network, fields, frame_stack, weights, previous_action, scaling)
 
 
 def load_fast_agent(path: str | os.PathLike, threads: int = 1, sampled: bool = False) -> FastPPOAgent:
@@ -250,11 +320,12 @@ def load_fast_agent(path: str | os.PathLike, threads: int = 1, sampled: bool = F
 
 class FastPPOAgent(Agent):
     """A fast PPO policy behind the ``Agent`` interface, computed as numpy from the observation fields it was trained
-    on, its last ``frame_stack`` observations (zeros before a round's first, as in training) and, when it has one, its
-    LSTM's state (zero at a round's first tick). It plays the greedy action (argmax of the actor's logits), or with
-    ``sampled`` an action drawn from the actor's distribution by a generator seeded by ``reset(seed)`` (each round's
-    own seed in ``play_rounds``: paired and reproducible). ``tests/test_fast_ppo.py`` checks its actions equal to the
-    torch policy's."""
+    on (scaled by the file's statistics when it has them), each followed by its previous action when it was trained
+    so (0 at a round's first tick), its last ``frame_stack`` such frames (zeros before a round's first, as in
+    training) and, when it has one, its LSTM's state (zero at a round's first tick). It plays the greedy action
+    (argmax of the actor's logits), or with ``sampled`` an action drawn from the actor's distribution by a generator
+    seeded by ``reset(seed)`` (each round's own seed in ``play_rounds``: paired and reproducible).
+    ``tests/test_fast_ppo.py`` checks its actions equal to the torch policy's."""
 
     name = ALGORITHM
 
@@ -267,6 +338,8 @@ class FastPPOAgent(Agent):
         self.env_id = env_id_of(model.metadata)
         """The game the policy was trained on."""
         self.frame_stack = model.frame_stack
+        self.previous_action = model.previous_action
+        self.scaling = model.scaling
         self.network = model.network
         self.observes_latency = observes_latency(self.fields)
         self._columns = columns_of(self.fields)
@@ -282,26 +355,39 @@ class FastPPOAgent(Agent):
 
     @property
     def has_memory(self) -> bool:
-        return self.frame_stack > 1 or self._lstm is not None
+        return self.frame_stack > 1 or self._lstm is not None or self.previous_action
 
     def reset(self, seed: int | None = None) -> None:
-        self._frames = np.zeros(len(self.fields) * self.frame_stack, dtype=np.float32)
+        self._frames = np.zeros(self.network.inputs, dtype=np.float32)
         self._state = None
+        self._previous = 0
         self._rng = np.random.default_rng(seed)
+
+    def network_input(self, observation) -> np.ndarray:
+        """The network's input at this tick (its frames shifted: the oldest out, this tick's last), as in training."""
+        frame = self._seen(np.asarray(observation, dtype=np.float32).reshape(1, -1))[0]
+        if self.previous_action:
+            frame = np.append(frame, np.float32(self._previous))
+        self._frames = np.concatenate((self._frames[frame.size :], frame))
+        return self._frames
+
+    def remember(self, action: int) -> None:
+        """The action played at this tick: the next frame's previous action."""
+        self._previous = int(action)
 
     def act(self, observation) -> int:
         use_threads(self.threads)
-        seen = self._seen(np.asarray(observation, dtype=np.float32).reshape(1, -1))[0]
-        if self.frame_stack > 1:  # the oldest frame shifted out, the newest last
-            self._frames = np.concatenate((self._frames[seen.size :], seen))
-            seen = self._frames
+        seen = self.network_input(observation)
         if self._lstm is not None:
             self._state = lstm_step(self._lstm, seen, self._state)
             seen = self._state[0]
         logits = forward(self._actor, seen[None, :])[0]
         if self.sampled:  # P(draw) = softmax(logits)[1], as torch's Categorical in training
-            return int(self._rng.random() < 1.0 / (1.0 + np.exp(logits[0] - logits[1])))
-        return int(logits.argmax())
+            action = int(self._rng.random() < 1.0 / (1.0 + np.exp(logits[0] - logits[1])))
+        else:
+            action = int(logits.argmax())
+        self.remember(action)
+        return action
 
     def batch_policy(self):
         """Without memory the greedy action depends on the observation alone: many rounds at once. A sampled policy
@@ -313,7 +399,8 @@ class FastPPOAgent(Agent):
         return forward(self._actor, self._seen(np.asarray(observations, dtype=np.float32))).argmax(axis=1)
 
     def _seen(self, observations: np.ndarray) -> np.ndarray:
-        return observations if self._columns is None else observations[:, self._columns]
+        seen = observations if self._columns is None else observations[:, self._columns]
+        return seen if self.scaling is None else self.scaling.apply(seen)
 
 
 def _numpy_mlp(weights: dict, head: str, layers: int, activation: str) -> list:

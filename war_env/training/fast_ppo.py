@@ -29,12 +29,19 @@ from __future__ import annotations
 import io
 import json
 import time
+import warnings
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import numpy as np
 
-from war_env.agents.fast_model import FAST_ACTIVATIONS, FastNetwork, save_fast_model
+from war_env.agents.fast_model import (
+    FAST_ACTIVATIONS,
+    FastNetwork,
+    ObservationScaling,
+    frame_width,
+    save_fast_model,
+)
 from war_env.agents.model_files import MAX_FRAME_STACK
 from war_env.envs.games import default_opponent, game_config, game_fields, game_id, make_vector_game
 from war_env.support.atomic import write_atomic
@@ -92,6 +99,22 @@ class FastPPOConfig:
     normalize_advantage: bool = False
     """Scale each minibatch's advantages to unit variance. Off, as in the shipped SB3 configs: on reward-free
     rollouts it turns value noise into full-size steps (docs/training.md, "Why the policy collapsed")."""
+    normalize_observation: bool = False
+    """Scale every observation field by running statistics (SB3's ``VecNormalize``, CleanRL's
+    ``NormalizeObservation``: ``(x - mean) / sqrt(var + 1e-8)`` clipped at 10), updated with every step's
+    observations; the model file keeps them, so ``fast_ppo:PATH`` plays the model exactly as it trained."""
+    previous_action: bool = False
+    """End every frame with the policy's previous action (0 at a round's first tick): what it pressed is not in the
+    memory probe's observation, and the agent knows it when it plays."""
+    lstm_forget_bias: float = 0.0
+    """The LSTM's forget-gate bias at the start (torch's ``bias_ih``; ``bias_hh`` starts at 0). 1 keeps the state
+    from earlier ticks open at first (Jozefowicz et al. 2015); 0 is torch's initialisation with zeros."""
+    eval_every: int = 0
+    """Env steps between evaluations of the greedy policy (0: none): ``eval_rounds`` rounds of the game as given
+    (its own rewards) on fixed seeds from ``EVALUATION_SEED``, which no suite or held-out comparison deals; the best
+    mean return is kept as ``RUN/best.zip`` beside the last model, ``RUN/final.zip``."""
+    eval_rounds: int = 256
+    """Rounds of each evaluation (one per sub-env of an evaluation env)."""
     hidden: tuple[int, ...] = (64, 64)
     """Layer sizes of the actor's MLP and of the critic's (SB3's default ``pi`` and ``vf``)."""
     activation: str = "tanh"
@@ -117,6 +140,8 @@ class FastPPOConfig:
             ("minibatch_size", 1, 1 << 22),
             ("frame_stack", 1, MAX_FRAME_STACK),
             ("checkpoint_every", 0, 1 << 62),
+            ("eval_every", 0, 1 << 62),
+            ("eval_rounds", 1, 65536),
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
@@ -138,10 +163,12 @@ class FastPPOConfig:
                 and not (name in ("ent_coef", "gae_lambda") and value == 0)
             ):
                 raise ValueError(f"fast_ppo config: {name} must be a number in ({low}, {high}], got {value!r}")
-        if not isinstance(self.normalize_advantage, bool):
-            raise ValueError(
-                f"fast_ppo config: normalize_advantage must be true or false, got {self.normalize_advantage!r}"
-            )
+        for name in ("normalize_advantage", "normalize_observation", "previous_action"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"fast_ppo config: {name} must be true or false, got {getattr(self, name)!r}")
+        bias = self.lstm_forget_bias
+        if isinstance(bias, bool) or not isinstance(bias, (int, float)) or not -10.0 <= bias <= 10.0:
+            raise ValueError(f"fast_ppo config: lstm_forget_bias must be a number in [-10, 10], got {bias!r}")
         if self.train_rewards is not None and (
             not isinstance(self.train_rewards, dict)
             or not all(isinstance(key, str) and key.startswith("reward_") for key in self.train_rewards)
@@ -161,8 +188,9 @@ class FastPPOConfig:
         values = dict(overrides or {})
         if isinstance(values.get("hidden"), (str, int)):
             values["hidden"] = _layers(values["hidden"])
-        if isinstance(values.get("learning_rate"), int):
-            values["learning_rate"] = float(values["learning_rate"])
+        for name in ("learning_rate", "lstm_forget_bias", "ent_coef"):
+            if isinstance(values.get(name), int) and not isinstance(values.get(name), bool):
+                values[name] = float(values[name])
         return cls(**values)
 
     def as_json(self) -> dict:
@@ -202,8 +230,9 @@ def advantages_and_returns(
 
 
 # --- the network ----------------------------------------------------------------------------------------
-def build_policy(network: FastNetwork):
-    """The torch module of ``network``: its state dict has exactly ``network.shapes()``."""
+def build_policy(network: FastNetwork, forget_bias: float = 0.0):
+    """The torch module of ``network``: its state dict has exactly ``network.shapes()``; the LSTM's forget gate
+    starts with the bias ``forget_bias`` (torch orders its gates input, forget, cell, output)."""
     torch = single_threaded_torch()
     from torch import nn
 
@@ -247,6 +276,9 @@ def build_policy(network: FastNetwork):
                 self.lstm = nn.LSTM(network.inputs, network.lstm_hidden_size)
                 for name, parameter in self.lstm.named_parameters():
                     (nn.init.zeros_ if "bias" in name else lambda p: nn.init.orthogonal_(p, 1.0))(parameter)
+                units = network.lstm_hidden_size
+                with torch.no_grad():
+                    self.lstm.bias_ih_l0[units : 2 * units] = forget_bias
                 body = network.lstm_hidden_size
             self.actor = mlp(body, 2, 0.01)  # SB3's gains: sqrt 2 inside, 0.01 for the actions, 1 for the value
             self.critic = mlp(body, 1, 1.0)
@@ -281,7 +313,12 @@ class FastPPOResult:
     timesteps: int
     seconds: float
     history: list[dict]
-    """One entry per update: steps so far, wall seconds, the mean training return of the rounds that ended in it."""
+    """One entry per update: steps so far, wall seconds, the mean training return of the rounds that ended in it
+    (and, at an evaluation, the greedy policy's mean return on the evaluation seeds)."""
+    scaling: ObservationScaling | None = None
+    """The observation statistics the policy was trained with at its last step (``normalize_observation``)."""
+    evaluation: dict | None = None
+    """The latest evaluation's steps and mean return, when the run evaluates (``eval_every``)."""
 
     @property
     def steps_per_second(self) -> float:
@@ -296,6 +333,10 @@ class Checkpoint:
     optimizer: dict
     steps: int
     seconds: float
+    scaling: ObservationScaling | None = None
+    """The observation statistics at the checkpoint (``normalize_observation``)."""
+    best_return: float | None = None
+    """The best evaluation's mean return before the checkpoint (``RUN/best.zip``'s)."""
 
 
 def train_fast_ppo(
@@ -309,44 +350,115 @@ def train_fast_ppo(
     log=None,
     start: Checkpoint | None = None,
     checkpoint=None,
+    best=None,
 ) -> FastPPOResult:
     """Train for at least ``timesteps`` env steps (whole rollouts) on ``env_id``'s batched env (default War-v0)
     against ``opponent`` (default: a probe's own, else ``human``); ``env_args`` are rule keywords of the game.
     ``log(entry)`` is called after every update; ``checkpoint(result so far, the optimizer's state)`` after each update
-    that passes a multiple of ``config.checkpoint_every`` steps. From ``start`` the weights and the optimizer go on
-    where it stood, on new rounds (the sub-envs seeded from ``seed`` and the steps done, ``sub_env_seeds``): not
-    bit-identical to a run that was not cut."""
+    that passes a multiple of ``config.checkpoint_every`` steps; ``best(result so far)`` after each evaluation
+    (``config.eval_every``) whose mean return beats every earlier one. From ``start`` the weights, the optimizer and
+    the observation statistics go on where they stood, on new rounds (the sub-envs seeded from ``seed`` and the steps
+    done, ``sub_env_seeds``): not bit-identical to a run that was not cut."""
     torch = single_threaded_torch()
     game = game_id(env_id, game_config(env_id, dict(env_args or {})))
     rules = game_config(game, {**config.rewards_for(game), **dict(env_args or {})})
-    env = make_vector_game(game, config.num_envs, default_opponent(game) if opponent is None else opponent, rules)
+    opponent = default_opponent(game) if opponent is None else opponent
+    env = make_vector_game(game, config.num_envs, opponent, rules)
     shown = game_fields(game, rules)
-    network = FastNetwork(len(shown) * config.frame_stack, config.hidden, config.activation, config.lstm_hidden_size)
+    width = frame_width(shown, config.previous_action)
+    network = FastNetwork(width * config.frame_stack, config.hidden, config.activation, config.lstm_hidden_size)
     torch.manual_seed(seed)
-    policy = build_policy(network)
+    policy = build_policy(network, config.lstm_forget_bias)
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, eps=1e-5, foreach=True)
     done_steps, before = (0, 0.0) if start is None else (start.steps, start.seconds)
+    statistics = RunningStatistics(len(shown)) if config.normalize_observation else None
+    best_return = None
     if start is not None:
         policy.load_state_dict(start.policy)
         optimizer.load_state_dict(start.optimizer)
-    rollout = Rollout(config, network, env, sub_env_seeds(seed, done_steps, config.num_envs), torch)
-    history, started = [], time.perf_counter() - before
+        if statistics is not None and start.scaling is not None:
+            statistics.restore(start.scaling)
+        best_return = start.best_return
+    rollout = Rollout(config, network, env, sub_env_seeds(seed, done_steps, config.num_envs), torch, statistics)
+    evaluation_game = (game, game_config(game, dict(env_args or {})), opponent)
+    history, started, evaluation = [], time.perf_counter() - before, None
+
+    def so_far(seconds: float) -> FastPPOResult:
+        scaling = None if statistics is None else statistics.scaling()
+        return FastPPOResult(policy, network, shown, game, done_steps, seconds, history, scaling, evaluation)
+
     while done_steps < timesteps:
         batch = rollout.collect(policy)
         update(policy, optimizer, batch, config, network, torch)
         per_update = config.num_envs * config.rollout_steps
         done_steps += per_update
+        history.append({"steps": done_steps, **rollout.round_returns()})
+        if _passes(done_steps, per_update, config.eval_every):
+            mean_return = evaluate_greedy(policy, config, network, evaluation_game, statistics, torch)
+            evaluation = {"steps": done_steps, "mean_return": mean_return, "rounds": config.eval_rounds}
+            history[-1]["eval_mean_return"] = mean_return
+            if best is not None and (best_return is None or mean_return > best_return):
+                best_return = mean_return
+                best(so_far(time.perf_counter() - started))
         seconds = time.perf_counter() - started
-        history.append({"steps": done_steps, "seconds": round(seconds, 3), **rollout.round_returns()})
+        history[-1]["seconds"] = round(seconds, 3)
         if log is not None:
             log(history[-1])
-        every = config.checkpoint_every
-        if checkpoint is not None and every and done_steps // every > (done_steps - per_update) // every:
-            checkpoint(
-                FastPPOResult(policy, network, shown, game, done_steps, seconds, history), optimizer.state_dict()
-            )
+        if checkpoint is not None and _passes(done_steps, per_update, config.checkpoint_every):
+            checkpoint(so_far(seconds), optimizer.state_dict())
     env.close()
-    return FastPPOResult(policy, network, shown, game, done_steps, time.perf_counter() - started, history)
+    return so_far(time.perf_counter() - started)
+
+
+def _passes(done_steps: int, per_update: int, every: int) -> bool:
+    """Whether the last update passed a multiple of ``every`` steps (never when ``every`` is 0)."""
+    return bool(every) and done_steps // every > (done_steps - per_update) // every
+
+
+EVALUATION_SEED = 3_000_000
+"""The first seed of the evaluations that pick ``best.zip`` (``eval_every``): rounds ``EVALUATION_SEED + i``. The
+suites deal from seed 0, ``war-train``'s held-out comparison from 2,000,000: none of them deals these rounds."""
+
+
+def evaluate_greedy(policy, config: FastPPOConfig, network: FastNetwork, game: tuple, statistics, torch) -> float:
+    """The greedy policy's mean return per round over ``config.eval_rounds`` rounds of ``game`` (env id, rules,
+    opponent) on the evaluation seeds, its memory built as in training, the observation statistics frozen."""
+    env_id, rules, opponent = game
+    env = make_vector_game(env_id, config.eval_rounds, opponent, rules)
+    seeds = [EVALUATION_SEED + i for i in range(config.eval_rounds)]
+    frozen = None if statistics is None else statistics.frozen()
+    try:
+        returns = Rollout(config, network, env, seeds, torch, frozen).play_greedy(policy)
+    finally:
+        env.close()
+    return float(returns.mean())
+
+
+class RunningStatistics:
+    """The running mean and variance of the observation fields (SB3's ``RunningMeanStd``, the statistics of its
+    ``VecNormalize``), updated with every step's observations unless frozen (an evaluation)."""
+
+    def __init__(self, fields: int, learning: bool = True):
+        from stable_baselines3.common.running_mean_std import RunningMeanStd
+
+        self.moments = RunningMeanStd(shape=(fields,))
+        self.learning = learning
+
+    def scaled(self, observations: np.ndarray) -> np.ndarray:
+        if self.learning:
+            self.moments.update(np.asarray(observations, np.float64))
+        return self.scaling().apply(observations)
+
+    def scaling(self) -> ObservationScaling:
+        return ObservationScaling(self.moments.mean.copy(), self.moments.var.copy(), float(self.moments.count))
+
+    def restore(self, scaling: ObservationScaling) -> None:
+        self.moments.mean, self.moments.var, self.moments.count = scaling.mean.copy(), scaling.var.copy(), scaling.count
+
+    def frozen(self) -> RunningStatistics:
+        copy = RunningStatistics(self.moments.mean.size, learning=False)
+        copy.restore(self.scaling())
+        return copy
 
 
 def sub_env_seeds(seed: int, done_steps: int, num_envs: int) -> list[int]:
@@ -357,16 +469,19 @@ def sub_env_seeds(seed: int, done_steps: int, num_envs: int) -> list[int]:
 
 
 class Rollout:
-    """The batched env and the policy's inputs across rollouts: the stacked frames, the LSTM's state, which rounds
-    start on the next step and which step only deals a new round (its action ignored)."""
+    """The batched env (one sub-env per seed) and the policy's inputs across rollouts: the stacked frames (each the
+    observation, scaled by ``statistics`` when given, and the previous action when ``config.previous_action``), the
+    LSTM's state, which rounds start on the next step and which step only deals a new round (its action ignored)."""
 
-    def __init__(self, config: FastPPOConfig, network: FastNetwork, env, seeds: list[int], torch):
+    def __init__(self, config: FastPPOConfig, network: FastNetwork, env, seeds: list[int], torch, statistics=None):
         self.config, self.network, self.env, self.torch = config, network, env, torch
-        n = config.num_envs
+        self.statistics = statistics
+        n = len(seeds)
         observations, _ = env.reset(seed=seeds)
-        self.width = observations.shape[1]
+        first = self._frame(observations, torch.zeros(n))
+        self.width = first.shape[1]
         self.frames = torch.zeros((n, network.inputs))
-        self.frames[:, -self.width :] = torch.from_numpy(observations)
+        self.frames[:, -self.width :] = first
         self.starts = torch.ones(n)
         self.dealing = torch.zeros(n)
         units = network.lstm_hidden_size
@@ -401,7 +516,7 @@ class Rollout:
                 buffers["logprobs"][t] = log_policy.gather(1, actions.unsqueeze(1))[:, 0]
                 observations, reward, terminated, truncated, _ = self.env.step(actions.numpy())
                 rewards[t], dones[t] = reward, terminated | truncated
-                self._advance(observations, dones[t], reward)
+                self._advance(observations, dones[t], reward, actions)
             features, _ = policy.features(self.frames.unsqueeze(0), self.starts.unsqueeze(0), self.state)
             last_values = policy.critic(features[0])[:, 0].numpy()
         advantages, returns = advantages_and_returns(
@@ -414,17 +529,41 @@ class Rollout:
             "initial_state": initial_state,
         }
 
-    def _advance(self, observations: np.ndarray, done: np.ndarray, reward: np.ndarray) -> None:
+    def play_greedy(self, policy) -> np.ndarray:
+        """Each sub-env's first round played with the greedy action (the actor's argmax, as ``fast_ppo:PATH``
+        plays): its return."""
+        torch = self.torch
+        returns, finished = np.zeros(len(self.starts)), np.zeros(len(self.starts), bool)
+        with torch.no_grad():
+            while not finished.all():
+                features, self.state = policy.features(self.frames.unsqueeze(0), self.starts.unsqueeze(0), self.state)
+                actions = policy.actor(features[0]).argmax(dim=1)
+                observations, reward, terminated, truncated, _ = self.env.step(actions.numpy())
+                returns += np.where(finished, 0.0, reward)
+                done = terminated | truncated
+                finished |= done
+                self._advance(observations, done.astype(np.float32), reward, actions)
+        return returns
+
+    def _frame(self, observations: np.ndarray, previous):
+        """One frame per sub-env: the observation (scaled) and, when the policy is given it, the previous action."""
+        torch = self.torch
+        if self.statistics is not None:
+            observations = self.statistics.scaled(observations)
+        frame = torch.from_numpy(np.asarray(observations, np.float32))
+        return torch.cat((frame, previous.float().unsqueeze(1)), 1) if self.config.previous_action else frame
+
+    def _advance(self, observations: np.ndarray, done: np.ndarray, reward: np.ndarray, actions) -> None:
         """After a step: a round that ended makes the next step a dealing step; a dealing step's observation is a
-        new round's first (the frames before it are zeros, the LSTM's state is reset)."""
+        new round's first (the frames before it are zeros, the previous action 0, the LSTM's state is reset)."""
         torch = self.torch
         self.starts = self.dealing
         self.dealing = torch.from_numpy(done)
-        observations = torch.from_numpy(observations)
+        frame = self._frame(observations, actions * (1.0 - self.starts))
         if self.network.inputs > self.width:  # shift the frames: the oldest out, the newest last
-            self.frames = torch.cat((self.frames[:, self.width :] * (1.0 - self.starts).unsqueeze(1), observations), 1)
+            self.frames = torch.cat((self.frames[:, self.width :] * (1.0 - self.starts).unsqueeze(1), frame), 1)
         else:
-            self.frames = observations
+            self.frames = frame
         self.running += reward
         if done.any():
             ended = done.astype(bool)
@@ -492,7 +631,7 @@ def _step(policy, optimizer, config: FastPPOConfig, features, samples: dict, tor
 
 
 def save(result: FastPPOResult, path, config: FastPPOConfig, seed: int, opponent: str | None, env_args: dict) -> Path:
-    """The trained policy as a ``fast_ppo`` model file (``fast_ppo:PATH``)."""
+    """The trained policy as a ``fast_ppo`` model file (``fast_ppo:PATH``), with its latest evaluation."""
     return save_fast_model(
         path,
         result.policy.state_dict(),
@@ -500,6 +639,9 @@ def save(result: FastPPOResult, path, config: FastPPOConfig, seed: int, opponent
         result.fields,
         config.frame_stack,
         result.env_id,
+        previous_action=config.previous_action,
+        scaling=result.scaling,
+        evaluation=result.evaluation,
         config=config.as_json(),
         seed=seed,
         env_args=env_args,
@@ -519,6 +661,30 @@ class FastRun:
 SETTINGS_FILE = "config.json"
 """A run folder's settings (``war-train --resume RUN`` reads them back)."""
 CHECKPOINT_NAME = "fast_ppo_{}_steps"
+BEST_MODEL = "best.zip"
+"""The model of the best evaluation (``eval_every``); ``final.zip`` is always the last model."""
+FEW_ROUNDS = 10
+"""Rounds each sub-env should finish in a run: below it, the budget warns (a policy that has played a handful of
+rounds has hardly seen the game's end)."""
+
+
+def rounds_per_sub_env(result: FastPPOResult, config: FastPPOConfig) -> float:
+    """Rounds finished in training per sub-env (the rounds counted since the run's start or its resume)."""
+    return sum(entry.get("rounds") or 0 for entry in result.history) / config.num_envs
+
+
+def few_rounds_warning(result: FastPPOResult, config: FastPPOConfig) -> str | None:
+    """A warning when the budget let each sub-env finish fewer than ``FEW_ROUNDS`` rounds, else ``None``."""
+    rounds = rounds_per_sub_env(result, config)
+    if rounds >= FEW_ROUNDS:
+        return None
+    return (
+        f"the budget of {result.timesteps:,} steps finished {rounds:.1f} rounds per sub-env ({config.num_envs} "
+        f"sub-envs); fewer than {FEW_ROUNDS} rounds each is too few to learn a round's course: give more "
+        "--timesteps or fewer sub-envs (--set num_envs=N)"
+    )
+
+
 OPTIMIZER_SUFFIX = ".optimizer.pth"
 
 
@@ -545,7 +711,7 @@ def run_fast_ppo(
     ``resume``: go on with the run in ``run_dir`` from its latest checkpoint (from the start without one), every
     setting read from its config.json but ``timesteps`` (``None``: the folder's) and ``bench_*``; ``opponent`` may
     only restate the folder's, and must when it is an ``exec:`` spec (a folder never starts a program by itself)."""
-    from war_env.agents.fast_model import load_fast_agent
+    from war_env.agents.fast_model import load_fast_agent, read_fast_model
     from war_env.training.comparison import BASELINE, compare, held_out_stats
 
     run_dir = Path(run_dir)
@@ -571,6 +737,9 @@ def run_fast_ppo(
             _save_optimizer(Path(str(stem) + OPTIMIZER_SUFFIX), optimizer, so_far.seconds)
             write_atomic(run_dir / "progress.jsonl", "\n".join(lines) + "\n")
 
+        def keep_best(so_far: FastPPOResult):
+            save(so_far, run_dir / BEST_MODEL, config, seed, opponent, env_args)
+
         result = train_fast_ppo(
             config,
             settings["timesteps"],
@@ -581,12 +750,19 @@ def run_fast_ppo(
             log=record,
             start=start,
             checkpoint=keep,
+            best=keep_best,
         )
         write_atomic(run_dir / "progress.jsonl", "\n".join(lines) + "\n")
         model = save(result, run_dir / "final.zip", config, seed, opponent, env_args)
+        best_file = run_dir / BEST_MODEL
         card = {
             "algorithm": "fast_ppo",
-            "model": {"final": "final.zip", "load": f"fast_ppo:{model}"},
+            "model": {
+                "final": "final.zip",
+                "load": f"fast_ppo:{model}",
+                "best": BEST_MODEL if best_file.is_file() else None,
+                "best_evaluation": read_fast_model(best_file).metadata["evaluation"] if best_file.is_file() else None,
+            },
             "env_id": result.env_id,
             "opponent": default_opponent(result.env_id) if opponent is None else opponent,
             "env_args": env_args,
@@ -598,8 +774,13 @@ def run_fast_ppo(
             "train_wall_seconds": round(result.seconds, 1),
             "steps_per_second": round(result.steps_per_second),
             "observation_fields": list(result.fields),
+            "rounds_per_sub_env": rounds_per_sub_env(result, config),
             "provenance": provenance(),
         }
+        too_few = few_rounds_warning(result, config)
+        if too_few:
+            card["warnings"] = [too_few]
+            warnings.warn(too_few, stacklevel=2)
         if bench_rounds:
             card_opponent = card["opponent"]
             prompt = held_out_stats(BASELINE, card_opponent, env_args, bench_rounds, bench_seed, env_id=result.env_id)
@@ -713,7 +894,10 @@ def _latest_checkpoint(run_dir: Path, config: FastPPOConfig) -> tuple[Checkpoint
         if line and json.loads(line)["steps"] <= steps
     ]
     policy = {name: torch.from_numpy(weights.copy()) for name, weights in model.weights.items()}
-    return Checkpoint(policy, saved["optimizer"], steps, float(saved.get("seconds", 0.0))), lines
+    best = run_dir / BEST_MODEL
+    best_return = read_fast_model(best).metadata["evaluation"]["mean_return"] if best.is_file() else None
+    seconds = float(saved.get("seconds", 0.0))
+    return Checkpoint(policy, saved["optimizer"], steps, seconds, model.scaling, best_return), lines
 
 
 __all__ = [

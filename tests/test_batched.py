@@ -101,6 +101,7 @@ def test_the_compiled_hash_is_randomness_hash64():
         "absent",
         "pool:fast=2,slow=9,width=5",
         "leader:ahead=0,behind=20,width=7",
+        "parity:even=0,odd=20,width=7",
     ],
 )
 def test_reactions_are_sampled_exactly_as_the_bots_sample_them(bot):
@@ -118,6 +119,25 @@ def test_reactions_are_sampled_exactly_as_the_bots_sample_them(bot):
             for move in (0, 7):
                 expected = sample_reaction(cdf, hash_uniform(key, STREAM_REACTION[0], move))
                 assert turn_clock.reaction(state[0], params[0], tables, cdfs, 0, move) == expected
+
+
+def test_a_parity_bot_s_context_is_read_from_its_last_face_up_card_as_the_scalar_bot_reads_it():
+    from war_env.core.bots import make_bot
+    from war_env.core.cards import DECK_SIZE, rank_value
+    from war_env.core.engine import Game
+
+    bot, config = make_bot("parity"), WarConfig()
+    models = (None, ReactionModel.of_bot(bot, config, 1))
+    params = params_of(config, models)
+    state = new_state(1)
+    game = Game(config, ([], []), 0, 0)
+    for card in (None, *range(DECK_SIZE)):
+        state["visible"][0, 1] = -1 if card is None else card
+        state["choice"][0, 1] = 7
+        turn_clock.choose_by_table(state[0], params[0], 1)
+        game.visible = [None, card]
+        expected = bot.context_at(game, 1)
+        assert state["choice"][0, 1] == expected == (card is not None and rank_value(card) % 2 == 0), card
 
 
 @pytest.mark.parametrize(

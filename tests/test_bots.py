@@ -19,6 +19,7 @@ from war_env.core.bots import (
     make_bot,
     sample_reaction,
 )
+from war_env.core.cards import parse_card
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
 
@@ -124,9 +125,25 @@ def test_a_leader_reacts_fast_when_it_is_ahead_on_points_and_slowly_when_it_is_n
     assert sample_reaction(leader.turn_cdf(CONFIG, 0, 0, _Score([6, 5])), 0.5) == 4  # as seat 0
 
 
-@pytest.mark.parametrize("spec", ["pool", "leader"])
+class _Table:
+    def __init__(self, visible):
+        self.visible = visible
+
+
+def test_a_parity_bot_reacts_fast_after_laying_an_even_rank_and_slowly_after_an_odd_one_or_none():
+    parity = make_bot("parity:even=4,odd=10,width=1")
+    seen = {
+        card: sample_reaction(parity.turn_cdf(CONFIG, 0, 1, _Table([None, parse_card(card)])), 0.5)
+        for card in ("2C", "3D", "10H", "JS", "QC", "KD", "AH")
+    }
+    assert seen == {"2C": 4, "3D": 10, "10H": 4, "JS": 10, "QC": 4, "KD": 10, "AH": 4}  # ace = 14, even
+    assert sample_reaction(parity.turn_cdf(CONFIG, 0, 1, _Table([parse_card("2C"), None])), 0.5) == 10  # none yet
+    assert sample_reaction(parity.turn_cdf(CONFIG, 0, 0, _Table([parse_card("8S"), None])), 0.5) == 4  # as seat 0
+
+
+@pytest.mark.parametrize("spec", ["pool", "leader", "parity"])
 def test_a_bot_that_varies_has_no_one_cdf_but_a_reaction_model_of_its_windows_and_rule(spec):
-    from war_env.core.bots import VARIES_BY_ROUND, VARIES_BY_SCORE, ReactionModel
+    from war_env.core.bots import VARIES_BY_CARD, VARIES_BY_ROUND, VARIES_BY_SCORE, ReactionModel
 
     bot = make_bot(spec)
     with pytest.raises(ValueError, match="has no one reaction CDF") as refused:
@@ -134,7 +151,7 @@ def test_a_bot_that_varies_has_no_one_cdf_but_a_reaction_model_of_its_windows_an
     assert "\n" not in str(refused.value)
     model = ReactionModel.of_bot(spec, CONFIG, seat=1)
     assert model.cdfs == tuple(window.reaction_cdf(CONFIG) for window in bot.windows())
-    assert model.varies_by == (VARIES_BY_ROUND if spec == "pool" else VARIES_BY_SCORE)
+    assert model.varies_by == {"pool": VARIES_BY_ROUND, "leader": VARIES_BY_SCORE, "parity": VARIES_BY_CARD}[spec]
     assert model.prior == (bot.prior if spec == "pool" else ())
     assert ReactionModel.of_bot("uniform", CONFIG, seat=1).cdfs == (make_bot("uniform").reaction_cdf(CONFIG),)
     with pytest.raises(ValueError, match="needs a prior"):
@@ -149,9 +166,11 @@ def test_a_bot_that_varies_has_no_one_cdf_but_a_reaction_model_of_its_windows_an
         ("pool:width=0", "width must be at least 1"),
         ("leader:ahead=-1", "ahead"),
         ("leader:ahead=3,behind=3", "must not overlap"),
+        ("parity:even=4,odd=5,width=2", "must not overlap"),
+        ("parity:odd=-2", "odd"),
     ],
 )
-def test_a_bad_pool_or_leader_is_refused(spec, message):
+def test_a_bad_pool_leader_or_parity_is_refused(spec, message):
     with pytest.raises(ValueError, match=message):
         make_bot(spec)
 
@@ -189,6 +208,24 @@ class Chaser(VariesByScore):
 def chaser(monkeypatch):
     monkeypatch.setitem(BOTS, "chaser", Chaser)  # what a new bot's row in BOTS does
     return make_bot("chaser")
+
+
+@pytest.mark.parametrize("opponent", ["parity:even=1,odd=3,width=1", "parity:even=2,odd=40,width=3"])
+def test_a_parity_bot_plays_alike_on_the_single_env_and_the_batched_engine(opponent, backend):
+    """The parity bot's context, read as each of its turns opens, by the scalar clock and the batched engine alike;
+    with a window past the timer it is taken over, the rest of the round played out the same."""
+    kwargs = {"opponent": opponent, "latency": "fixed:ticks=1", "target_points": 8}
+    vector = gym.make_vec(
+        "WarLatency-v0", num_envs=3, vectorization_mode="vector_entry_point", backend=backend, **kwargs
+    )
+    singles = [gym.make("WarLatency-v0", **kwargs) for _ in range(3)]
+    ended = play_side_by_side(vector, singles, pressing(3, 0.3, seed=5), steps=900, seed=21)
+    assert len(ended) >= 3
+    reactions = {tick for info in ended for tick in info["reaction_ticks"][1]}
+    if "odd=3" in opponent:
+        assert reactions == {1, 3}  # both contexts played
+    else:
+        assert reactions <= {2, 3, 4} and any(info["takeover"][1] for info in ended)
 
 
 def test_a_new_bot_that_varies_by_the_score_plays_alike_on_the_single_env_and_the_batched_engine(chaser, backend):

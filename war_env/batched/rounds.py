@@ -19,6 +19,7 @@ from war_env.batched import stepping, turn_clock
 from war_env.batched.generators import POINTERS, pointers_of
 from war_env.batched.models import reaction_tables
 from war_env.batched.state import (
+    BY_CARD,
     BY_SCORE,
     ROUND,
     Deals,
@@ -93,25 +94,26 @@ class BatchedRounds:
 
     # --- whole rounds: the fast path ---------------------------------------------------------
     @property
-    def clock_reads_score(self) -> bool:
-        """Whether a seat's reactions depend on the score as its turns open (a ``leader``): then the clock
-        over whole rounds (``time_rounds``) plays their card games along with it."""
-        return bool((self.rules.params["varies"][0] == BY_SCORE).any())
+    def clock_reads_table(self) -> bool:
+        """Whether a seat's reactions depend on the table as its turns open (a ``leader``'s on the score, a
+        ``parity``'s on its last face-up card): then the clock over whole rounds (``time_rounds``) plays their card
+        games along with it."""
+        return bool(np.isin(self.rules.params["varies"][0], (BY_SCORE, BY_CARD)).any())
 
     def play_cards(self) -> None:
         """Every round's card game to its end (no clock: the cards never depend on timing). Where the clock
-        reads the score (``clock_reads_score``), the rounds as dealt are kept for ``time_rounds``."""
-        if self.clock_reads_score:
+        reads the table (``clock_reads_table``), the rounds as dealt are kept for ``time_rounds``."""
+        if self.clock_reads_table:
             self._dealt = self.state.copy()
         card_kernels.play_cards(self.state, self.rules.params)
 
     def time_rounds(self) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """The clock over the played card games (``clock.time_rounds``): seat 0's idle ticks before
         its last env step, and each seat's own reaction ticks, packed round after round. Where the clock
-        reads the score, it plays the card games again from the deal, move by move, with the clock (the
+        reads the table, it plays the card games again from the deal, move by move, with the clock (the
         same cards: they never depend on timing)."""
         moves = self.state["moves"][:, 0]
-        if self.clock_reads_score:
+        if self.clock_reads_table:
             self.state = self._dealt
         idle = np.zeros(self.n, dtype=np.int64)
         packed = tuple(np.zeros(int(moves.sum()), dtype=self.log.dtype) for _ in range(2))

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from war_env.core.bots import VARIES_BY_ROUND, VARIES_BY_SCORE, ReactionModel
+from war_env.core.bots import VARIES_BY_CARD, VARIES_BY_ROUND, VARIES_BY_SCORE, ReactionModel
 from war_env.core.cards import DECK_SIZE
 from war_env.core.latency import MAX_LATENCY, latency_cdf
 from war_env.core.observation import OBSERVATION_SIZE, OBSERVATIONS, scales
@@ -50,11 +50,11 @@ NO_CARD = -1
 NO_TURN = -1
 """``turn`` of a round that is over."""
 NO_KEY_STREAM = -1
-VARIES_CODE = {None: 0, VARIES_BY_ROUND: 1, VARIES_BY_SCORE: 2}
+VARIES_CODE = {None: 0, VARIES_BY_ROUND: 1, VARIES_BY_SCORE: 2, VARIES_BY_CARD: 3}
 """``params.varies[seat]`` of a ``ReactionModel.varies_by``: which of the seat's CDFs a turn samples."""
-ONE_CDF, BY_ROUND, BY_SCORE = VARIES_CODE.values()
+ONE_CDF, BY_ROUND, BY_SCORE, BY_CARD = VARIES_CODE.values()
 MAX_CHOICES = 2
-"""The most CDFs a seat's reaction model has (a pool's members, a leader's contexts)."""
+"""The most CDFs a seat's reaction model has (a pool's members, a leader's or a parity's contexts)."""
 REASON_CODE = {reason: code for code, reason in enumerate(REASONS)}
 """``r.reason`` is ``REASON_CODE[reason]`` (``-1`` while the round runs)."""
 
@@ -108,7 +108,7 @@ ROUND_FIELDS = (
         np.int64,
         PAIR,
         "which of the seat's reaction CDFs its reactions sample (params.varies): a pool's "
-        "member for the round, a leader's context as its turn opened; else 0",
+        "member for the round, a leader's or a parity's context as its turn opened; else 0",
     ),
     ("piles", np.int8, (3, RING), "rows 0 and 1: the seats' piles as rings; row POT: the pot in the order laid"),
 )
@@ -156,7 +156,8 @@ PARAMS_FIELDS = (
         np.int64,
         PAIR,
         "VARIES_CODE of the seat's ReactionModel.varies_by: ONE_CDF, BY_ROUND (a pool's "
-        "member, drawn as the round begins), BY_SCORE (a leader's context, as a turn opens)",
+        "member, drawn as the round begins), BY_SCORE (a leader's context, as a turn opens), BY_CARD (a "
+        "parity's context, as a turn opens)",
     ),
     ("choices", np.int64, PAIR, "how many CDFs the seat's model has (1 unless it varies)"),
     ("prior_cdf", np.float64, (2, MAX_CHOICES), "BY_ROUND: the cumulative prior over the seat's CDFs (1 beyond)"),

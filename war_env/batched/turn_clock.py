@@ -25,7 +25,7 @@ from war_env.batched.borrow import borrowed
 from war_env.batched.cards import lay
 from war_env.batched.hashing import hash64, uniform
 from war_env.batched.models import BUCKET_BITS, UNSURE
-from war_env.batched.state import BY_ROUND, BY_SCORE, NEVER, NO_KEY_STREAM, NO_TURN
+from war_env.batched.state import BY_CARD, BY_ROUND, BY_SCORE, NEVER, NO_CARD, NO_KEY_STREAM, NO_TURN
 from war_env.core.randomness import SEED_SHIFT, STREAM_LATENCY, Stream
 
 _BUCKET_SHIFT = np.uint64(64 - BUCKET_BITS)
@@ -66,11 +66,22 @@ def wait(r, p, tables, cdfs, seat, move, taken_over):
 
 
 @numba.njit(cache=True, inline="always")
-def choose_by_score(r, p, seat):
-    """A seat whose model varies by score (a ``leader``) samples, in the turn opening now, its CDF of the
-    context ``Leader.context``: 1 if it has more points than the other seat, else 0."""
+def choose_by_table(r, p, seat):
+    """A seat whose model reads the table samples, in the turn opening now, its CDF of the context: by score (a
+    ``leader``, ``VariesByScore.context``), 1 if it has more points than the other seat, else 0; by card (a
+    ``parity``, ``VariesByCard.context``), 1 if the rank value of its last face-up card is even, else 0 (and 0
+    before its first: a card's rank value is ``(card >> 2) + 2``)."""
     if p.varies[seat] == BY_SCORE:
         r.choice[seat] = np.int64(r.points[seat] > r.points[1 - seat])
+    elif p.varies[seat] == BY_CARD:
+        card = r.visible[seat]
+        r.choice[seat] = np.int64(card != NO_CARD and ((card >> 2) + 2) % 2 == 0)
+
+
+@numba.njit(cache=True, inline="always")
+def reads_table(p, seat):
+    """Whether the seat's model picks its CDF from the table as each of its turns opens (``choose_by_table``)."""
+    return p.varies[seat] == BY_SCORE or p.varies[seat] == BY_CARD
 
 
 @numba.njit(cache=True, inline="always")
@@ -99,7 +110,7 @@ def open_turn(r, p, tables, cdfs, seat, opens):
     r.turn = seat
     r.opens[seat] = opens
     if tables.shape[1] > 1:  # some seat has several CDFs (its shape, not a load)
-        choose_by_score(r, p, seat)
+        choose_by_table(r, p, seat)
     ticks, late = wait(r, p, tables, cdfs, seat, r.moves[seat], r.takeover[seat])
     r.due[seat] = opens + ticks
     r.due_takeover[seat] = late
@@ -229,12 +240,12 @@ def time_rounds(state, rules, idle, reactions):
     in the steps before its last, and each seat's own reactions are packed into its array of ``reactions``,
     round after round. ``rules``: ``state.Rules``.
 
-    A seat whose reactions vary by score (a ``leader``) reads the score as each of its turns opens, so there
-    the card game is not played beforehand: the rounds come as ``start`` left them, and each move is laid
-    (``cards.lay``) right after its wait, the score read before it (``choose_by_score``)."""
+    A seat whose reactions read the table (a ``leader``, a ``parity``) reads it as each of its turns opens, so
+    there the card game is not played beforehand: the rounds come as ``start`` left them, and each move is laid
+    (``cards.lay``) right after its wait, the table read before it (``choose_by_table``)."""
     params, _, _ = rules
     p = params[0]
-    if p.varies[0] == BY_SCORE or p.varies[1] == BY_SCORE:
+    if reads_table(p, 0) or reads_table(p, 1):
         _time_rounds(state, rules, idle, reactions, True)
     else:
         _time_rounds(state, rules, idle, reactions, None)
@@ -259,7 +270,7 @@ def _time_rounds(state, rules, idle, reactions, with_cards):
                 break
             for seat in (starter, 1 - starter):
                 if with_cards is not None:
-                    choose_by_score(r, p, seat)
+                    choose_by_table(r, p, seat)
                 ticks, late = wait(r, p, tables, cdfs, seat, move, taken[seat])
                 tick += 1 + ticks
                 if with_cards is not None:

@@ -3,11 +3,12 @@
 * a bot with one reaction distribution: ``war_env.core.optimum``'s stationary optimum (``Stationary``);
 * a bot that varies by round (a ``pool``: drawn per round, never named): the Bayes-optimal policy
   (``optimum.solve_pool``), which watches the bot's first own draw of the round to tell the member (``Inferring``);
-* a bot that varies by score (a ``leader``: its reactions depend on the score as its turn opens): each context's
-  optimum, picked by the score the seat sees (``ReadingTheTable``); exact because nothing carries over from one of
-  the bot's turns to the next (``optimum.nothing_carries_over``, checked), so each turn is the problem of its context.
+* a bot that reads the table (a ``leader``, whose reactions depend on the score as its turn opens, or a ``parity``,
+  on its own last face-up card): each context's optimum, picked by what the seat sees (``ReadingTheTable``); exact
+  because nothing carries over from one of the bot's turns to the next (``optimum.nothing_carries_over``, checked),
+  so each turn is the problem of its context.
 
-``context_shares`` counts the share of a score-reading bot's turns in each context over dealt card games (the cards
+``context_shares`` counts the share of a table-reading bot's turns in each context over dealt card games (the cards
 never depend on timing): ``Bot.components`` weighs its contexts by them.
 """
 
@@ -20,13 +21,11 @@ import numpy as np
 from war_env.core.cards import deal_from_permutation
 from war_env.core.deal import draw_deal
 from war_env.core.engine import Game
-from war_env.core.observation import INDEX
 from war_env.core.optimum import OURS, THEIRS, PoolPolicy, State, TimingPolicy, TimingProblem, solve_pool
 from war_env.core.rules import WarConfig
 
-_OWN_POINTS, _OPPONENT_POINTS = INDEX["own_points"], INDEX["opponent_points"]
 SHARE_DEALS = 2000
-"""Card games dealt to count the share of a score-reading bot's turns in each context."""
+"""Card games dealt to count the share of a table-reading bot's turns in each context."""
 
 
 def costs_of(config: WarConfig) -> tuple[float, float, float]:
@@ -62,15 +61,15 @@ def dealt_game(config: WarConfig, seed: int) -> Game:
 
 @lru_cache(maxsize=32)
 def context_shares(config: WarConfig, bot, deals: int = SHARE_DEALS) -> tuple[float, ...]:
-    """The share of a score-reading bot's turns (seat 1) opening in each of its contexts (``bot.context``, one per
-    entry of ``bot.windows()``), over ``deals`` card games dealt from seeds 0, 1, ... (``dealt_game``)."""
+    """The share of a table-reading bot's turns (seat 1) opening in each of its contexts (``bot.context_at``, one
+    per entry of ``bot.windows()``), over ``deals`` card games dealt from seeds 0, 1, ... (``dealt_game``)."""
     counts = np.zeros(len(bot.windows()))
     for seed in range(deals):
         game = dealt_game(config, seed)
 
         def count_the_bots_turn(seat: int, game: Game = game) -> None:
             if seat == 1:
-                counts[bot.context(game.points[1], game.points[0])] += 1
+                counts[bot.context_at(game, 1)] += 1
 
         game.play_to_end(before_draw=count_the_bots_turn)
     return tuple(counts / counts.sum())
@@ -125,8 +124,8 @@ class Inferring:
 
 
 class ReadingTheTable:
-    """Each context's optimum against a bot that varies by score, the context read from the score the seat sees
-    (``bot.context``)."""
+    """Each context's optimum against a bot that reads the table, the context read from the seat's observation
+    (``bot.context_seen``)."""
 
     def __init__(self, bot, policies: tuple[TimingPolicy, ...]):
         self.bot, self.policies = bot, policies
@@ -135,6 +134,4 @@ class ReadingTheTable:
         pass
 
     def press(self, state: State, observation) -> bool:
-        # the score scales both seats' points alike, so comparing the fields compares the points
-        context = self.bot.context(observation[_OPPONENT_POINTS], observation[_OWN_POINTS])
-        return self.policies[context].press(state)
+        return self.policies[self.bot.context_seen(observation)].press(state)

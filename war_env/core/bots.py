@@ -12,9 +12,10 @@ distributions it is made of, with their shares of its moves and of a round's fir
 ``marginal_reactions``, the ``optimal_timing`` against it (``war_env.core.best_response``), the
 ``price_of_not_knowing`` its components, the ``round_member`` it plays a round as. Nobody asks its class.
 
-Two bots vary their distribution (``Bot.varies``), for the benchmark's probes (docs/probes.md): ``pool``
-plays each round as one of two members drawn by a hash of the round key (``VariesByRound``), and ``leader``
-reads the score as each of its turns opens (``VariesByScore``). A new bot that varies by one of these rules
+Three bots vary their distribution (``Bot.varies``), for the benchmark's probes (docs/probes.md): ``pool``
+plays each round as one of two members drawn by a hash of the round key (``VariesByRound``), ``leader``
+reads the score as each of its turns opens (``VariesByScore``), and ``parity`` reads its own last face-up card
+(``VariesByCard``); both readers of the table share ``ReadsTheTable``. A new bot that varies by one of these rules
 subclasses its base and gives its ``windows``; a new rule is a new base here and its case in the batched
 engine's reaction sampling (``batched/turn_clock.py``). The scalar reference asks a bot ``turn_cdf`` as each turn
 opens (``TimedRound``); the batched engine gets its CDFs and the rule that picks one (``ReactionModel.of_bot``:
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from numbers import Real
 
+from war_env.core.cards import rank_value
 from war_env.core.randomness import STREAM_REACTION, Stream, cumulative, hash_uniform, sample_tick
 from war_env.core.rules import WarConfig
 from war_env.core.specs import build_from_spec
@@ -56,7 +58,8 @@ class Bot:
     """Whether the bot's reaction distribution changes from round to round or turn to turn (``Pool``,
     ``Leader``): then it has no one ``reaction_cdf``, and the clock asks ``turn_cdf`` as each turn opens."""
     varies_by: str | None = None
-    """How the CDF of a turn is picked among ``windows`` (``VARIES_BY_ROUND``, ``VARIES_BY_SCORE``), or ``None``."""
+    """How the CDF of a turn is picked among ``windows`` (``VARIES_BY_ROUND``, ``VARIES_BY_SCORE``,
+    ``VARIES_BY_CARD``), or ``None``."""
 
     def reaction_probabilities(self, config: WarConfig) -> list[float]:
         """P(draw on tick k of an open turn) for k = 0 .. turn_ticks - 1. What is missing to 1 is
@@ -256,11 +259,16 @@ hash_uniform(round_key, Stream.OPPONENT_POOL, seat))`` (``Pool.member_of``)."""
 VARIES_BY_SCORE = "score"
 """``ReactionModel.varies_by`` of a ``leader``: one of its CDFs per turn, index ``int(points[seat] >
 points[other])`` as the turn opens (``Leader.context``)."""
+VARIES_BY_CARD = "card"
+"""``ReactionModel.varies_by`` of a ``parity``: one of its CDFs per turn, index 1 if the rank value of the seat's last
+face-up card is even, else 0 (none yet: 0), as the turn opens (``VariesByCard.context``)."""
+READS_THE_TABLE = (VARIES_BY_SCORE, VARIES_BY_CARD)
+"""The rules that pick a CDF as each turn opens, from the table."""
 
 
 class _Varies(Bot):
     """A bot whose reaction distribution is one of a few bots of one distribution each (``windows``), picked per
-    round (``VariesByRound``) or per turn (``VariesByScore``). It has no one ``reaction_cdf``: the scalar reference
+    round (``VariesByRound``) or per turn (``ReadsTheTable``). It has no one ``reaction_cdf``: the scalar reference
     asks ``turn_cdf`` as each turn opens; the batched engine takes its windows' CDFs and its rule (``varies_by``)
     from ``ReactionModel.of_bot`` and picks the CDF itself, by the same rule."""
 
@@ -325,40 +333,49 @@ class VariesByRound(_Varies):
         return pool_policy(config, self).price_of_not_knowing(seat)
 
 
-class VariesByScore(_Varies):
-    """A bot that reads the table: as its turn opens it reacts as the window of its ``context`` (ahead on points or
-    not: both seats see the score). Its exact optimum reads the score too (``best_response.ReadingTheTable``), each
-    turn the problem of its context, which holds when nothing carries over from one of its turns to the next."""
+class ReadsTheTable(_Varies):
+    """A bot that reads the table: as each of its turns opens it reacts as the window of its ``context``, which
+    something both seats see sets (``VariesByScore``: the score; ``VariesByCard``: its own last face-up card). Its
+    exact optimum reads the same thing (``best_response.ReadingTheTable``), each turn the problem of its context,
+    which holds when nothing carries over from one of its turns to the next. A subclass gives ``CONTEXTS`` (in the
+    order of ``windows``), ``READS`` (the other seat's observation fields that show the context), ``context_at``
+    and ``context_seen``."""
 
-    varies_by = VARIES_BY_SCORE
-    CONTEXTS = ("not ahead", "ahead")
-    """The table as the bot reads it, in the order of ``windows``."""
+    CONTEXTS: tuple[str, ...] = ()
+    READS: tuple[str, ...] = ()
+    """The fields of the other seat's observation that show the bot's context (its optimum reads them)."""
 
-    @staticmethod
-    def context(points: int, other_points: int) -> int:
-        """The context (index in ``CONTEXTS``) of a turn opening with the bot on ``points`` and the other seat on
-        ``other_points``."""
-        return int(points > other_points)
+    def context_at(self, game, seat: int) -> int:
+        """The context (index in ``CONTEXTS``) of the turn of ``seat`` opening now, the table as ``game`` (a
+        ``war_env.core.engine.Game``) shows it."""
+        raise NotImplementedError
+
+    def context_seen(self, observation) -> int:
+        """The same context, read from the other seat's observation (``observation.OBSERVATION_FIELDS`` order)."""
+        raise NotImplementedError
 
     def reaction_probabilities(self, config):
         raise ValueError(
-            f"the {self.name} bot's reactions depend on the score as each of its turns opens; ask windows() "
+            f"the {self.name} bot's reactions depend on the table as each of its turns opens; ask windows() "
             "for the distribution in each context"
         )
 
     def turn_cdf(self, config, round_key, seat, game):
-        return self.windows()[self.context(game.points[seat], game.points[1 - seat])].reaction_cdf(config)
+        return self.windows()[self.context_at(game, seat)].reaction_cdf(config)
 
     def components(self, config):
-        """Its contexts' windows, each with its share of the bot's turns over dealt card games; a round's first
-        turns open at 0-0, never ahead (its first context)."""
+        """Its contexts' windows, each with its share of the bot's turns over dealt card games, and its share of a
+        round's first turns (``first_context``)."""
         from war_env.core.best_response import context_shares
 
         shares = context_shares(config, self)
         return tuple(
-            Component(share, float(index == 0), window)
+            Component(share, float(index == self.first_context), window)
             for index, (share, window) in enumerate(zip(shares, self.windows()))
         )
+
+    first_context = 0
+    """The context of a round's first turns: nothing scored, no card laid yet (both read as the first context)."""
 
     def optimal_timing(self, config, solved=None):
         from war_env.core.best_response import ReadingTheTable, problem_with
@@ -375,6 +392,57 @@ class VariesByScore(_Varies):
 
     def round_member(self, round_key, seat):
         raise ValueError(f"the {self.name} bot ({self.spec()}) changes its reactions turn by turn: no one per round")
+
+
+class VariesByScore(ReadsTheTable):
+    """A bot that reads the score: as its turn opens it reacts as the window of its context, ahead on points or
+    not (both seats see the score)."""
+
+    varies_by = VARIES_BY_SCORE
+    CONTEXTS = ("not ahead", "ahead")
+    READS = ("own_points", "opponent_points")
+
+    @staticmethod
+    def context(points: int, other_points: int) -> int:
+        """The context (index in ``CONTEXTS``) of a turn opening with the bot on ``points`` and the other seat on
+        ``other_points``."""
+        return int(points > other_points)
+
+    def context_at(self, game, seat):
+        return self.context(game.points[seat], game.points[1 - seat])
+
+    def context_seen(self, observation):
+        from war_env.core.observation import INDEX
+
+        # the score scales both seats' points alike, so comparing the fields compares the points
+        return self.context(observation[INDEX["opponent_points"]], observation[INDEX["own_points"]])
+
+
+class VariesByCard(ReadsTheTable):
+    """A bot that reads its own last face-up card: as its turn opens it reacts as the window of the parity of that
+    card's rank (2..14, the ace 14), even or not, and as ``odd or none`` before its first card is revealed. The
+    card is on the table (the other seat's ``opponent_card``), and the parity of consecutive cards is near
+    independent: a trick's winner takes a higher and a lower card, which says much about their ranks and little
+    about their parities, so the bot's earlier reactions tell nothing of its next one."""
+
+    varies_by = VARIES_BY_CARD
+    CONTEXTS = ("odd or none", "even")
+    READS = ("opponent_card",)
+
+    @staticmethod
+    def context(rank: int) -> int:
+        """The context (index in ``CONTEXTS``) of a turn opening with the bot's last face-up card of rank value
+        ``rank`` (``cards.rank_value``; 0 for none yet)."""
+        return int(rank > 0 and rank % 2 == 0)
+
+    def context_at(self, game, seat):
+        card = game.visible[seat]
+        return self.context(0 if card is None else rank_value(card))
+
+    def context_seen(self, observation):
+        from war_env.core.observation import HIGHEST_RANK_VALUE, INDEX
+
+        return self.context(round(float(observation[INDEX["opponent_card"]]) * HIGHEST_RANK_VALUE))
 
 
 def _check_windows(bot: Bot, width: int, **starts) -> None:
@@ -445,6 +513,28 @@ class Leader(VariesByScore):
         return f"leader:ahead={self.ahead},behind={self.behind},width={self.width}"
 
 
+@dataclass(frozen=True)
+class Parity(VariesByCard):
+    """Reads its own last face-up card: as its turn opens it reacts ``uniform`` over ``even .. even + width - 1``
+    when that card's rank value is even (2, 4, ..., 10, Q, A), else over ``odd .. odd + width - 1`` (and so before
+    its first card is revealed). Everything it reads is in the other seat's observation (``opponent_card``)."""
+
+    even: int = 4
+    odd: int = 10
+    width: int = 2
+    name = "parity"
+
+    def __post_init__(self):
+        _check_windows(self, self.width, even=self.even, odd=self.odd)
+
+    def windows(self) -> tuple[Uniform, ...]:
+        """Its reaction window in each context of ``CONTEXTS``."""
+        return _window(self.odd, self.width), _window(self.even, self.width)
+
+    def spec(self):
+        return f"parity:even={self.even},odd={self.odd},width={self.width}"
+
+
 def _is_number(value) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
@@ -466,6 +556,7 @@ BOTS = {
     "absent": Absent,
     "pool": Pool,
     "leader": Leader,
+    "parity": Parity,
 }
 
 
@@ -487,10 +578,11 @@ class ReactionModel:
     ``presses_always`` (seat 0 of the fast path only) is the ``eager`` agent: it presses draw on every
     tick, so it draws as its turn opens and every other tick of the round is a false start.
 
-    A bot that varies (``Bot.varies``: ``pool``, ``leader``) has several CDFs, ``choices`` (``cdf`` is the
+    A bot that varies (``Bot.varies``: ``pool``, ``leader``, ``parity``) has several CDFs, ``choices`` (``cdf`` is the
     first), and ``varies_by`` says which one a turn samples: ``VARIES_BY_ROUND``, the one of index
     ``sample_tick(cumulative(prior), hash_uniform(round_key, Stream.OPPONENT_POOL, seat))`` all round;
-    ``VARIES_BY_SCORE``, as each turn opens, the one of index ``int(points[seat] > points[other seat])``."""
+    ``VARIES_BY_SCORE``, as each turn opens, the one of index ``int(points[seat] > points[other seat])``;
+    ``VARIES_BY_CARD``, as each turn opens, 1 if the rank value of the seat's last face-up card is even, else 0."""
 
     cdf: tuple[float, ...]
     stream: int
@@ -501,9 +593,9 @@ class ReactionModel:
     prior: tuple[float, ...] = ()
 
     def __post_init__(self):
-        if self.varies_by not in (None, VARIES_BY_ROUND, VARIES_BY_SCORE):
+        if self.varies_by not in (None, VARIES_BY_ROUND, *READS_THE_TABLE):
             raise ValueError(
-                f"varies_by must be None, {VARIES_BY_ROUND!r} or {VARIES_BY_SCORE!r}, got {self.varies_by!r}"
+                f"varies_by must be None, {VARIES_BY_ROUND!r} or one of {READS_THE_TABLE}, got {self.varies_by!r}"
             )
         if self.varies_by is not None and len(self.choices) < 2:
             raise ValueError("a reaction model that varies needs two CDFs or more (choices)")
@@ -511,8 +603,8 @@ class ReactionModel:
             self.prior and len(self.prior) != len(self.choices)
         ):
             raise ValueError("a reaction model that varies by round needs a prior over its choices, and only it")
-        if self.varies_by == VARIES_BY_SCORE and len(self.choices) != len(VariesByScore.CONTEXTS):
-            raise ValueError(f"a reaction model that varies by score has one CDF per context {VariesByScore.CONTEXTS}")
+        if self.varies_by in READS_THE_TABLE and len(self.choices) != 2:
+            raise ValueError(f"a reaction model that varies by {self.varies_by} has one CDF per context (two)")
 
     @property
     def cdfs(self) -> tuple[tuple[float, ...], ...]:

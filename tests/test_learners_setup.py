@@ -1,0 +1,23 @@
+"""The fast learners of the learners' table (``war_env.experiments.learners.LEARNERS``): what each one's runs are
+trained with, the settings that make it what it is, which ``--fast-set`` cannot change."""
+
+from __future__ import annotations
+
+from war_env.experiments.learners import LEARNER_SETTING_KEYS, LEARNERS, learner_settings
+from war_env.training.fast_ppo import FastPPOConfig
+
+
+def test_a_long_frame_stack_learner_sees_far_enough_for_the_memory_probes_counting():
+    """The memory optimum presses 9 and 17 ticks into the opponent's turn: 24 frames see the turn change 23 back."""
+    settings = learner_settings(LEARNERS["fast_stack24"], 8 * 1024)
+    config = FastPPOConfig.with_overrides(settings)
+    assert config.frame_stack == 24 > 17 and config.lstm_hidden_size == 0
+    assert learner_settings(LEARNERS["fast_stack4"], 8 * 1024)["frame_stack"] == 4  # the short one stays beside it
+
+
+def test_every_fast_learners_own_settings_are_valid_and_kept_from_fast_set():
+    for name, learner in LEARNERS.items():
+        if learner.fast:
+            settings = learner_settings(learner, 1 << 20)
+            FastPPOConfig.with_overrides(settings)  # a bad setting is refused here, naming it
+            assert set(settings) <= LEARNER_SETTING_KEYS, name

@@ -38,6 +38,20 @@ myst_enable_extensions = ["colon_fence", "deflist"]
 # Links to a heading of another page (``probes.md#the-score``) resolve to MyST's slugs down to level 3.
 myst_heading_anchors = 3
 
+# Every cross-reference must resolve. The types of other libraries have no pages here (no intersphinx: the build
+# reads nothing from the network), so they are named once below.
+nitpicky = True
+nitpick_ignore = [
+    ("py:class", name)
+    for name in (
+        "collections.abc.Mapping",
+        "collections.abc.Sequence",
+        "pathlib.Path",
+        "numpy.ndarray",
+        "AutoresetMode",
+    )
+]
+
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_default_options = {"members": True, "undoc-members": False}

@@ -184,6 +184,60 @@ def test_the_workers_of_a_parent_killed_with_sigkill_end_quietly(tmp_path):
     assert "Traceback" not in err.read_text() and "BrokenPipe" not in err.read_text(), err.read_text()[-2000:]
 
 
+_PARENT = """
+import os, sys, threading, time
+from war_env.league import Shard
+from war_env.league.workers import run_shards
+
+def player(shard, on_round):
+    parent = os.getppid()
+
+    def write_to_the_parent():  # an agent's helper thread: its pipe breaks when the parent dies
+        while os.getppid() == parent:
+            time.sleep(0.01)
+        raise BrokenPipeError(32, "Broken pipe")
+
+    threading.Thread(target=write_to_the_parent).start()
+    open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()  # playing
+    time.sleep(60)
+
+if __name__ == "__main__":
+    run_shards([Shard("prompt", "human", (), ((i, i),)) for i in range(2)], 2, print, player)
+"""
+
+
+def test_no_thread_of_a_worker_prints_a_traceback_after_its_parent_is_killed_with_sigkill(tmp_path):
+    """A worker whose parent is gone ends quietly whichever of its threads the broken pipe reaches first:
+    the group's stderr has no traceback, and no worker is left."""
+    (tmp_path / "parent.py").write_text(_PARENT)
+    marks, err = tmp_path / "playing", tmp_path / "stderr"
+    marks.mkdir()
+    with open(err, "w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, str(tmp_path / "parent.py"), str(marks)],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            cwd=tmp_path,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(marks.iterdir())) < 2 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        workers = [int(mark.name) for mark in marks.iterdir()]
+        assert len(workers) == 2, "the workers did not start playing: " + err.read_text()[-2000:]
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + 10
+        while any(_exists(worker) for worker in workers) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert not any(_exists(worker) for worker in workers)
+    assert "Traceback" not in err.read_text(), err.read_text()[-2000:]
+
+
 def _exists(pid: int) -> bool:
     try:
         os.kill(pid, 0)

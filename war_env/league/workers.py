@@ -74,9 +74,11 @@ def worker_cap(workers: int, shards: Sequence[Shard], cpus: int | None = None) -
 # --- the worker process -----------------------------------------------------------------------------
 def _serve(connection, parent: int, player: Callable) -> None:
     """A worker: play each shard the parent sends, sending every round as it finishes, until ``None``. A
-    parent that is gone (killed with ``kill -9``) ends the worker quietly: no traceback of a broken pipe."""
+    parent that is gone (killed with ``kill -9``) ends the worker quietly: no traceback of a broken pipe, from
+    this thread or any other."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the workers itself
     limit_process_threads()  # already set at spawn; again for libraries that read it late
+    threading.excepthook = _quiet_once_orphaned(parent, threading.excepthook)
     lock, playing = threading.Lock(), threading.Event()
 
     def send(message) -> None:
@@ -92,12 +94,34 @@ def _serve(connection, parent: int, player: Callable) -> None:
             except (BrokenPipeError, ConnectionResetError):
                 raise
             except Exception as error:  # the parent raises it: a bad spec is not a reason to retry
+                _exit_if_orphaned(parent)  # an error of a round whose parent is gone (a pipe it wrote to broke)
                 send(("error", _picklable(error)))
                 return
             playing.clear()  # an idle worker's pipe is not read: no heartbeats to pile up in it
             send(("done", None))
     except (EOFError, BrokenPipeError, ConnectionResetError):  # the parent is gone: nobody reads a traceback
         os._exit(1)
+    except BaseException:
+        _exit_if_orphaned(parent)
+        raise
+
+
+def _exit_if_orphaned(parent: int) -> None:
+    """End this worker at once, without a word, if its parent is gone (``kill -9``): whatever broke then is
+    the parent's death, and nobody reads the traceback."""
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _quiet_once_orphaned(parent: int, hook: Callable) -> Callable:
+    """``threading.excepthook`` for a worker: an exception in any of its threads (an agent's, the heartbeat's)
+    after the parent died ends the worker quietly; before, it is reported as usual."""
+
+    def quiet(args) -> None:
+        _exit_if_orphaned(parent)
+        hook(args)
+
+    return quiet
 
 
 def _picklable(error: Exception) -> Exception:

@@ -267,6 +267,16 @@ def test_bad_settings_are_refused_naming_them(overrides, message):
         FastPPOConfig.with_overrides(overrides)
 
 
+@pytest.mark.parametrize("name, value", [("frame_stack", int("9" * 4299)), ("hidden", "64x" * 10_000 + "q")])
+def test_a_huge_setting_is_refused_in_one_short_line_naming_it(name, value):
+    """A 4,299-digit number (the longest JSON parses) or a long text: the refusal shows the start of it."""
+    with pytest.raises(ValueError) as refused:
+        FastPPOConfig.with_overrides({name: value})
+    message = str(refused.value)
+    assert f"{name} must be" in message and "characters)" in message
+    assert "\n" not in message and len(message) < 300
+
+
 def test_the_discount_is_longer_than_the_sb3_configs_by_default_and_settable():
     assert FastPPOConfig().gamma == 0.99 and 0.99**30 > 0.7
     assert FastPPOConfig.with_overrides({"gamma": 0.995, "hidden": "32x32"}).hidden == (32, 32)

@@ -42,7 +42,7 @@ from war_env.agents.fast_model import (
     frame_width,
     save_fast_model,
 )
-from war_env.agents.model_files import MAX_FRAME_STACK
+from war_env.agents.model_files import MAX_FRAME_STACK, shown
 from war_env.envs.games import default_opponent, game_config, game_fields, game_id, make_vector_game
 from war_env.support.atomic import write_atomic
 from war_env.support.provenance import provenance
@@ -145,7 +145,9 @@ class FastPPOConfig:
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise ValueError(f"fast_ppo config: {name} must be a whole number in [{low}, {high}], got {value!r}")
+                raise ValueError(
+                    f"fast_ppo config: {name} must be a whole number in [{low}, {high}], got {shown(value)}"
+                )
         for name, low, high in (
             ("learning_rate", 0.0, 1.0),
             ("gamma", 0.0, 1.0),
@@ -162,19 +164,19 @@ class FastPPOConfig:
                 or not low < value <= high
                 and not (name in ("ent_coef", "gae_lambda") and value == 0)
             ):
-                raise ValueError(f"fast_ppo config: {name} must be a number in ({low}, {high}], got {value!r}")
+                raise ValueError(f"fast_ppo config: {name} must be a number in ({low}, {high}], got {shown(value)}")
         for name in ("normalize_advantage", "normalize_observation", "previous_action"):
             if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"fast_ppo config: {name} must be true or false, got {getattr(self, name)!r}")
+                raise ValueError(f"fast_ppo config: {name} must be true or false, got {shown(getattr(self, name))}")
         bias = self.lstm_forget_bias
         if isinstance(bias, bool) or not isinstance(bias, (int, float)) or not -10.0 <= bias <= 10.0:
-            raise ValueError(f"fast_ppo config: lstm_forget_bias must be a number in [-10, 10], got {bias!r}")
+            raise ValueError(f"fast_ppo config: lstm_forget_bias must be a number in [-10, 10], got {shown(bias)}")
         if self.train_rewards is not None and (
             not isinstance(self.train_rewards, dict)
             or not all(isinstance(key, str) and key.startswith("reward_") for key in self.train_rewards)
         ):
             raise ValueError(
-                f"fast_ppo config: train_rewards must be an object of reward_* weights, got {self.train_rewards!r}"
+                f"fast_ppo config: train_rewards must be an object of reward_* weights, got {shown(self.train_rewards)}"
             )
         FastNetwork(1, self.hidden, self.activation, self.lstm_hidden_size)  # checks the network's fields
 
@@ -205,7 +207,7 @@ class FastPPOConfig:
 def _layers(text) -> tuple[int, ...]:
     parts = str(text).lower().split("x")
     if not all(part.isascii() and part.isdigit() for part in parts):
-        raise ValueError(f"fast_ppo config: hidden must be layer sizes such as 64x64, got {text!r}")
+        raise ValueError(f"fast_ppo config: hidden must be layer sizes such as 64x64, got {shown(text)}")
     return tuple(int(part) for part in parts)
 
 
@@ -847,7 +849,7 @@ def _settings_to_resume(run_dir: Path, timesteps, opponent) -> dict:
 
 def _check_timesteps(timesteps) -> None:
     if isinstance(timesteps, bool) or not isinstance(timesteps, int) or timesteps < 1:
-        raise ValueError(f"timesteps must be a whole number >= 1, got {timesteps!r}")
+        raise ValueError(f"timesteps must be a whole number >= 1, got {shown(timesteps)}")
 
 
 def _save_optimizer(path: Path, optimizer: dict, seconds: float) -> None:

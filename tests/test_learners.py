@@ -241,7 +241,7 @@ def test_war_curves_trains_and_evaluates_recurrent_ppo(tmp_path):
 
 @pytest.mark.slow
 def test_the_learners_table_trains_each_learner_per_probe_and_seed_and_scores_the_final_models(tmp_path):
-    from war_env.experiments.learners import main
+    from war_env.scripts.learners import main
 
     out = tmp_path / "learners"
     argv = [
@@ -281,7 +281,7 @@ def test_the_learners_table_trains_each_learner_per_probe_and_seed_and_scores_th
 
 @pytest.mark.slow
 def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curves_are_drawn(tmp_path):
-    from war_env.experiments.learners import main
+    from war_env.scripts.learners import main
 
     out = tmp_path / "fast"
     table = main(
@@ -371,7 +371,7 @@ def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curve
 
 @pytest.mark.slow
 def test_a_table_continued_from_another_trains_its_fast_runs_on_from_their_last_checkpoint(tmp_path):
-    from war_env.experiments.learners import main
+    from war_env.scripts.learners import main
 
     first, longer, same = tmp_path / "first", tmp_path / "longer", tmp_path / "same"
     common = ["--seeds", "0", "1", "--learners", "fast_mlp", "--probes", "memory", "--rounds", "2"]
@@ -437,7 +437,7 @@ FAST_CARD = {"timesteps": 131072, "config": {"num_envs": 1024, "rollout_steps": 
 def test_a_table_that_cannot_go_on_from_another_is_refused_before_anything_is_copied(
     runs, argv, message, tmp_path, capsys
 ):
-    from war_env.experiments.learners import main
+    from war_env.scripts.learners import main
 
     source, out = tmp_path / "source", tmp_path / "out"
     for run, card in runs.items():
@@ -467,7 +467,7 @@ def test_a_table_that_cannot_go_on_from_another_is_refused_before_anything_is_co
 
 
 def test_each_run_is_continued_from_the_first_folder_that_holds_it(tmp_path, capsys):
-    from war_env.experiments.learners import main
+    from war_env.scripts.learners import main
 
     first, second, out = tmp_path / "first", tmp_path / "second", tmp_path / "out"
     sb3_card = {"timesteps": 128, "timesteps_requested": 100}
@@ -518,7 +518,7 @@ def test_a_learner_may_have_its_own_budget_on_one_probe():
 
 
 def test_a_table_continues_neither_itself_nor_runs_trained_with_other_fast_settings(tmp_path, capsys):
-    from war_env.experiments.learners import main
+    from war_env.scripts.learners import main
     from war_env.training.fast_ppo import _new_settings
 
     source = tmp_path / "source"
@@ -582,7 +582,8 @@ def _table_file(folder: Path, scores: dict[str, dict[str, list[float]]], budget:
 
 
 def test_a_merged_table_takes_each_learner_on_each_probe_from_the_first_folder_that_has_it(tmp_path):
-    from war_env.experiments.learners import main, with_aggregates
+    from war_env.experiments.learners import with_aggregates
+    from war_env.scripts.learners import main
 
     longer = _table_file(tmp_path / "longer", {"fast_mlp": {"memory": [0.5, 0.7]}}, budget=800)
     shorter = _table_file(
@@ -631,7 +632,7 @@ def test_merging_one_table_gives_that_table(tmp_path):
     ],
 )
 def test_tables_that_cannot_share_a_table_are_not_merged(shorter_rounds, out_name, message, tmp_path, capsys):
-    from war_env.experiments.learners import main
+    from war_env.scripts.learners import main
 
     longer = _table_file(tmp_path / "longer", {"fast_mlp": {"memory": [0.5, 0.7]}}, budget=800)
     shorter = _table_file(tmp_path / "shorter", {"fast_mlp": {"memory": [0.0, 0.0]}}, 100, rounds=shorter_rounds)
@@ -642,7 +643,7 @@ def test_tables_that_cannot_share_a_table_are_not_merged(shorter_rounds, out_nam
 
 
 def test_a_merge_missing_a_learner_on_a_probe_names_both(tmp_path, capsys):
-    from war_env.experiments.learners import main
+    from war_env.scripts.learners import main
 
     longer = _table_file(tmp_path / "longer", {"fast_mlp": {"memory": [0.5, 0.7]}, "ppo": {"memory": [0.0, 0.1]}}, 800)
     shorter = _table_file(tmp_path / "shorter", {"fast_mlp": {"reading": [0.0, 0.0]}}, 100)
@@ -652,7 +653,7 @@ def test_a_merge_missing_a_learner_on_a_probe_names_both(tmp_path, capsys):
 
 
 def test_rerendering_a_folder_without_a_table_names_the_file(tmp_path, capsys):
-    from war_env.experiments.learners import main
+    from war_env.scripts.learners import main
 
     with pytest.raises(SystemExit):
         main(["--out", str(tmp_path), "--rerender"])
@@ -672,7 +673,7 @@ def test_rerendering_a_folder_without_a_table_names_the_file(tmp_path, capsys):
     ],
 )
 def test_a_fast_setting_that_would_change_a_learner_or_is_unknown_is_named(setting, message, tmp_path, capsys):
-    from war_env.experiments.learners import main
+    from war_env.scripts.learners import main
 
     with pytest.raises(SystemExit):
         main(["--out", str(tmp_path), "--fast-set", setting, "--learners", "fast_mlp"])
@@ -711,7 +712,7 @@ def test_a_table_folder_older_than_its_fast_settings_is_held_to_the_settings_its
 
 @pytest.mark.parametrize("budget", ["fast_mlp", "fast_mlp=0", "nobody=100", "fast_mlp=1e6", "fast_mlp@nowhere=5"])
 def test_a_bad_budget_is_named(budget, tmp_path, capsys):
-    from war_env.experiments.learners import main
+    from war_env.scripts.learners import main
 
     with pytest.raises(SystemExit):
         main(["--out", str(tmp_path), "--budget", budget, "--learners", "fast_mlp"])

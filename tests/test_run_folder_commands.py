@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from war_env.agents import check_commands_restated
-from war_env.experiments.learners import main as learners_main
 from war_env.league.latency_table import latency_table
 from war_env.league.run import CONFIG_FILE, run_league
 from war_env.league.suite import SUITE_CONFIG, run_suite
+from war_env.scripts.learners import main as learners_main
 from war_env.support.run_folder import RunFolderConflict
 from war_env.training.run import train
 

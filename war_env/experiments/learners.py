@@ -1,8 +1,7 @@
-"""The learners' table on the probe suite: ``python -m war_env.experiments.learners`` (docs/probes.md, "The learners").
+"""The learners' table on the probe suite: ``python -m war_env.scripts.learners`` (docs/probes.md, "The learners").
 
 Each learner is trained on every probe's env id, once per seed, at its budget (``--budget``: per learner, or per
-learner and probe): the fast learners (``fast_mlp``, ``fast_stack4``, ``fast_stack24``, ``fast_lstm``:
-``war-train --algo fast_ppo``
+learner and probe): the fast learners (``fast_mlp``, ``fast_stack4``, ``fast_lstm``: ``war-train --algo fast_ppo``
 on the batched engine) by ``run_fast_ppo``, the SB3 learners (PPO, RecurrentPPO, PPO with 4 stacked frames, DQN,
 A2C) by ``war-train``'s ``train``. The **final** model of each run is scored by the suite (``war_env.league.suite``,
 one suite per probe with that probe's models: the bounded score, 0 = the probe's best simple baseline or worse, 1 =
@@ -35,10 +34,10 @@ their last checkpoint, ``continue_runs``); ``--rerender`` draws the markdown and
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing
 import shutil
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,8 +67,6 @@ class Learner:
     """Observations the policy sees at once."""
     lstm: int = 0
     """LSTM units of a fast learner (0: an MLP); the SB3 learners' networks are their shipped configs'."""
-    settings: tuple[tuple[str, object], ...] = ()
-    """Further ``FastPPOConfig`` settings that make a fast learner what it is (``--fast-set`` cannot change them)."""
 
     @property
     def fast(self) -> bool:
@@ -79,7 +76,6 @@ class Learner:
 LEARNERS = {
     "fast_mlp": Learner("fast_ppo"),
     "fast_stack4": Learner("fast_ppo", frames=4),
-    "fast_stack24": Learner("fast_ppo", frames=24),
     "fast_lstm": Learner("fast_ppo", lstm=64),
     "ppo": Learner("ppo"),
     "recurrent_ppo": Learner("recurrent_ppo"),
@@ -99,11 +95,10 @@ def learner_settings(learner: Learner, timesteps: int) -> dict:
         "frame_stack": learner.frames,
         "lstm_hidden_size": learner.lstm,
         "checkpoint_every": max(1, timesteps // CHECKPOINTS),
-        **dict(learner.settings),
     }
 
 
-LEARNER_SETTING_KEYS = frozenset(key for learner in LEARNERS.values() for key in learner_settings(learner, 1))
+LEARNER_SETTING_KEYS = frozenset(learner_settings(LEARNERS["fast_mlp"], 1))
 """The keys of ``learner_settings``: ``--fast-set`` refuses them, and a run's other settings are the table's."""
 
 
@@ -845,156 +840,121 @@ def budget_of(budgets: dict[str, int], name: str, probe: str) -> int:
     return budgets.get(f"{name}@{probe}", budgets[name])
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description="Train the learners on every probe and score their final models.")
-    parser.add_argument(
-        "--out",
-        required=True,
-        help="the folder (runs/, configs/, suites/, learners.json, learners.md, learners.png, curves.png)",
-    )
-    parser.add_argument("--timesteps", type=int, default=20_000, help="training steps per run (20000)")
-    parser.add_argument(
-        "--budget",
-        action="append",
-        default=[],
-        metavar="LEARNER[@PROBE]=STEPS",
-        help="another budget for one learner, or for one learner on one probe (repeat it for several)",
-    )
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="training seeds (0 1)")
-    parser.add_argument("--learners", nargs="+", choices=list(LEARNERS), default=list(LEARNERS))
-    parser.add_argument("--probes", nargs="+", choices=list(PROBES), default=list(PROBES))
-    parser.add_argument("--rounds", type=int, default=100, help="suite rounds per model (100)")
-    parser.add_argument("--workers", type=int, default=1, help="suite worker processes (1)")
-    parser.add_argument("--jobs", type=int, default=1, help="training runs at once, each in its own process (1)")
-    parser.add_argument(
-        "--fast-set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a FastPPOConfig setting for every fast learner, as war-train's --set (repeat it for "
-        "several; e.g. learning_rate=0.00025)",
-    )
-    parser.add_argument(
-        "--actions",
-        choices=("greedy", "sampled"),
-        default="greedy",
-        help="how the fast learners' models play in the suite: their greedy actions (greedy), or drawn "
-        "from their policy as in training (sampled; learners-sampled.*); the SB3 models play "
-        "greedily either way",
-    )
-    parser.add_argument(
-        "--continue-from",
-        type=Path,
-        nargs="+",
-        default=[],
-        metavar="FOLDER",
-        help="other tables' folders whose runs this table goes on from (a run from the first folder "
-        "that holds it): a run at its budget is copied, a fast run short of it copied and trained "
-        "on from its last checkpoint",
-    )
-    parser.add_argument(
-        "--train-only",
-        action="store_true",
-        help="train the runs missing and stop (runs of other probes may train in another process)",
-    )
-    parser.add_argument(
-        "--merge",
-        type=Path,
-        nargs="+",
-        default=[],
-        metavar="FOLDER",
-        help="train and play nothing: one table in --out from other tables' learners.json, each "
-        "learner's figures on each probe from the first folder that has them",
-    )
-    parser.add_argument(
-        "--rerender",
-        action="store_true",
-        help="train and play nothing: draw the markdown and charts again from the folder's "
-        "learners.json (learners-sampled.json with --actions sampled)",
-    )
-    args = parser.parse_args(argv)
-    out, sampled = Path(args.out), args.actions == "sampled"
-    stem = "learners-sampled" if sampled else "learners"
-    if args.rerender:
-        return _rerender(parser, out, stem)
-    if args.merge:
-        return _merge(parser, args.merge, out, stem)
-    if args.timesteps < 1 or len(set(args.seeds)) < 2 or min(args.seeds) < 0 or args.jobs < 1:
-        parser.error(
+class TableRefused(ValueError):
+    """The table's arguments or inputs are refused (before any training, or when its figures cannot be drawn): one
+    line naming the problem, which the command prints as its usage error."""
+
+
+def run_table(
+    out: Path,
+    *,
+    timesteps: int = 20_000,
+    budget: Sequence[str] = (),
+    seeds: Sequence[int] = (0, 1),
+    learners: Sequence[str] = tuple(LEARNERS),
+    probes: Sequence[str] = tuple(PROBES),
+    rounds: int = 100,
+    workers: int = 1,
+    jobs: int = 1,
+    fast_set: Sequence[str] = (),
+    actions: str = "greedy",
+    continue_from: Sequence[Path] = (),
+    train_only: bool = False,
+) -> dict:
+    """Train each learner on each probe (``seeds``; ``budget``: ``LEARNER[@PROBE]=STEPS`` over ``timesteps``) into
+    ``out``, score the final models with each probe's suite, and write the table (``learners.json``, ``.md``,
+    ``.png``, ``curves.png``; ``learners-sampled.*`` with ``actions="sampled"``). Returns the table (nothing with
+    ``train_only``). ``continue_from``: other tables' folders whose runs this one goes on from."""
+    seeds, learners, probes = list(seeds), list(learners), list(probes)
+    sampled, stem = actions == "sampled", table_stem(actions)
+    if timesteps < 1 or len(set(seeds)) < 2 or min(seeds) < 0 or jobs < 1:
+        raise TableRefused(
             f"--timesteps and --jobs must be >= 1 and --seeds two or more distinct seeds >= 0, got "
-            f"{args.timesteps}, {args.jobs}, {args.seeds}"
+            f"{timesteps}, {jobs}, {seeds}"
         )
     try:
-        budgets = parse_budgets(args.budget, args.timesteps, args.learners)
-        sources = args.continue_from
-        fast_settings = check_fast_settings(out, args.fast_set, source_settings(sources, out) if sources else None)
+        budgets = parse_budgets(list(budget), timesteps, learners)
+        sources = list(continue_from)
+        fast_settings = check_fast_settings(out, list(fast_set), source_settings(sources, out) if sources else None)
         if sources:
-            continue_runs(sources, out, args.learners, args.probes, args.seeds, budgets, fast_settings)
+            continue_runs(sources, out, learners, probes, seeds, budgets, fast_settings)
     except ValueError as error:
-        parser.error(str(error))
-    models = train_all(out, args.learners, args.probes, args.seeds, budgets, args.jobs, fast_settings=fast_settings)
-    if args.train_only:
+        raise TableRefused(str(error)) from error
+    models = train_all(out, learners, probes, seeds, budgets, jobs, fast_settings=fast_settings)
+    if train_only:
         return {}
     scores = {}
-    for probe in args.probes:
+    for probe in probes:
         specs = [_spec(name, path, sampled) for (name, of, _), path in models.items() if of == probe]
-        suite_dir = suite_folder(out, probe, args.seeds, args.learners, sampled)
+        suite_dir = suite_folder(out, probe, seeds, learners, sampled)
         if (suite_dir / "suite_config.json").is_file():
-            suite = run_suite(resume=suite_dir, workers=args.workers, progress=False)
+            suite = run_suite(resume=suite_dir, workers=workers, progress=False)
         else:
-            suite = run_suite(specs, [probe], args.rounds, 0, suite_dir, args.workers, progress=False)
+            suite = run_suite(specs, [probe], rounds, 0, suite_dir, workers, progress=False)
         scores[probe] = suite.results["probes"][0]["agents"]
-    capability = capability_lines(args.probes)
+    capability = capability_lines(probes)
     try:
-        table = learners_table(scores, models, args.learners, args.probes, args.seeds, sampled, capability)
+        table = learners_table(scores, models, learners, probes, seeds, sampled, capability)
     except ValueError as error:  # the runs and the suites stay on disk
-        parser.error(str(error))
+        raise TableRefused(str(error)) from error
     report = {
         "budgets": budgets,
-        "seeds": args.seeds,
-        "rounds": args.rounds,
-        "actions": args.actions,
+        "seeds": seeds,
+        "rounds": rounds,
+        "actions": actions,
         "fast_settings": fast_settings,
         "continued_from": continued_runs(out),
         "capability_lines": capability,
         "learners": table,
-        "curves": training_curves(out, args.learners, args.probes, args.seeds),
-        "last_stretch": last_stretch(out, args.learners, args.probes, args.seeds),
+        "curves": training_curves(out, learners, probes, seeds),
+        "last_stretch": last_stretch(out, learners, probes, seeds),
     }
     write_atomic(out / f"{stem}.json", json.dumps(report, indent=2) + "\n")
     print(write_report(report, out, stem))
     return table
 
 
-def _rerender(parser: argparse.ArgumentParser, out: Path, stem: str) -> dict:
-    report = _read_report(parser, out / f"{stem}.json", "--rerender")
+def table_stem(actions: str = "greedy") -> str:
+    """The files' name of a table whose fast learners play ``actions`` (``learners`` or ``learners-sampled``)."""
+    return "learners-sampled" if actions == "sampled" else "learners"
+
+
+def rerender(out: Path, actions: str = "greedy") -> dict:
+    """Draw the markdown and charts of ``out`` again from its ``learners.json`` alone; returns its table."""
+    stem = table_stem(actions)
+    report = read_report(out / f"{stem}.json", "--rerender")
     print(write_report(report, out, stem))
     return report["learners"]
 
 
-def _merge(parser: argparse.ArgumentParser, folders: list[Path], out: Path, stem: str) -> dict:
+def merge(folders: list[Path], out: Path, actions: str = "greedy") -> dict:
+    """One table in ``out`` from other tables' ``learners.json``: each learner's figures on each probe from the
+    first folder that has them. Returns the table."""
+    stem = table_stem(actions)
     if out.resolve() in {folder.resolve() for folder in folders}:
-        parser.error(f"--merge writes {out / f'{stem}.json'}: --out must not be one of the folders merged")
-    sources = [(str(folder), _read_report(parser, folder / f"{stem}.json", "--merge")) for folder in folders]
+        raise TableRefused(f"--merge writes {out / f'{stem}.json'}: --out must not be one of the folders merged")
+    sources = [(str(folder), read_report(folder / f"{stem}.json", "--merge")) for folder in folders]
     try:
         report = merge_reports(sources)
     except ValueError as error:
-        parser.error(str(error))
+        raise TableRefused(str(error)) from error
     out.mkdir(parents=True, exist_ok=True)
     write_atomic(out / f"{stem}.json", json.dumps(report, indent=2) + "\n")
     print(write_report(report, out, stem))
     return report["learners"]
 
 
-def _read_report(parser: argparse.ArgumentParser, path: Path, option: str) -> dict:
-    """A table's ``learners.json``, or a one-line error naming the file and what it lacks."""
+def read_report(path: Path, option: str) -> dict:
+    """A table's ``learners.json``, or a one-line refusal naming the file and what it lacks."""
     try:
         report = json.loads(path.read_text())
     except (OSError, ValueError) as error:
-        parser.error(f"{option} draws from {path}, which cannot be read as JSON: {error}")
+        raise TableRefused(f"{option} draws from {path}, which cannot be read as JSON: {error}") from error
     missing = {"learners", "capability_lines", "seeds", "budgets", "curves", "last_stretch"} - set(report)
     if missing:
-        parser.error(f"{option}: {path} lacks {sorted(missing)} (written by an older version: run the table again)")
+        raise TableRefused(
+            f"{option}: {path} lacks {sorted(missing)} (written by an older version: run the table again)"
+        )
     return report
 
 
@@ -1026,7 +986,3 @@ def write_report(report: dict, out: Path, stem: str = "learners") -> str:
         text += f"\n![the fast learners' training curves]({chart})\n"
     write_atomic(out / f"{stem}.md", text)
     return text
-
-
-if __name__ == "__main__":
-    main()

@@ -4,7 +4,8 @@ latencies and on the largest the env accepts: ``python -m war_env.scripts.solver
 Each line: the config, the opponent bot, the turn in ticks, the tables the solver keeps for the
 opponent's turn, its own estimate (``TimingProblem.seconds``), the measured wall time and peak memory
 of a solve in a fresh process (so the cache of ``agents.oracle.solved`` and earlier allocations do not
-count), and the cost per move; or the one-line refusal for a config above the solver's bound.
+count), its iterations (of at most its ``iteration_budget``) of its states, and the cost per move; or the
+one-line refusal for a config above the solver's bound.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import json
 import subprocess
 import sys
 
+_FAR_APART = "reward_false_start=-1e-12,reward_idle_tick=-1000000"
+"""Weights 1e18 apart: presses cost nothing, so many are in flight and the values take more iterations."""
 CONFIGS = (
     ("latency=fixed:ticks=2", "human"),
     ("latency=uniform:low=1,high=4", "human"),
@@ -26,6 +29,8 @@ CONFIGS = (
     ("tick_seconds=0.01,turn_seconds=100,latency=fixed:ticks=10", "human"),
     ("tick_seconds=0.01,turn_seconds=100,latency=uniform:low=0,high=10", "human"),
     ("turn_seconds=1000,latency=uniform:low=0,high=16", "human"),
+    (f"turn_seconds=1000,{_FAR_APART},latency=uniform:low=0,high=16", "uniform:low=1,high=25"),
+    (f"turn_seconds=1000,{_FAR_APART},latency=uniform:low=0,high=16", "uniform:low=1,high=120"),
 )
 
 _ONE = r"""
@@ -37,7 +42,8 @@ from war_env.core.rules import WarConfig
 from war_env.core.specs import parse_assignments
 config = WarConfig.from_kwargs(parse_assignments([sys.argv[1]]))
 problem = timing_problem(config, make_bot(sys.argv[2]))
-row = {"turn_ticks": config.turn_ticks, "tables": problem.shape.theirs_tables, "estimate": problem.seconds}
+row = {"turn_ticks": config.turn_ticks, "tables": problem.shape.theirs_tables, "estimate": problem.seconds,
+       "states": problem.states, "budget": problem.iteration_budget}
 start = time.perf_counter()
 try:
     policy = solve(problem)
@@ -63,8 +69,8 @@ def line(config: str, bot: str, row: dict) -> str:
     if "refused" in row:
         return f"{head} refused ({row['peak_mb']:.0f} MB): {row['refused']}"
     return (
-        f"{head} {row['seconds']:6.2f} s, {row['peak_mb']:5.0f} MB peak, {row['iterations']} iterations, "
-        f"cost per move {row['cost_per_move']:.6g}"
+        f"{head} {row['seconds']:6.2f} s, {row['peak_mb']:5.0f} MB peak, {row['iterations']} iterations "
+        f"(of at most {row['budget']}) of {row['states']:,} states, cost per move {row['cost_per_move']:.6g}"
     )
 
 

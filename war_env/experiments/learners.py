@@ -986,3 +986,7 @@ def write_report(report: dict, out: Path, stem: str = "learners") -> str:
         text += f"\n![the fast learners' training curves]({chart})\n"
     write_atomic(out / f"{stem}.md", text)
     return text
+
+
+if __name__ == "__main__":  # the experiments' records name this module: say where the command is
+    raise SystemExit("the learners' table runs as python -m war_env.scripts.learners, with the same options")

@@ -15,7 +15,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=HelpFormatter,
         description="Measure War-v0's speed and memory beside its peers (Gymnasium's CartPole and Blackjack, War-v0 "
         "played tick by tick, SB3's DummyVecEnv) in one run, and print one markdown table of medians and "
-        "ratios, then where each speed target stands (docs/speed.md explains the figures).\n\n"
+        "ratios, then where each speed target stands (docs/speed.md explains the figures). A full run takes "
+        "minutes: a line on stderr says as each section starts and ends, with the seconds it took.\n\n"
         "example:\n  war-perf --repeats 3 --budget 0.5     # a quicker, noisier table",
     )
     parser.add_argument(
@@ -45,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also time the engine's first calls with an empty numba cache (compiling: minutes)",
     )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress lines on stderr (as each section starts and ends)"
+    )
     return parser
 
 
@@ -63,7 +67,7 @@ def cli(argv: list[str] | None = None) -> int:
             memory=not args.no_memory,
             training=not args.no_training,
             cold=args.cold,
-            progress=progress_to_stderr(),
+            progress=None if args.quiet else progress_to_stderr(),
         )
         return 0
 

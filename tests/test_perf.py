@@ -1,5 +1,6 @@
 """war-perf runs end to end on a tiny budget (speed itself is measured by the command, not here)."""
 
+import re
 import warnings
 
 import pytest
@@ -83,26 +84,47 @@ def test_the_solver_benchmark_prints_one_line_per_config_with_its_time_or_its_re
     assert "refuses this problem" in line(config, bot, refused) and "seconds" not in refused
 
 
-def test_progress_names_each_section_as_it_starts(capsys):
+TINY = ["--repeats", "1", "--budget", "0.01", "--fast-rounds", "64", "--no-league", "--no-training", "--no-memory"]
+
+
+def test_progress_says_as_each_section_starts_and_ends_with_its_seconds(capsys):
     from war_env.scripts.perf import cli
 
-    assert (
-        cli(
-            ["--repeats", "1", "--budget", "0.01", "--fast-rounds", "64", "--no-league", "--no-training", "--no-memory"]
-        )
-        == 0
-    )
+    assert cli(TINY) == 0
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
-    assert all(line.startswith("war-perf: ") and " s, " in line for line in lines), lines
+    assert all(re.fullmatch(r"war-perf: \d+ s, .+", line) for line in lines), lines
     said = [line.split(" s, ", 1)[1] for line in lines]
-    expected = ["the single env against CartPole and Blackjack"] + [
+    sections = ["the single env against CartPole and Blackjack"] + [
         f"the vector env at N={num_envs} against CartPole's" for num_envs in (1, 16, 256, 4096)
     ]
-    assert [message for message in said if message in expected] == expected
     if batched.available():
-        assert said[0] == "the engine's start in a new process" and "the fast path against War-v0 tick by tick" in said
+        sections = (
+            ["the engine's start in a new process"]
+            + sections
+            + [
+                "the vector env at N=4096 without info['round']",
+                "the vector env at N=256 without numba",
+                "the fast path against War-v0 tick by tick",
+            ]
+        )
+    started = [message.removeprefix("started: ") for message in said if message.startswith("started: ")]
+    finished = [re.fullmatch(r"finished: (.+) in \d+\.\d s", message) for message in said]
+    assert started == sections
+    assert [end.group(1) for end in finished if end] == sections
+    in_order = [message for message in said if not message.startswith("skipped: ")]
+    assert len(in_order) == 2 * len(sections)  # a start and an end line per section, nothing else
+    assert in_order[0::2] == [f"started: {name}" for name in sections]  # each ends before the next starts
+    assert all(message.startswith(f"finished: {name} in ") for name, message in zip(sections, in_order[1::2]))
     assert "| measurement |" in captured.out and "war-perf:" not in captured.out  # the table alone on stdout
+
+
+def test_quiet_prints_the_table_and_no_progress(capsys):
+    from war_env.scripts.perf import cli
+
+    assert cli([*TINY, "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "| measurement |" in captured.out and captured.err == ""
 
 
 def test_a_section_whose_extra_is_missing_is_named_as_skipped_with_the_install(monkeypatch):
@@ -123,7 +145,7 @@ def test_a_section_whose_extra_is_missing_is_named_as_skipped_with_the_install(m
     skipped = 'PPO training frames: the "train" extra is not installed (pip install "war-env[train]"'
     assert [section for section in result.skipped if section.startswith(skipped)]
     assert f"Not measured: {skipped}" in result.table
-    assert any(message.startswith(f"skipping {skipped}") for message in said)
+    assert any(message.startswith(f"skipped: {skipped}") for message in said)
     assert not any(row.what.startswith("PPO training") for row in result.rows)
 
 

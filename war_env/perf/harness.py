@@ -86,8 +86,8 @@ def _version(module: str) -> str:
 
 
 def progress_to_stderr() -> Callable[[str], None]:
-    """A ``progress`` for ``measure_all`` that prints one line per section to stderr, with the seconds since
-    it was made (the table goes to stdout, so ``war-perf > table.md`` still shows them)."""
+    """A ``progress`` for ``measure_all`` that prints a line to stderr as each section starts and ends, each with
+    the seconds since it was made (the table goes to stdout, so ``war-perf > table.md`` still shows them)."""
     started = time.perf_counter()
 
     def say(message: str) -> None:

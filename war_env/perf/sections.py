@@ -34,7 +34,9 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from war_env import batched
 from war_env.core.rules import WarConfig
@@ -73,8 +75,10 @@ def measure_all(
     progress: Callable[[str], None] | None = None,
 ) -> PerfResult:
     """Measure everything; ``budget`` scales the work of each measurement (1.0: about a second each).
-    ``progress`` is told each section as it starts and each one skipped (``progress_to_stderr``); a full run
-    takes minutes."""
+
+    A full run takes minutes. ``progress`` is told each section as it starts (``started: NAME``), as it ends
+    (``finished: NAME in S s``) and each one skipped (``skipped: WHY``); ``progress_to_stderr`` prints them.
+    """
     say = progress or (lambda message: None)
     if repeats < 1 or not 0 < budget < math.inf or fast_rounds < 1 or league_rounds < 1:  # before minutes of work
         raise ValueError(
@@ -88,136 +92,161 @@ def measure_all(
 
     def skip(section: str) -> None:
         result.skipped.append(section)
-        say(f"skipping {section}")
+        say(f"skipped: {section}")
+
+    @contextmanager
+    def section(name: str) -> Iterator[None]:
+        say(f"started: {name}")
+        started = time.perf_counter()
+        yield
+        say(f"finished: {name} in {time.perf_counter() - started:.1f} s")
 
     if compiled:
-        say("the engine's start in a new process")
-        result.start = engine_start()
+        with section("the engine's start in a new process"):
+            result.start = engine_start()
         if cold:
-            say("the engine's start with an empty numba cache (compiling: minutes)")
-            with tempfile.TemporaryDirectory() as empty:
-                result.cold_start = engine_start(empty)
+            with section("the engine's start with an empty numba cache (compiling: minutes)"):
+                with tempfile.TemporaryDirectory() as empty:
+                    result.cold_start = engine_start(empty)
     else:
         skip(f"the engine's start and the fast path: numba is not installed ({install_hint('fast')})")
-    say("the single env against CartPole and Blackjack")
-    steps = max(1000, int(60000 * budget))
-    war, cartpole, blackjack = measure_side_by_side(
-        [single_env_loop(env_id, steps) for env_id in ("War-v0", "CartPole-v1", "Blackjack-v1")], repeats
-    )
-    result.rows.append(Row("single env via gym.make", war, "CartPole-v1", cartpole))
-    result.rows.append(Row("single env via gym.make", war, "Blackjack-v1", blackjack))
-    label = "" if compiled else "reference (no numba)"  # the vector env's default backend here
+    with section("the single env against CartPole and Blackjack"):
+        _single_env(result, repeats, budget)
     for num_envs in VECTOR_SIZES:
-        vector_steps = vector_run_steps(num_envs, engine_budget)
-        say(f"the vector env at N={num_envs} against CartPole's")
-        for workload in WORKLOADS:
-            war_vec, cartpole = measure_side_by_side(
-                [vector_env_loop(env_id, num_envs, vector_steps, workload) for env_id in ("War-v0", "CartPole-v1")],
-                repeats,
-            )
-            result.rows.append(
-                Row(vector_row_name(num_envs, workload, label), war_vec, "CartPole-v1 vector", cartpole, "env-steps/s")
-            )
-    if compiled:  # the same step without the per-round info (docs/speed.md: a third of a step at N = 4096)
-        say("the vector env at N=4096 without info['round']")
-        for workload in WORKLOADS:
-            quiet, cartpole = measure_side_by_side(
-                [
-                    vector_env_loop("War-v0", 4096, vector_run_steps(4096, engine_budget), workload, round_info=False),
-                    vector_env_loop("CartPole-v1", 4096, vector_run_steps(4096, engine_budget), workload),
-                ],
-                repeats,
-            )
-            result.rows.append(
-                Row(
-                    vector_row_name(4096, workload, WITHOUT_ROUND_INFO),
-                    quiet,
-                    "CartPole-v1 vector",
-                    cartpole,
-                    "env-steps/s",
-                )
-            )
-    if compiled:  # what the same env does without numba
-        say("the vector env at N=256 without numba")
-        reference_steps = max(5, int(budget * 4000 / 256))
-        reference, cartpole = measure_side_by_side(
-            [
-                vector_env_loop("War-v0", 256, reference_steps, WORKLOADS[0], backend="reference"),
-                vector_env_loop("CartPole-v1", 256, reference_steps, WORKLOADS[0]),
-            ],
-            repeats,
-        )
-        result.rows.append(
-            Row(
-                vector_row_name(256, WORKLOADS[0], "reference (no numba)"),
-                reference,
-                "CartPole-v1 vector",
-                cartpole,
-                "env-steps/s",
-            )
-        )
-    config = WarConfig()
-    if compiled:
-        say("the fast path against War-v0 tick by tick")
-        peer_rounds = max(2, int(20 * budget))
-        for opponent in ("human", "instant"):
-            fast, peer = measure_side_by_side(
-                [fast_path_run(fast_rounds, opponent, config), tick_by_tick_run(peer_rounds, opponent, config)], repeats
-            )
-            name = f"{opponent} vs {opponent}"
-            result.rows.append(Row(f"fast path battles, {name}", fast, "War-v0 tick by tick", peer, "battles/s"))
-            result.rows.append(
-                Row(
-                    f"fast path rounds, {name}",
-                    Timing(fast_rounds, fast.wall, fast.cpu),
-                    "War-v0 tick by tick",
-                    Timing(peer_rounds, peer.wall, peer.cpu),
-                    "rounds/s",
-                )
-            )
-        cards, peer = measure_side_by_side(
-            [cards_only_run(fast_rounds, config), reference_cards_run(max(20, int(2000 * budget)), config)], repeats
-        )
-        result.rows.append(Row("fast path battles, cards only (no clock)", cards, "engine.Game", peer, "battles/s"))
+        with section(f"the vector env at N={num_envs} against CartPole's"):
+            _vector_env(result, repeats, num_envs, engine_budget, compiled)
+    if compiled:  # the same step without the per-round info (docs/results/speed.md: a third of a step at N = 4096)
+        with section("the vector env at N=4096 without info['round']"):
+            _vector_env_without_round_info(result, repeats, engine_budget)
+        with section("the vector env at N=256 without numba"):
+            _vector_env_without_numba(result, repeats, budget)
+        with section("the fast path against War-v0 tick by tick"):
+            _fast_path(result, repeats, budget, fast_rounds)
     if training and not has_extra("train"):
         skip(f'PPO training frames: the "train" extra is not installed ({install_hint("train")})')
     elif training:
-        say("PPO training on the batched env against DummyVecEnv")
-        timesteps = max(1000, int(10000 * budget))
-        runs = {name: training_run(name, timesteps) for name in ("batched", "dummy")}
-        ours, theirs = measure_side_by_side([run.run for run in runs.values()], max(1, min(repeats, 3)))
-        result.rows.append(
-            Row(
-                "PPO training frames (shipped config), batched env", ours, "DummyVecEnv over War-v0", theirs, "frames/s"
-            )
-        )
-        result.env_share = {f"{name} env": run.env_share for name, run in runs.items()}
+        with section("PPO training on the batched env against DummyVecEnv"):
+            _training_frames(result, repeats, budget)
         from war_env.perf.trainers import trainer_runs
 
         for network, learners in trainer_runs(budget).items():
-            timings = measure_side_by_side([run for _, run in learners], max(1, min(repeats, 3)))
-            for (peer_name, _), peer in zip(learners[1:], timings[1:]):
-                result.rows.append(Row(FAST_ROW.format(network=network), timings[0], peer_name, peer, "steps/s"))
+            with section(f"the fast PPO trainer ({network}) against SB3"):
+                timings = measure_side_by_side([run for _, run in learners], max(1, min(repeats, 3)))
+                for (peer_name, _), peer in zip(learners[1:], timings[1:]):
+                    result.rows.append(Row(FAST_ROW.format(network=network), timings[0], peer_name, peer, "steps/s"))
     if league:
         rounds = max(1, round(league_rounds * engine_budget))
-        say(f"the benchmark league ({rounds} rounds per pairing)")
-        timing = measure(league_run(rounds), max(1, min(repeats, 3)))
-        result.rows.append(
-            Row(
-                f"benchmark league end to end ({rounds} rounds x {timing.work / rounds:.0f} pairings)",
-                timing,
-                unit="rounds/s",
+        with section(f"the benchmark league ({rounds} rounds per pairing)"):
+            timing = measure(league_run(rounds), max(1, min(repeats, 3)))
+            result.rows.append(
+                Row(
+                    f"benchmark league end to end ({rounds} rounds x {timing.work / rounds:.0f} pairings)",
+                    timing,
+                    unit="rounds/s",
+                )
             )
-        )
     if memory:
         num_envs = 4096 if compiled else 256
-        say(f"memory of {num_envs} games")
-        result.memory = memory_figures(
-            num_envs, max(num_envs, int(MEMORY_ENV_STEPS * engine_budget)), warm_up=max(10, int(500 * min(1.0, budget)))
-        )
+        with section(f"memory of {num_envs} games"):
+            result.memory = memory_figures(
+                num_envs,
+                max(num_envs, int(MEMORY_ENV_STEPS * engine_budget)),
+                warm_up=max(10, int(500 * min(1.0, budget))),
+            )
     result.machine["load_after"] = os.getloadavg()
     result.targets = targets(result)
     result.table = render(result)
     if print_table:
         print(result.table)
     return result
+
+
+def _single_env(result: PerfResult, repeats: int, budget: float) -> None:
+    steps = max(1000, int(60000 * budget))
+    war, cartpole, blackjack = measure_side_by_side(
+        [single_env_loop(env_id, steps) for env_id in ("War-v0", "CartPole-v1", "Blackjack-v1")], repeats
+    )
+    result.rows.append(Row("single env via gym.make", war, "CartPole-v1", cartpole))
+    result.rows.append(Row("single env via gym.make", war, "Blackjack-v1", blackjack))
+
+
+def _vector_env(result: PerfResult, repeats: int, num_envs: int, engine_budget: float, compiled: bool) -> None:
+    label = "" if compiled else "reference (no numba)"  # the vector env's default backend here
+    vector_steps = vector_run_steps(num_envs, engine_budget)
+    for workload in WORKLOADS:
+        war_vec, cartpole = measure_side_by_side(
+            [vector_env_loop(env_id, num_envs, vector_steps, workload) for env_id in ("War-v0", "CartPole-v1")],
+            repeats,
+        )
+        result.rows.append(
+            Row(vector_row_name(num_envs, workload, label), war_vec, "CartPole-v1 vector", cartpole, "env-steps/s")
+        )
+
+
+def _vector_env_without_round_info(result: PerfResult, repeats: int, engine_budget: float) -> None:
+    steps = vector_run_steps(4096, engine_budget)
+    for workload in WORKLOADS:
+        quiet, cartpole = measure_side_by_side(
+            [
+                vector_env_loop("War-v0", 4096, steps, workload, round_info=False),
+                vector_env_loop("CartPole-v1", 4096, steps, workload),
+            ],
+            repeats,
+        )
+        result.rows.append(
+            Row(
+                vector_row_name(4096, workload, WITHOUT_ROUND_INFO),
+                quiet,
+                "CartPole-v1 vector",
+                cartpole,
+                "env-steps/s",
+            )
+        )
+
+
+def _vector_env_without_numba(result: PerfResult, repeats: int, budget: float) -> None:
+    """What the same env does without numba."""
+    steps = max(5, int(budget * 4000 / 256))
+    reference, cartpole = measure_side_by_side(
+        [
+            vector_env_loop("War-v0", 256, steps, WORKLOADS[0], backend="reference"),
+            vector_env_loop("CartPole-v1", 256, steps, WORKLOADS[0]),
+        ],
+        repeats,
+    )
+    name = vector_row_name(256, WORKLOADS[0], "reference (no numba)")
+    result.rows.append(Row(name, reference, "CartPole-v1 vector", cartpole, "env-steps/s"))
+
+
+def _fast_path(result: PerfResult, repeats: int, budget: float, fast_rounds: int) -> None:
+    config = WarConfig()
+    peer_rounds = max(2, int(20 * budget))
+    for opponent in ("human", "instant"):
+        fast, peer = measure_side_by_side(
+            [fast_path_run(fast_rounds, opponent, config), tick_by_tick_run(peer_rounds, opponent, config)], repeats
+        )
+        name = f"{opponent} vs {opponent}"
+        result.rows.append(Row(f"fast path battles, {name}", fast, "War-v0 tick by tick", peer, "battles/s"))
+        result.rows.append(
+            Row(
+                f"fast path rounds, {name}",
+                Timing(fast_rounds, fast.wall, fast.cpu),
+                "War-v0 tick by tick",
+                Timing(peer_rounds, peer.wall, peer.cpu),
+                "rounds/s",
+            )
+        )
+    cards, peer = measure_side_by_side(
+        [cards_only_run(fast_rounds, config), reference_cards_run(max(20, int(2000 * budget)), config)], repeats
+    )
+    result.rows.append(Row("fast path battles, cards only (no clock)", cards, "engine.Game", peer, "battles/s"))
+
+
+def _training_frames(result: PerfResult, repeats: int, budget: float) -> None:
+    timesteps = max(1000, int(10000 * budget))
+    runs = {name: training_run(name, timesteps) for name in ("batched", "dummy")}
+    ours, theirs = measure_side_by_side([run.run for run in runs.values()], max(1, min(repeats, 3)))
+    result.rows.append(
+        Row("PPO training frames (shipped config), batched env", ours, "DummyVecEnv over War-v0", theirs, "frames/s")
+    )
+    result.env_share = {f"{name} env": run.env_share for name, run in runs.items()}

@@ -160,13 +160,13 @@ def test_a_model_trained_on_a_probe_refuses_a_game_whose_observation_lacks_its_f
         bench_rounds=0,
     )
     assert "opponent_reaction" in read_metadata(result.final_model)["observation_fields"]
-    with pytest.raises(ValueError, match="opponent_reaction.*WarTableReading-v1"):
+    with pytest.raises(ValueError, match="opponent_reaction.*WarTableReading-v2"):
         play_rounds(
             f"ppo:{result.final_model}",
-            "leader:ahead=4,behind=10,width=2",
-            gym.make("WarTableReading-v1").unwrapped.config,
+            "parity:even=4,odd=10,width=2",
+            gym.make("WarTableReading-v2").unwrapped.config,
             [0],
-            env_id="WarTableReading-v1",
+            env_id="WarTableReading-v2",
         )
 
 
@@ -548,7 +548,7 @@ def test_a_table_continues_neither_itself_nor_runs_trained_with_other_fast_setti
 
 LINES = {
     "memory": {"yardstick": "press_once", "regret": 3.39, "oracle_cost": 2.45},
-    "reading": {"yardstick": "score_blind", "regret": 1.04, "oracle_cost": 1.2},
+    "reading": {"yardstick": "card_blind", "regret": 0.85, "oracle_cost": 0.5},
 }
 
 
@@ -730,13 +730,13 @@ def test_the_capability_line_is_the_best_policy_that_lacks_the_capability():
         "anticipation": "2 press times",  # the clock is shown: two fixed press times play without the capability
         "memory": "press_once",  # the clock is hidden: a fixed press time needs counting, the capability itself
         "inference": "blind",
-        "reading": "score_blind",
+        "reading": "card_blind",
     }
     anticipation = exact_gaps(PROBES["anticipation"])
     two_presses = next(rung for rung in ladder(PROBES["anticipation"], anticipation) if rung.family == "2 press times")
     assert lines["anticipation"]["regret"] == two_presses.margin < anticipation.gap("lead")
     reading = exact_gaps(PROBES["reading"])
-    assert lines["reading"]["regret"] == reading.gap("score_blind") < reading.gap("blind")
+    assert lines["reading"]["regret"] == reading.gap("card_blind") < reading.gap("blind")
     assert lines["reading"]["oracle_cost"] == reading.per_round("oracle")
 
 

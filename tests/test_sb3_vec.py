@@ -146,7 +146,7 @@ def test_the_latency_adapter_steps_exactly_like_sb3s_dummy_vec_env_over_war_late
     assert finished >= 4
 
 
-@pytest.mark.parametrize("env_id", ["WarMemory-v1", "WarInference-v0", "WarTableReading-v1"])
+@pytest.mark.parametrize("env_id", ["WarMemory-v1", "WarInference-v0", "WarTableReading-v2"])
 def test_the_adapter_steps_the_probes_exactly_like_sb3s_dummy_vec_env(env_id):
     num_envs = 3
     ours = WarSB3VecEnv(num_envs, env_id=env_id, max_episode_steps=200)

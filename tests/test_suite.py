@@ -96,7 +96,7 @@ def test_the_report_has_the_headline_the_scores_the_regrets_and_the_chart(suite)
         "**No agent given beats a probe's best simple baseline**: each of the 3 agent(s) given that are not "
         "yardsticks scores 0"
     ) in report
-    assert "- **reading** (WarTableReading-v1): `anticipate`, score" in report
+    assert "- **reading** (WarTableReading-v2): `anticipate`, score" in report
     assert re.search(
         r"- \*\*memory\*\* \(WarMemory-v1\): `eager`, score 0.00 \[0.00, 0.00\] \(clipped\), regret "
         r"[0-9.]+ \[[0-9.]+, [0-9.]+\] per round \(the best simple baseline `press_once`'s",

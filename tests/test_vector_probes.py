@@ -17,7 +17,7 @@ import war_env
 from war_env import batched
 from war_env.agents import make_agent
 from war_env.core.bots import make_bot
-from war_env.core.observation import inference_fields
+from war_env.core.observation import INDEX, inference_fields
 from war_env.core.probes import PROBES, Probe
 from war_env.core.rules import WarConfig
 from war_env.envs.games import GAMES, probe_of
@@ -45,7 +45,7 @@ def test_each_sub_env_of_a_probe_follows_the_single_probe_env(env_id, seed, back
     ended = probe_side_by_side(env_id, 0.1, seed, 1500, backend)
     ended += probe_side_by_side(env_id, 0.5, seed + 1, 600, backend, target_points=8)
     assert len(ended) >= 5
-    if env_id in ("WarInference-v0", "WarTableReading-v1"):  # both members, both contexts were played
+    if env_id in (PROBES["inference"].env_id, PROBES["reading"].env_id):  # both members, both contexts were played
         reactions = {tick for info in ended for tick in info["reaction_ticks"][1]}
         assert {4, 5, 10, 11} <= reactions <= {4, 5, 10, 11}
 
@@ -172,6 +172,8 @@ def test_play_rounds_plays_a_probe_batched_to_the_records_of_play_round(name, mo
         "pool:fast=1,slow=20,width=15,share_fast=0.2",
         "leader:ahead=4,behind=10,width=2",
         "leader:ahead=3,behind=40,width=2",
+        "parity:even=4,odd=10,width=2",
+        "parity:even=3,odd=40,width=2",
     ],
 )
 @pytest.mark.parametrize("agent", ["prompt", "human", "never", "press_once"])
@@ -192,9 +194,13 @@ def test_play_rounds_plays_the_varying_bots_on_the_fast_path_to_the_records_of_p
 @needs_numba
 @pytest.mark.parametrize(
     "opponent, windows",
-    [("leader:ahead=2,behind=9,width=3", {2, 3, 4, 9, 10, 11}), ("pool:fast=2,slow=9,width=3", {2, 3, 4, 9, 10, 11})],
+    [
+        ("leader:ahead=2,behind=9,width=3", {2, 3, 4, 9, 10, 11}),
+        ("parity:even=2,odd=9,width=3", {2, 3, 4, 9, 10, 11}),
+        ("pool:fast=2,slow=9,width=3", {2, 3, 4, 9, 10, 11}),
+    ],
 )
-def test_the_fast_path_reads_the_leader_s_score_and_the_pool_s_member_as_the_tick_by_tick_env_does(opponent, windows):
+def test_the_fast_path_reads_the_table_and_the_pool_s_member_as_the_tick_by_tick_env_does(opponent, windows):
     from war_env.evaluation.fastpath import play_reaction_time_rounds
 
     config = WarConfig()
@@ -205,8 +211,8 @@ def test_the_fast_path_reads_the_leader_s_score_and_the_pool_s_member_as_the_tic
 
 
 def test_the_reading_probe_shows_its_hidden_fields_as_zero_on_both_engines(backend):
-    """WarTableReading-v1 hides the pile counts and the battle count (they show the score): 0 in every
-    observation of the single env and of the batched one, while the score moves."""
+    """The reading probe hides the pile counts, the score and the battle count: 0 in every observation of the
+    single env and of the batched one, while the cards move."""
     probe = PROBES["reading"]
     envs = gym.make_vec(probe.env_id, num_envs=2, vectorization_mode="vector_entry_point", backend=backend)
     hidden = PROBE_ENVS["reading"].hidden_columns(probe.config())
@@ -216,8 +222,8 @@ def test_the_reading_probe_shows_its_hidden_fields_as_zero_on_both_engines(backe
         observations, *_ = envs.step(np.ones(2, dtype=np.int64))
         seen.append(observations)
     seen = np.concatenate(seen)
-    assert len(hidden) == 3 and not seen[:, hidden].any()
-    assert seen[:, hidden[0] + 6].any()  # own_points, shown
+    assert len(hidden) == 5 and not seen[:, hidden].any()
+    assert seen[:, INDEX["opponent_card"]].any()  # the card the bot reads, shown
 
 
 def test_a_new_probe_is_one_row_of_probes_and_everything_else_follows_from_it(monkeypatch, tmp_path):

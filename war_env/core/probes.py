@@ -39,7 +39,7 @@ class OtherFields:
 
     yardstick: str
     """Its entry in the probe's exact costs: an agent spec, or a bound computed by ``evaluation.probe_gaps.BOUNDS``
-    (``score_blind``)."""
+    (``card_blind``)."""
     what: str
     """One line: what it is, as the ladder's table says it."""
 
@@ -200,32 +200,42 @@ PROBES = {
         ),
         Probe(
             "reading",
-            "WarTableReading-v1",
-            "Reading the score the table shows, which sets how fast the opponent reacts (fast when it is ahead), "
-            "and timing its presses for it; an agent that times every turn alike (blind) cannot, and no other "
-            "field shows it (the pile counts and the battle count are hidden).",
-            "leader:ahead=4,behind=10,width=2",
+            "WarTableReading-v2",
+            "Reading the opponent's last face-up card on the table, whose rank sets how fast it reacts (fast after "
+            "an even rank), and timing its presses for it; an agent that does not read it cannot, with or without "
+            "memory: the context is fresh each turn, and no other field, nor the opponent's earlier reactions, "
+            "shows it.",
+            "parity:even=4,odd=10,width=2",
             "fixed:ticks=4",
             "latency",
             "blind",
             references=("blind",),
-            hidden=("own_pile", "opponent_pile", "battles"),
+            hidden=("own_pile", "opponent_pile", "own_points", "opponent_points", "battles"),
             other_fields=OtherFields(
-                "score_blind", "score_blind: every field but the score, each turn (a bound: tests/test_probes.py)"
+                "card_blind",
+                "card_blind: every field but the opponent's card, each turn; memory adds nothing "
+                "(a bound: tests/test_probe_gaps_reading.py)",
             ),
             doc=EnvDoc(
-                "The reading probe: the opponent reacts fast when it is ahead on points, slowly when it is not.",
-                "WarLatency-v0's game with the probe's defaults: the opponent ``leader:ahead=4,behind=10,width=2``, "
-                "which, as each of its turns opens, reacts ``uniform`` over ticks 4-5 if it has more points than the "
-                "agent and over ticks 10-11 if not (``war_env.core.bots.Leader``), a fixed latency of 4 ticks, the "
-                "probe weights. The score is in the observation (``own_points``, ``opponent_points``), so the optimum "
-                "reads it and is exact (every window starts 3 or more ticks in, so nothing carries over from one turn "
-                "to the next: ``war_env.core.optimum.nothing_carries_over``).",
-                "WarLatency-v0's, with ``own_pile``, ``opponent_pile`` and ``battles`` always 0: the pile counts show "
-                "who is ahead on points in most turns without the score (a policy reading only them got 0.69 of the "
-                "way from ``blind`` to the optimum in v0), so the score is the one field that shows the bot's context "
-                "(docs/probes.md).",
+                "The reading probe: the opponent reacts fast after laying a card of even rank, slowly otherwise.",
+                "WarLatency-v0's game with the probe's defaults: the opponent ``parity:even=4,odd=10,width=2``, "
+                "which, as each of its turns opens, reacts ``uniform`` over ticks 4-5 if the rank of its own last "
+                "face-up card is even (2, 4, ..., 10, Q, A) and over ticks 10-11 if it is odd or no card is up yet "
+                "(``war_env.core.bots.Parity``), a fixed latency of 4 ticks, the probe weights. The card is in the "
+                "observation (``opponent_card``), so the optimum reads it and is exact (every window starts 3 or "
+                "more ticks in, so nothing carries over from one turn to the next: "
+                "``war_env.core.optimum.nothing_carries_over``). The context is fresh each turn: a trick's winner "
+                "takes a higher and a lower card, which says much about their ranks and little about their "
+                "parities, so the opponent's earlier reactions, the turn count and earlier frames tell nothing "
+                "measurable of its next context (docs/probes.md).",
+                "WarLatency-v0's, with ``own_pile``, ``opponent_pile``, ``own_points``, ``opponent_points`` and "
+                "``battles`` always 0: with memory, how the score or a pile changed shows which card took the last "
+                "trick, so the table's one field that shows the bot's context is ``opponent_card``, and in a war "
+                "``own_card``, which ties with it (docs/probes.md).",
                 (
+                    "v2 (unreleased): the opponent reads its own last face-up card (``parity``), not the score "
+                    "(``leader``), whose context persisted from turn to turn and showed in its previous reaction; "
+                    "the score is hidden too.",
                     "v1 (war-env 0.4.0): the pile counts and the battle count are hidden.",
                     "v0: first release (war-env 0.3.0).",
                 ),

@@ -3,15 +3,16 @@
 ``exact_gaps(probe)`` gives the expected timing cost per move of the ``oracle`` and of every yardstick agent
 (``press_once``, ``lead``, ``blind``) against the probe's opponent, each by the solver (``optimum.solve``,
 ``optimum.evaluate_policy``) or the lead's closed form (``agents.lead.lead_cost``): against a ``pool`` the mean
-over its members weighted by their prior, against a ``leader`` over its contexts weighted by their shares of
-its turns (each turn is the problem of its context, since nothing carries over from one to the next). A
+over its members weighted by their prior, against a bot that reads the table (``leader``, ``parity``) over its
+contexts weighted by their shares of its turns (each turn is the problem of its context, since nothing carries over
+from one to the next). A
 per-round figure is the per-move one times the mean number of the seat's moves in a round (``mean_moves``:
 the cards never depend on timing, so it is counted over dealt card games), plus, in the share of rounds the seat
 starts (``starting_share``), what the first turn costs beyond that (``PolicyCost.first_turn_excess``), plus, for the
 Bayes-optimal ``oracle`` against a pool, the price of not knowing the member in the first turns
 (``PoolPolicy.price_of_not_knowing`` of each starting seat, weighed by that share). ``ProbeGaps.lacking`` names the
 yardstick of lacking the capability (``Probe.lacking_yardstick``): the agent of the row's ``other_fields``, or a bound
-of ``BOUNDS`` (the reading probe's ``score_blind``, the best policy that reads every shown field but the score:
+of ``BOUNDS`` (the reading probe's ``card_blind``, the best policy that reads every shown field but the bot's card:
 ``best_field_reader``); else the probe's ``lacking`` agent.
 
 ``ladder(probe)`` is the ladder of simple rules (``evaluation.ladder``) with the oracle's margin over each rung.
@@ -31,7 +32,7 @@ import numpy as np
 from war_env.agents import make_agent
 from war_env.agents.lead import best_lead, lead_cost
 from war_env.core.best_response import SHARE_DEALS, dealt_game, problem_with
-from war_env.core.bots import VARIES_BY_ROUND, VARIES_BY_SCORE, Bot, make_bot
+from war_env.core.bots import READS_THE_TABLE, VARIES_BY_ROUND, Bot, make_bot
 from war_env.core.cards import rank_value
 from war_env.core.optimum import OURS, THEIRS, PolicyCost, State, TimingProblem, evaluate_policy, solve
 from war_env.core.probes import Probe
@@ -98,7 +99,7 @@ class ProbeGaps:
     starts: float = 0.5
     lacking: str = ""
     """The entry of ``per_move`` that is the yardstick of lacking the capability: the probe's ``lacking`` agent, or
-    in the reading probe ``score_blind``, the best policy that reads every field but the score (a bound, not an
+    in the reading probe ``card_blind``, the best policy that reads every field but the bot's card (a bound, not an
     agent: ``best_field_reader``)."""
 
     def per_round(self, agent: str) -> float:
@@ -172,28 +173,43 @@ def exact_gaps(probe: Probe) -> ProbeGaps:
     )
 
 
-# --- reading the table without the score ---------------------------------------------------------------------------
-TABLE_FIELDS = ("own_card", "opponent_card", "at_war", "pot", "started", "own_pile", "opponent_pile", "battles")
-"""The fields of the observation, other than the score, that differ from one of the leader's turns to the next as
-they open (the clocks, the drawn flags and the takeover flags read the same in every one)."""
+# --- reading the table without the field that decides ---------------------------------------------------------------
+TABLE_FIELDS = (
+    "own_card",
+    "opponent_card",
+    "at_war",
+    "pot",
+    "started",
+    "own_pile",
+    "opponent_pile",
+    "own_points",
+    "opponent_points",
+    "battles",
+)
+"""The fields of the observation that differ from one of a table-reading bot's turns to the next as they open (the
+clocks, the drawn flags and the takeover flags read the same in every one)."""
 
 
 def visible_table_fields(probe: Probe) -> tuple[str, ...]:
-    return tuple(name for name in TABLE_FIELDS if name not in probe.hidden)
+    """The table fields the probe shows other than those that show its bot's context (``ReadsTheTable.READS``)."""
+    reads = make_bot(probe.opponent).READS
+    return tuple(name for name in TABLE_FIELDS if name not in probe.hidden and name not in reads)
 
 
 @lru_cache(maxsize=8)
-def leader_turns(config: WarConfig, bot: Bot, deals: int = SHARE_DEALS) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Every turn of the leader (seat 1) over ``deals`` dealt card games (seeds 0, 1, ...): the round it is in,
-    its context, and the ``TABLE_FIELDS`` as the seat's observation shows them as it opens (as counts: ranks,
-    cards, flags)."""
+def table_turns(
+    config: WarConfig, bot: Bot, deals: int = SHARE_DEALS, first: int = 0
+) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Every turn of a table-reading bot (seat 1) over ``deals`` dealt card games (seeds ``first``, ``first`` + 1,
+    ...), in the order played: the round it is in, its context, and the ``TABLE_FIELDS`` as the seat's observation
+    shows them as it opens (as counts: ranks, cards, points, flags)."""
     rounds, contexts, rows = [], [], []
 
-    def as_the_leaders_turn_opens(game, seed: int, seat: int) -> None:
+    def as_the_bots_turn_opens(game, seed: int, seat: int) -> None:
         if seat == 1:
             ranks = [0 if card is None else rank_value(card) for card in game.visible]
             rounds.append(seed)
-            contexts.append(bot.context(game.points[1], game.points[0]))
+            contexts.append(bot.context_at(game, 1))
             rows.append(
                 (
                     *ranks,
@@ -202,22 +218,24 @@ def leader_turns(config: WarConfig, bot: Bot, deals: int = SHARE_DEALS) -> tuple
                     int(game.starter == 0),
                     len(game.piles[0]),
                     len(game.piles[1]),
+                    game.points[0],
+                    game.points[1],
                     game.battles,
                 )
             )
 
-    for seed in range(deals):
+    for seed in range(first, first + deals):
         game = dealt_game(config, seed)
-        game.play_to_end(partial(as_the_leaders_turn_opens, game, seed))
+        game.play_to_end(partial(as_the_bots_turn_opens, game, seed))
     columns = np.array(rows).T
     return np.array(rounds), np.array(contexts), dict(zip(TABLE_FIELDS, columns))
 
 
 @lru_cache(maxsize=8)
 def context_policies(config: WarConfig, bot: Bot, grid: int = 21) -> np.ndarray:
-    """``[policy, context]``: the cost per move, against each context, of the optimum for each belief P(ahead) on
-    a grid (``grid`` points from 0 to 1; the distinct ones). A policy that knows only a belief of its context as a
-    turn opens plays one of them: nothing carries over from one of the leader's turns to the next."""
+    """``[policy, context]``: the cost per move, against each context, of the optimum for each belief P(the second
+    context) on a grid (``grid`` points from 0 to 1; the distinct ones). A policy that knows only a belief of its
+    context as a turn opens plays one of them: nothing carries over from one of the bot's turns to the next."""
     windows = [window.reaction_probabilities(config) for window in bot.windows()]
     problems = [problem_with(config, window) for window in windows]
     lines = []
@@ -233,7 +251,7 @@ def context_policies(config: WarConfig, bot: Bot, grid: int = 21) -> np.ndarray:
 
 @dataclass(frozen=True)
 class FieldReader:
-    """The best policy that, as each of the leader's turns opens, reads only ``fields`` (no memory): its cost per
+    """The best policy that, as each of the bot's turns opens, reads only ``fields`` (no memory): its cost per
     move chosen on the dealt turns themselves (``bound``: the best such choice for those very turns, at most what
     the best reader pays in expectation) and each half of the deals' choices played on the other half
     (``held_out``: what a reader built from data pays)."""
@@ -245,12 +263,12 @@ class FieldReader:
 
 def best_field_reader(probe: Probe, fields: Sequence[str], deals: int = SHARE_DEALS) -> FieldReader:
     config, bot = probe.config(), make_bot(probe.opponent)
-    if bot.varies_by != VARIES_BY_SCORE:
-        raise ValueError(f"a field reader reads the context of a bot that reads the score, got {probe.opponent!r}")
+    if bot.varies_by not in READS_THE_TABLE:
+        raise ValueError(f"a field reader reads the context of a bot that reads the table, got {probe.opponent!r}")
     unknown = set(fields) - set(TABLE_FIELDS)
     if unknown:
         raise ValueError(f"unknown table fields {sorted(unknown)}; known: {TABLE_FIELDS}")
-    rounds, contexts, table = leader_turns(config, bot, deals)
+    rounds, contexts, table = table_turns(config, bot, deals)
     cost = context_policies(config, bot)[:, contexts].T  # [turn, policy]
     keys = np.stack([table[name] for name in fields], axis=1) if fields else np.zeros((len(contexts), 1))
     _, group = np.unique(keys, axis=0, return_inverse=True)
@@ -294,13 +312,13 @@ def clairvoyant_records(probe: Probe, seeds: Sequence[int]) -> list[RoundRecord]
     return records
 
 
-def score_blind(probe: Probe) -> float:
+def card_blind(probe: Probe) -> float:
     """The reading probe's yardstick: the best cost per move of a policy that reads every field it shows but the
-    score (``best_field_reader``'s bound)."""
+    bot's card (``best_field_reader``'s bound over ``visible_table_fields``)."""
     return best_field_reader(probe, visible_table_fields(probe)).bound
 
 
-BOUNDS: dict[str, Callable[[Probe], float]] = {"score_blind": score_blind}
+BOUNDS: dict[str, Callable[[Probe], float]] = {"card_blind": card_blind}
 """The yardsticks that are bounds, not agents (``OtherFields.yardstick``), by name: ``probe -> cost per move``."""
 
 

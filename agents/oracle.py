@@ -96,7 +96,8 @@ class BuiltForOpponent(Agent):
 
 class Oracle(BuiltForOpponent):
     """Plays the exact optimum for ``config`` against the bot ``opponent`` (``Bot.optimal_timing``): the
-    solver's stationary policy, the Bayes-optimal one against a ``pool``, each context's against a ``leader``."""
+    solver's stationary policy, the Bayes-optimal one against a ``pool``, each context's against a bot that reads the
+    table (a ``leader``, a ``parity``)."""
 
     name = "oracle"
 
@@ -107,7 +108,7 @@ class Oracle(BuiltForOpponent):
     @property
     def policy(self) -> TimingPolicy | PoolPolicy | None:
         """The solved policy against a bot with one reaction distribution (a ``TimingPolicy``) or a pool
-        (a ``PoolPolicy``); ``None`` against a ``leader`` (one policy per context: ``timing.policies``)."""
+        (a ``PoolPolicy``); ``None`` against a table reader (one policy per context: ``timing.policies``)."""
         return getattr(self.timing, "policy", None)
 
     def reset(self, seed: int | None = None) -> None:
@@ -134,7 +135,8 @@ class Oracle(BuiltForOpponent):
 class Blind(BuiltForOpponent):
     """The exact optimum against the opponent's reactions taken over its members or contexts
     (``Bot.marginal_reactions``): the best an agent can do that times every turn alike, never telling a
-    ``pool`` bot's members or a ``leader`` bot's contexts apart. Against any other bot it is the ``oracle``."""
+    ``pool`` bot's members or a table reader's (``leader``, ``parity``) contexts apart. Against any other bot it is
+    the ``oracle``."""
 
     name = "blind"
 

@@ -9,7 +9,7 @@ Spec grammar (the project's ``war_env.core.specs`` plus two rules for text that 
   optimum against the pairing's opponent bot, ``war_env.agents.oracle``) and ``anticipate`` (a simple
   heuristic for latency, ``war_env.agents.anticipate``); these two are built per opponent bot, as are the
   probes' yardsticks ``lead`` (the best fixed lead, ``war_env.agents.lead``), ``blind`` (the optimum that
-  ignores a pool's members or a leader's contexts) and ``counting`` (the oracle from War-v0's fields, by
+  ignores a pool's members or a table reader's contexts) and ``counting`` (the oracle from War-v0's fields, by
   counting: ``war_env.agents.counting``). ``press_once`` (press as the turn opens, once) needs neither.
 * ``bot:SPEC``: everything after the first ``:`` is a bot spec, taken verbatim
   (``bot:fixed:ticks=5``, ``bot:uniform:low=1,high=10``).

@@ -24,7 +24,7 @@ def reaction_tables(
     models: tuple[ReactionModel | None, ReactionModel | None], config: WarConfig
 ) -> tuple[np.ndarray, np.ndarray]:
     """Both seats' ``(tables, cdfs)``, one row per CDF of the seat's model (``ReactionModel.cdfs``: one, or
-    a pool's members, a leader's contexts; the engine picks the row, ``state.ROUND``'s ``choice``): ``tables``
+    a pool's members, a table reader's contexts; the engine picks the row, ``state.ROUND``'s ``choice``): ``tables``
     (2, k, 2**BUCKET_BITS), ``reaction_table`` of each (int16, or int32 for turns of 2**15 ticks and more);
     ``cdfs`` float64 (2, k, turn_ticks), k the most CDFs of a seat. Zeros for a seat without a model."""
     turn_ticks = config.turn_ticks

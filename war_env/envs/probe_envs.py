@@ -133,7 +133,7 @@ class ProbeVectorEnv(WarLatencyVectorEnv):
     Everything else (spaces of actions, step, autoreset, seeding, reset options, info, backends) is
     ``WarVectorEnv``'s. Sub-env ``i`` is ``gym.make(env_id)`` reset with ``seed + i``, step for step
     (``tests/test_vector_probes.py``): the inference probe's member of the pool drawn per round by the engine as by
-    ``Pool.member_of``, the reading probe's leader context read as each of its turns opens and its hidden columns
+    ``Pool.member_of``, the reading probe's parity context read as each of its turns opens and its hidden columns
     zeroed after every step (``vector.HidingSteps``). Each probe's class is made from its row with its env
     (``PROBE_VECTOR_ENVS``)."""
 

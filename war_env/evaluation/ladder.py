@@ -13,7 +13,7 @@ Costs are exact, by a chain over what is in flight as the opponent's turn opens 
 latency a press-time rule plays each move deterministically given the opponent's reaction, so a move is a
 transition between the sets of presses left in flight, and the cost per move is the stationary mean of the moves'
 costs. ``tests/test_ladder.py`` holds it equal to the solver's evaluation of the same rule
-(``optimum.evaluate_policy``). Against a pool or a leader a rule's cost is the weighted mean over the members or
+(``optimum.evaluate_policy``). Against a pool or a table reader a rule's cost is the weighted mean over the members or
 contexts, as for every yardstick (``evaluation.probe_gaps.exact_gaps``).
 """
 

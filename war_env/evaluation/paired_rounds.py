@@ -9,7 +9,7 @@ compiled engine is installed (the ``fast`` extra); when a bot meets an agent who
 the observation alone (``Agent.batch_policy``: a greedy trained model), all rounds at once on the
 batched vector env, one policy call per tick for every round (``play_rounds_batched``, records proven
 equal by ``tests/test_evaluation.py``); else tick by tick through War-v0 (``play_round``). Every bot plays on
-both, the probes' ``pool`` and ``leader`` too. The benchmark's shards, ``war-train``'s comparison with
+both, the probes' ``pool``, ``leader`` and ``parity`` too. The benchmark's shards, ``war-train``'s comparison with
 ``prompt``, ``war-curves`` and self-play matches all call it. Rounds with action latency, and agents that
 read the latency observation (``observes_latency``, the ``oracle``), are played through ``WarLatency-v0``
 (the same game as War-v0 when there is no latency, with the longer observation): on its batched vector env
@@ -106,7 +106,7 @@ def _play_rounds(agent, player, config, seeds, indices, agent_spec, opponent_spe
 
 def _whole_rounds_player(agent, player, config: WarConfig, env_id: str | None):
     """The fast path or the batched one when they can play this pairing's rounds, else ``None``: every bot
-    plays on both (the probes' ``pool`` and ``leader`` too); the batched vector env is the one of the game
+    plays on both (the probes' ``pool``, ``leader`` and ``parity`` too); the batched vector env is the one of the game
     ``observation_game`` chooses (a probe's, WarLatency-v0's or War-v0's)."""
     batchable = isinstance(player, Bot)
     if batchable and not config.has_latency and agent_reaction_model(agent, config) is not None:

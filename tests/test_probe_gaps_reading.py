@@ -5,8 +5,8 @@ turn count, the frames a 4-frame stack sees) tell it better than the published l
 Every reader here plays, as each of the bot's turns opens, the optimum for one belief of its context (nothing
 carries over from one of its turns to the next, so that is all a reader can do), chosen per value of what it reads
 on the turns of seeds 0-1999 (the line's own deals) and played on the turns of seeds 2000-3999: held out, as a
-learner would meet them. The cost of a turn is exact (``probe_gaps.context_policies``); a round's is the sum over
-its turns, so two readers compare round by round (a paired interval).
+learner would meet them. The cost of a turn is exact (``probe_gaps.context_policies``; checked against play below);
+a round's is the sum over its turns, so two readers compare round by round (a paired interval).
 """
 
 from __future__ import annotations
@@ -16,11 +16,15 @@ import pytest
 from test_probes import FS, IDLE, best_return, timing_return
 
 from war_env.agents import make_agent
+from war_env.core.best_response import problem_with
 from war_env.core.bots import Parity, VariesByCard, make_bot
+from war_env.core.optimum import State, evaluate_policy, solve
 from war_env.core.probes import MIN_GAP, PROBES
 from war_env.core.rules import WarConfig
 from war_env.envs.latency import WarLatencyEnv
+from war_env.evaluation import play_rounds
 from war_env.evaluation.probe_gaps import (
+    component_problems,
     context_policies,
     exact_gaps,
     table_turns,
@@ -123,6 +127,32 @@ def test_no_reader_without_the_bot_s_card_beats_the_line_on_held_out_deals(proxy
     assert difference["high"] >= 0, (proxy, difference)
     published = exact_gaps(PROBE).per_move["card_blind"]
     assert line.sum() / len(turns(DEALS)["contexts"]) == pytest.approx(published, rel=0.02)
+
+
+@pytest.mark.slow
+def test_a_turn_s_exact_cost_is_what_it_costs_in_play_so_readers_compare_turn_by_turn():
+    """What the readers above rest on: summed over the turns each round deals, the exact cost per turn of the
+    oracle's and ``blind``'s policies in the turn's context gives ``blind``'s regret in every round played."""
+    config, bot = PROBE.config(), make_bot(PROBE.opponent)
+    seeds = range(12)
+    rounds, contexts, _ = table_turns(config, bot, len(seeds), 0)
+    _, _, problems = component_problems(config, bot)
+    blind = solve(problem_with(config, bot.marginal_reactions(config)))
+
+    def blind_rule(phase, elapsed, masks):
+        return [blind.press(State(phase, elapsed, False, int(mask))) for mask in masks]
+
+    excess = np.array(
+        [evaluate_policy(problem, blind_rule).cost_per_move - solve(problem).cost_per_move for problem in problems]
+    )
+    assert excess.max() > 0  # blind pays in some context: the regrets below are not all 0
+    expected = np.bincount(rounds, weights=excess[contexts], minlength=len(seeds))
+    played = {
+        agent: play_rounds(make_agent(agent, config=config, opponent=bot), bot, config, seeds, env_id=PROBE.env_id)
+        for agent in ("oracle", "blind")
+    }
+    regrets = [o.episode_return - b.episode_return for o, b in zip(played["oracle"], played["blind"])]
+    assert regrets == pytest.approx(expected, abs=1e-9)
 
 
 @pytest.mark.slow

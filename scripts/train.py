@@ -195,7 +195,8 @@ def cli(argv: list[str] | None = None) -> int:
 
 def fast(args) -> int:
     """``--algo fast_ppo``: train, print the run folder, steps/s and the comparison with prompt."""
-    from war_env.training.fast_ppo import run_fast_ppo
+    from war_env.training.fast_ppo import ProgressPrinter, run_fast_ppo
+    from war_env.training.probe_verdict import describe
 
     given = [f"--{name.replace('_', '-')}" for name, default in FAST_IGNORES.items() if getattr(args, name) != default]
     if given:
@@ -212,6 +213,7 @@ def fast(args) -> int:
             bench_rounds=args.bench_rounds,
             bench_seed=args.bench_seed,
             resume=True,
+            log=ProgressPrinter(args.timesteps),
         )
     else:
         run = run_fast_ppo(
@@ -225,6 +227,7 @@ def fast(args) -> int:
             frame_stack=args.frame_stack,
             bench_rounds=args.bench_rounds,
             bench_seed=args.bench_seed,
+            log=ProgressPrinter(args.timesteps or FAST_DEFAULT_TIMESTEPS),
         )
     card = run.model_card
     print(
@@ -232,6 +235,21 @@ def fast(args) -> int:
         f"{card['steps_per_second']:,} steps/s)"
     )
     print(f"model: {run.model}   (load it as {card['model']['load']})")
+    for warning in card.get("warnings", []):
+        print(f"warning: {warning}")
+    verdicts = card.get("probe_verdict")
+    if verdicts:  # a probe: each model judged by the probe's own line, as the learners' table counts
+        for name, judged in verdicts.items():
+            print(f"  {judged['model_file']:<10} {judged['rounds']} held-out rounds: {describe(judged)}")
+        passed = verdicts["final"]["passed"]
+        if args.require_bar and not passed:
+            print(
+                f"war-train: error: the final model does not show the capability (--require-bar); the run is in "
+                f"{run.run_dir}",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
     bench = card.get("benchmark_final")
     if bench is None:
         return 0

@@ -52,7 +52,8 @@ import numpy as np
 from war_env.agents import is_exec_spec, make_opponent
 from war_env.agents.algorithms import check_algorithm
 from war_env.envs.games import check_env_id, default_opponent, game_config, probe_of
-from war_env.league.stats import iqm_interval
+from war_env.evaluation.summary import paired_difference
+from war_env.league.stats import bootstrap_mean, iqm_interval
 from war_env.support.atomic import write_atomic
 from war_env.support.provenance import provenance
 from war_env.support.run_folder import (
@@ -68,6 +69,7 @@ from war_env.training.callbacks import checkpoints
 from war_env.training.comparison import BAR, BASELINE, HeldOutRounds, compare, held_out_stats
 from war_env.training.config import load_config, non_negative_int, positive_int, shipped_config_file
 from war_env.training.envs import VEC_ENVS
+from war_env.training.probe_verdict import capability_line, verdict
 from war_env.training.run import train
 
 SETTINGS_FILE = "settings.json"
@@ -203,8 +205,12 @@ def _curves(run_dir: Path, settings: CurveSettings, workers: int, log) -> Curves
     for seed, seed_curve in _run_seeds(run_dir, settings, reference, workers):
         results[seed] = seed_curve
         final = seed_curve["final"]
+        if "regret_interval" in final:  # a probe
+            judged = "is below the probe's line" if final["bar_passed"] else "is NOT below the probe's line"
+        else:
+            judged = "meets the bar" if final["bar_passed"] else "does NOT meet the bar"
         log(
-            f"seed {seed}: final model {'meets' if final['bar_passed'] else 'does NOT meet'} the bar "
+            f"seed {seed}: final model {judged} "
             f"(takeovers {final['takeovers']}, false starts/100 {final['false_starts_per_100']:.2f}, "
             f"{gap} {final[gap]:+.4f}); first optimal at {seed_curve['first_optimal_at']}, "
             f"optimal from {seed_curve['optimal_from']}; {seed_curve['train_wall_seconds']} s training"
@@ -485,7 +491,7 @@ def evaluate_model(settings: CurveSettings, path: Path, reference: HeldOutRounds
         agent, settings.opponent, settings.env_args, settings.rounds, settings.eval_seed, env_id=settings.env_id
     )
     comparison = compare(stats, reference)
-    return {
+    evaluated = {
         settings.reference.metric: 0.0 - comparison["mean_return_difference"],  # 0.0 - x: no "-0.0000" for 0
         f"{settings.reference.metric}_stderr": comparison["mean_return_difference_stderr"],
         "takeovers": stats.takeovers,
@@ -494,6 +500,11 @@ def evaluate_model(settings: CurveSettings, path: Path, reference: HeldOutRounds
         "mean_reaction_ticks": stats.mean_reaction_ticks,
         "bar_passed": comparison["bar"]["passed"],
     }
+    probe = probe_of(settings.env_id)
+    if probe is not None:  # a probe's model is judged by the probe's line, not by prompt's bar
+        judged = verdict(probe.name, bootstrap_mean(paired_difference(reference.played, stats.played)))
+        evaluated.update(regret_interval=judged["regret"], bar_passed=judged["passed"])
+    return evaluated
 
 
 # --- across seeds ------------------------------------------------------------------------------------
@@ -532,7 +543,9 @@ def summarise(settings: CurveSettings, reference: HeldOutRounds, seed_results: l
         "settings": settings.as_json(),
         "env_id": settings.env_id,
         "reference": _reference_summary(settings),
-        "bar": BAR,
+        "bar": BAR
+        if probe_of(settings.env_id) is None
+        else {"capability_line": capability_line(probe_of(settings.env_id).name)},
         "baseline": reference.summary(),
         "interval": "IQM across seeds (scipy.stats.trim_mean(x, 0.25)), 95% stratified percentile bootstrap "
         "over seeds (war_env.league.stats.iqm_interval, rliable's method)",
@@ -571,6 +584,7 @@ def _reference_summary(settings: CurveSettings) -> dict:
 
         gaps = exact_gaps(probe)
         summary.update(best_simple_baseline=gaps.best_simple, best_simple_regret_exact=gaps.gap(gaps.best_simple))
+        summary["capability_line"] = capability_line(probe.name)
     return summary
 
 
@@ -600,9 +614,12 @@ def plot_curves(curves: dict, path: Path) -> None:
     figure.legend(
         handles, labels, fontsize=7, loc="lower center", ncol=len(labels)
     )  # below the panels: hides no series
-    verdict = (
-        "every final model meets the bar" if curves["final"]["all_meet_bar"] else "NOT every final model meets the bar"
-    )
+    line = curves["reference"].get("capability_line")
+    passed = curves["final"]["all_meet_bar"]
+    if line is None:
+        verdict = "every final model meets the bar" if passed else "NOT every final model meets the bar"
+    else:
+        verdict = f"{'every' if passed else 'NOT every'} final model below the line ({line['yardstick']})"
     game = f" on {curves['env_id']}" if curves.get("env_id") else ""
     figure.suptitle(
         f"{settings['algorithm']}{game} vs {settings['opponent']}, {settings['timesteps']:,} steps:\n"
@@ -628,11 +645,16 @@ def _draw_metric(axis, metric: str, data: dict, x_per_seed: dict, x_iqm: np.ndar
     axis.set_title(data["label"], fontsize=10)
     axis.set_yscale("symlog", linthresh=LINEAR_BELOW[metric])
     axis.grid(alpha=0.3)
-    lines = {"false_starts_per_100": curves["bar"]["false_starts_per_100_rounds_below"]}
-    lines[curves["reference"]["metric"]] = curves["bar"]["return_gap_at_most"]
+    line = curves["reference"].get("capability_line")
+    if line is None:
+        lines = {"false_starts_per_100": curves["bar"]["false_starts_per_100_rounds_below"]}
+        lines[curves["reference"]["metric"]] = curves["bar"]["return_gap_at_most"]
+    else:  # a probe: the line of lacking the capability
+        lines = {"regret": line["regret"]}
     top = lines.get(metric, 0.0)
     if metric in lines:
-        axis.axhline(lines[metric], color="tab:red", lw=0.8, ls="--", label="bar")
+        label = "bar" if line is None else f"line: {line['yardstick']}"
+        axis.axhline(lines[metric], color="tab:red", lw=0.8, ls="--", label=label)
     simple = curves["reference"].get("best_simple_regret_exact")
     if metric == "regret" and simple is not None:
         axis.axhline(

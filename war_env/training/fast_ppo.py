@@ -652,6 +652,34 @@ def save(result: FastPPOResult, path, config: FastPPOConfig, seed: int, opponent
     )
 
 
+class ProgressPrinter:
+    """``log`` for ``run_fast_ppo`` that prints a line at most every ``every_seconds`` of training (and after the
+    last update): the steps done (of ``timesteps`` when given), the steps/s since the previous line and the mean
+    training return of the rounds that ended since it."""
+
+    def __init__(self, timesteps: int | None = None, every_seconds: float = 30.0, out=print):
+        self.timesteps, self.every_seconds, self.out = timesteps, every_seconds, out
+        self.steps, self.seconds = 0, 0.0  # a resumed run's first line: its average since the run's start
+        self.rounds, self.total = 0, 0.0
+
+    def __call__(self, entry: dict) -> None:
+        if entry.get("rounds"):
+            self.rounds += entry["rounds"]
+            self.total += entry["rounds"] * entry["mean_return"]
+        last = self.timesteps is not None and entry["steps"] >= self.timesteps
+        if entry["seconds"] - self.seconds < self.every_seconds and not last:
+            return
+        rate = (entry["steps"] - self.steps) / max(entry["seconds"] - self.seconds, 1e-9)
+        budget = f"/{self.timesteps:,}" if self.timesteps else ""
+        returns = (
+            f"mean return {self.total / self.rounds:+.3f} over {self.rounds:,} rounds"
+            if self.rounds
+            else "no round ended"
+        )
+        self.out(f"  {entry['steps']:,}{budget} steps, {entry['seconds']:.0f} s, {rate:,.0f} steps/s; {returns}")
+        self.steps, self.seconds, self.rounds, self.total = entry["steps"], entry["seconds"], 0, 0.0
+
+
 # --- a run folder -------------------------------------------------------------------------------------------
 @dataclass
 class FastRun:
@@ -705,9 +733,12 @@ def run_fast_ppo(
     log=None,
     resume: bool = False,
 ) -> FastRun:
-    """``war-train --algo fast_ppo``: train, then write ``RUN/final.zip`` (the model), ``RUN/progress.jsonl`` (one
-    line per update) and ``RUN/model_card.json`` (settings, config, wall time, steps/s, provenance and, unless
-    ``bench_rounds`` is 0, the model against ``prompt`` on held-out paired rounds, as ``war-train``'s SB3 runs).
+    """``war-train --algo fast_ppo``: train, then write ``RUN/final.zip`` (the last model), ``RUN/best.zip`` (the
+    best evaluation's, with ``eval_every``), ``RUN/progress.jsonl`` (one line per update) and ``RUN/model_card.json``
+    (settings, config, wall time, steps/s, rounds per sub-env, provenance and, unless ``bench_rounds`` is 0, the
+    models on held-out paired rounds: on a probe played as defined, their regret to its oracle judged by the probe's
+    line, ``probe_verdict.held_out_verdict``; elsewhere the final model against ``prompt`` with the bar, as
+    ``war-train``'s SB3 runs).
     ``RUN/config.json`` holds the settings from the start, ``RUN/checkpoints/`` the checkpoints (``checkpoint_every``).
 
     ``resume``: go on with the run in ``run_dir`` from its latest checkpoint (from the start without one), every
@@ -715,6 +746,7 @@ def run_fast_ppo(
     only restate the folder's, and must when it is an ``exec:`` spec (a folder never starts a program by itself)."""
     from war_env.agents.fast_model import load_fast_agent, read_fast_model
     from war_env.training.comparison import BASELINE, compare, held_out_stats
+    from war_env.training.probe_verdict import held_out_verdict, probe_name
 
     run_dir = Path(run_dir)
     with locked_run_folder(run_dir, "war-train"):
@@ -783,7 +815,18 @@ def run_fast_ppo(
         if too_few:
             card["warnings"] = [too_few]
             warnings.warn(too_few, stacklevel=2)
-        if bench_rounds:
+        probe = probe_name(result.env_id)
+        as_defined = probe is not None and not env_args and card["opponent"] == default_opponent(result.env_id)
+        if bench_rounds and as_defined:  # a probe is judged by its own line, not by prompt's bar
+            card["probe_verdict"] = {
+                name: {
+                    **held_out_verdict(load_fast_agent(path), result.env_id, bench_rounds, bench_seed),
+                    "model_file": path.name,
+                }
+                for name, path in (("final", model), ("best", best_file))
+                if path.is_file()
+            }
+        elif bench_rounds:
             card_opponent = card["opponent"]
             prompt = held_out_stats(BASELINE, card_opponent, env_args, bench_rounds, bench_seed, env_id=result.env_id)
             mine = held_out_stats(
@@ -907,6 +950,7 @@ __all__ = [
     "Checkpoint",
     "FastPPOConfig",
     "FastPPOResult",
+    "ProgressPrinter",
     "advantages_and_returns",
     "build_policy",
     "checkpoint_files",

@@ -182,6 +182,8 @@ def cli(argv: list[str] | None = None) -> int:
             verbose=args.verbose,
         )
         passed = print_summary(result)
+        judged = probe_summary(args, result)
+        passed = passed if judged is None else judged
         if args.require_bar and not passed:
             print(
                 f"{parser.prog}: error: the bar was not reached (--require-bar); the run is in {result.run_dir}",
@@ -269,6 +271,27 @@ def fast(args) -> int:
         )
         return 1
     return 0
+
+
+def probe_summary(args, result: TrainResult) -> bool | None:
+    """On a probe played as defined (its own opponent and rules), the best and the final model judged by the
+    probe's line on the held-out rounds, printed; whether the final model is below it (``None``: not a probe)."""
+    from war_env.agents.sb3_agent import load_sb3_agent
+    from war_env.envs.games import default_opponent
+    from war_env.training.probe_verdict import describe, held_out_verdict, probe_name
+
+    env_id = result.model_card.get("env_id", args.env_id)
+    if probe_name(env_id) is None or args.bench_rounds == 0 or args.env_arg:
+        return None
+    if args.opponent not in (None, default_opponent(env_id)):
+        return None
+    print(f"  on the {probe_name(env_id)} probe, judged by its own line (prompt's bar does not apply to a probe):")
+    verdicts = {}
+    for name, path in (("best", result.best_model), ("final", result.final_model)):
+        agent = load_sb3_agent(result.algorithm, str(path), trust_model_file=args.trust_model_file)
+        verdicts[name] = held_out_verdict(agent, env_id, args.bench_rounds, args.bench_seed)
+        print(f"  {name:<6} {describe(verdicts[name])}")
+    return verdicts["final"]["passed"]
 
 
 def _fast_run_dir(args) -> str:

@@ -79,3 +79,22 @@ def test_progress_is_printed_at_intervals_and_after_the_last_update():
     assert len(lines) == 2  # at 31 s (30 s passed) and after the last update; not at 45 s
     assert lines[0] == "  200/400 steps, 31 s, 6 steps/s; mean return -1.000 over 4 rounds"
     assert lines[1].startswith("  400/400 steps, 70 s") and "over 2 rounds" in lines[1]
+
+
+def test_war_train_judges_an_sb3_probe_model_by_the_probes_line_too(tmp_path, capsys):
+    import json
+
+    from war_env.data import training_config_file
+    from war_env.scripts.train import cli
+
+    raw = json.loads(training_config_file("ppo").read_text())
+    raw["hyperparameters"].update({"n_steps": 32, "batch_size": 32, "n_epochs": 1})
+    raw["policy_kwargs"]["net_arch"] = {"pi": [8], "vf": [8]}
+    raw["evaluation"] = {"every_timesteps": 0}
+    (tmp_path / "ppo.json").write_text(json.dumps(raw))
+    argv = ["--algo", "ppo", "--config", str(tmp_path / "ppo.json"), "--env-id", "WarMemory-v1", "--timesteps", "32"]
+    argv += ["--n-envs", "1", "--bench-rounds", "3", "--run-dir", str(tmp_path / "run"), "--no-progress-bar"]
+    cli(argv)
+    out = capsys.readouterr().out
+    assert "judged by its own line" in out
+    assert out.count("the line of lacking the capability is press_once's") == 2  # the best and the final model

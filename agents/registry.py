@@ -22,7 +22,7 @@ Spec grammar (the project's ``war_env.core.specs`` plus two rules for text that 
   a model of the fast PPO trainer (``war_env.agents.fast_model``), whichever its network (MLP, stacked frames, LSTM),
   greedily; ``fast_ppo:path=PATH,actions=sampled`` draws each action from the policy's distribution as in training
   (seeded per round: the same round, the same presses), which is how a timing policy that hedges (a press
-  probability under 0.5 in every state) plays at all (docs/probes.md, "The learners").
+  probability under 0.5 in every state) plays at all (docs/results/learners.md, "What each probe shows").
   Model files are loaded weights-only. Whether to trust a file's pickled data is never part of a spec
   (specs are stored in run folders, which other people send): it is the ``trust_model_file`` argument,
   which the commands take from their own command line only.

@@ -15,7 +15,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=HelpFormatter,
         description="Measure War-v0's speed and memory beside its peers (Gymnasium's CartPole and Blackjack, War-v0 "
         "played tick by tick, SB3's DummyVecEnv) in one run, and print one markdown table of medians and "
-        "ratios, then where each speed target stands (docs/speed.md explains the figures). A full run takes "
+        "ratios, then where each speed target stands (docs/results/speed.md explains the figures). A full run takes "
         "minutes: a line on stderr says as each section starts and ends, with the seconds it took.\n\n"
         "example:\n  war-perf --repeats 3 --budget 0.5     # a quicker, noisier table",
     )

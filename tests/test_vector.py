@@ -251,7 +251,8 @@ def test_autoreset_next_step_resets_on_the_step_after_the_end_and_ignores_its_ac
 
 
 def test_without_round_info_the_steps_are_the_same_and_only_info_round_is_left_out(backend):
-    # round_info=False is for callers that never read info["round"] (docs/speed.md: a third of a step at N = 4096).
+    # round_info=False is for callers that never read info["round"] (a third of a step at N = 4096:
+    # docs/results/speed.md).
     with_info = WarVectorEnv(4, opponent="instant", backend=backend)
     without = gym.make_vec(
         "War-v0",

@@ -4,8 +4,9 @@
   of what the registry and a made env say (spaces, entry points), then the env class's own docstring.
 * ``probes/<name>.md``: one card per probe of ``war_env.core.probes.PROBES``, as bsuite's experiment cards: the
   capability, the env, the game and its optimum (the env's own description), the lines the suite plays, the score.
-* ``reference/commands.md``: every console script of pyproject.toml's ``[project.scripts]``, each from its
-  ``build_parser()`` (sphinx-argparse renders it).
+* ``reference/commands.md``: every console script of pyproject.toml's ``[project.scripts]``, then every other
+  module of scripts/ that has a parser (run as ``python -m war_env.scripts.X``), each from its ``build_parser()``
+  (sphinx-argparse renders it).
 
 A docstring whose summary table names other spaces than the env has is a build warning (an error under ``-W``).
 """
@@ -240,18 +241,36 @@ Not yet: the probe has one setting.
 # --- the commands' reference ---------------------------------------------------------------------------------------
 def command_pages(root: Path) -> dict[str, str]:
     scripts = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]
+    modules = {target.split(":")[0]: command for command, target in scripts.items()}
     sections = []
-    for command, target in scripts.items():
-        module = target.split(":")[0]
+    for module, command in modules.items():
         if not hasattr(importlib.import_module(module), "build_parser"):
             logger.warning(f"{command}: {module} has no build_parser(), so the reference cannot show its options")
             continue
-        sections.append(
-            f"## {command}\n\n```{{argparse}}\n:module: {module}\n:func: build_parser\n:prog: {command}\n```\n"
-        )
+        sections.append(_command_section(command, module))
+    run_as_modules = [
+        _command_section(f"python -m {module}", module)
+        for module in _module_commands(root)
+        if module not in modules and hasattr(importlib.import_module(module), "build_parser")
+    ]
     intro = (
         "# Commands\n\n"
-        "Every console script that `pip install war-env` puts on the `PATH`, with its options as `--help` "
-        "prints them.\n\n"
+        "Every command of the installed package, with its options as `--help` prints them.\n\n"
+        "## Console scripts\n\n"
+        "The commands that `pip install war-env` puts on the `PATH`.\n\n"
     )
-    return {"reference/commands.md": intro + "\n".join(sections)}
+    modules_intro = (
+        "\n## Commands run as modules\n\n"
+        "The commands that `python -m` runs from the installed package: the learners' table, the probes' figures "
+        "and the measurements of the results pages.\n\n"
+    )
+    return {"reference/commands.md": intro + "\n".join(sections) + modules_intro + "\n".join(run_as_modules)}
+
+
+def _module_commands(root: Path) -> list[str]:
+    """``war_env.scripts.X`` for every module of scripts/ (installed as war_env.scripts), by name."""
+    return [f"war_env.scripts.{path.stem}" for path in sorted((root / "scripts").glob("[!_]*.py"))]
+
+
+def _command_section(title: str, module: str) -> str:
+    return f"### {title}\n\n```{{argparse}}\n:module: {module}\n:func: build_parser\n:prog: {title}\n```\n"

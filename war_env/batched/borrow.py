@@ -3,8 +3,9 @@
 Why: numba counts references to every array it binds to a variable, takes a field of or passes on: an
 atomic increment and decrement each time, dozens per round in the hot loops. With every array of a
 kernel's arguments borrowed at its entry, the engine's step took 135 us instead of 340 us at N = 4096
-(``docs/speed.md``). Safe because the caller owns the arrays for the whole call and the kernels keep
-no view of them beyond it; arrays the kernels allocate themselves keep their counts.
+(docs/results/speed.md, "Where a step's time goes at N = 4096", has the step's pieces). Safe because the caller
+owns the arrays for the whole call and the kernels keep no view of them beyond it; arrays the kernels allocate
+themselves keep their counts.
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ class WarVectorEnv(VectorEnv):
     ``vectorization_mode="sync"``); ``max_episode_steps`` truncates a round after that many steps,
     as ``gym.make``'s ``TimeLimit`` does (``truncated`` is true on that step even if it also
     terminated); ``config`` / rule keywords as for ``WarEnv``. ``round_info=False`` leaves ``info["round"]``
-    out, for a caller that does not read it (at N = 4096 building it is a third of a step, docs/speed.md).
+    out, for a caller that does not read it (at N = 4096 building it is a third of a step, docs/results/speed.md).
 
     ``backend``: ``"auto"`` (default) steps with the compiled batched engine when numba imports (the
     ``fast`` extra), else with War-v0 envs in a loop and a warning; ``"numba"`` insists on the engine
@@ -155,7 +155,8 @@ class WarVectorEnv(VectorEnv):
                 f"gym.make_vec('WarLatency-v0', ..., vectorization_mode='vector_entry_point')"
             )
         self.round_info = round_info
-        """Whether a step where rounds end returns ``info["round"]`` (a third of a step at N = 4096: docs/speed.md)."""
+        """Whether a step where rounds end returns ``info["round"]`` (a third of a step at N = 4096:
+        docs/results/speed.md)."""
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         """Also in ``metadata``; an attribute where Gymnasium's own vector envs keep it too
         (``SyncVectorEnv.autoreset_mode``) and where TorchRL's ``GymWrapper`` reads it."""
@@ -240,7 +241,7 @@ class WarVectorEnv(VectorEnv):
         where a round ended), Gymnasium's vector-info convention. Each array is made blank and only the few
         rows that ended are written (at N = 4096 about five rounds end per step): 16% cheaper than copying a
         blank table of every field and converting its strided columns, and still a third of a step there
-        (docs/speed.md; ``round_info=False`` leaves it out)."""
+        (docs/results/speed.md; ``round_info=False`` leaves it out)."""
         ended = np.flatnonzero(terminated)
         table = self._engine.table(ended)
         info = {}

@@ -55,7 +55,8 @@ def simulate(
     """One whole round per deal, both seats timed by their reaction models: the card games first, then
     the clock over their moves. ``decks``: shuffled decks ``(k, 52)`` or a list of ``(pile0, pile1)``
     card lists. Needs the compiled engine (``MissingExtra`` naming the ``fast`` extra without it). No action
-    latency: seat 0's model stands for an agent, whose presses latency would delay (docs/speed.md)."""
+    latency: seat 0's model stands for an agent, whose presses latency would delay (docs/speed.md, "Action latency in
+    the batched engine")."""
     require("fast", "the fast path (war_env.evaluation.fastpath)")
     if config.has_latency:
         raise ValueError(

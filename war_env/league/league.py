@@ -30,8 +30,8 @@ DEFAULT_SEED = 0
 DEFAULT_SHARD_ROUNDS = 20
 MAX_LEAGUE_ROUNDS = 100_000_000
 """The most records (agents x opponents x rounds) a league may have: its report reads about 800 rounds a
-second (docs/benchmark.md, "Memory"), so this many take a day and a half; more is refused before anything is
-built or written (``war_env.league.run.check_room`` also weighs the machine's disk and memory)."""
+second (docs/results/benchmark.md, "The report's memory"), so this many take a day and a half; more is refused
+before anything is built or written (``war_env.league.run.check_room`` also weighs the machine's disk and memory)."""
 ORACLE = "oracle"
 """The reference agent of a league whose opponents are all bots: the exact optimum (``war_env.core.optimum``)."""
 

@@ -58,8 +58,8 @@ CONFIG_FILE = "config.json"
 RECORD_BYTES = 200
 """Disk per round in the rounds file, with room to spare: 90 bytes measured (a default league, gzip)."""
 REPORT_BYTES = 1000
-"""Memory per round of the report, with room to spare (docs/benchmark.md, "Memory"), above a floor of
-``REPORT_FLOOR_BYTES`` (the libraries)."""
+"""Memory per round of the report, with room to spare (docs/results/benchmark.md, "The report's memory"), above a
+floor of ``REPORT_FLOOR_BYTES`` (the libraries)."""
 REPORT_FLOOR_BYTES = 500_000_000
 REPORT_STAGES = 4 + len(PLOTS)
 """The stages of writing a run's report that ``ReportProgress`` announces: reading the rounds, summarising them,

@@ -7,8 +7,8 @@ shared), and prints them per step and per env: the whole step as ``war-perf`` dr
 laid), a floor (a compiled loop that only touches one cache line of every round's record), the Python assembly of
 ``info["round"]`` (rounds end on nearly every step at this size), the observation copy, and CartPole's vector step
 beside them. With ``--ratios`` also ``war-perf``'s N = 4096 ratios to CartPole, with War built with
-``round_info=False`` as a third env in the turns. docs/speed.md quotes its figures. Needs numba (the ``fast``
-extra).
+``round_info=False`` as a third env in the turns. docs/results/speed.md ("Where a step's time goes at N = 4096")
+quotes its figures. Needs numba (the ``fast`` extra).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Learning steps/s of the fast PPO trainer (``war_env.training.fast_ppo``) against SB3's PPO and sb3-contrib's
 RecurrentPPO: the same env (War-v0 against ``human`` on the batched engine, the shipped training rewards), the same
 network (64-64 tanh actor and critic MLPs; for the LSTM, 64 units shared by both before them), one torch thread,
-measured in turns in one run (``war-perf``'s training section, docs/speed.md).
+measured in turns in one run (``war-perf``'s training section; its figures: docs/results/training.md,
+"Speed in war-perf").
 
 Each peer is measured twice: with the fast trainer's own rollout and minibatch sizes (1024 envs x 64 steps,
 minibatches of 8192 samples; RecurrentPPO: 128 envs x 64 steps, minibatches of 128 sequences, the same minibatches),

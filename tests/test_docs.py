@@ -192,6 +192,18 @@ def test_every_module_name_and_source_path_a_page_gives_exists(page):
     assert not missing, f"{page.relative_to(ROOT)} names what does not exist: {missing}"
 
 
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
+def test_every_python_m_command_a_page_gives_runs_as_a_command(page):
+    """``python -m war_env.X`` runs only a module that has a ``__main__`` block: a library module without one
+    would exit 0 and do nothing."""
+    silent = []
+    for module in sorted(set(re.findall(r"python -m (war_env(?:\.\w+)+)", page.read_text()))):
+        found = importlib.util.find_spec(module)
+        if found is None or not found.origin or 'if __name__ == "__main__":' not in Path(found.origin).read_text():
+            silent.append(module)
+    assert not silent, f"{page.relative_to(ROOT)} runs modules that are not commands: {silent}"
+
+
 # --- numbers the docs quote from a run ------------------------------------------------------------------
 SHIPPED_RUN = ROOT / "docs" / "runs" / "bench-default"
 
@@ -360,3 +372,18 @@ def test_a_docstring_whose_spaces_disagree_with_the_env_is_a_build_warning(caplo
         kept = pages._without_summary_table("War-v0", docstring, facts)
     assert "## Rewards" in kept and "| | |" not in kept
     assert "says Observation Space `Box(0.0, 1.0, (15,), float32)`, the env has" in caplog.text
+
+
+def test_the_commands_reference_has_every_console_script_and_every_command_run_as_a_module():
+    import tomllib
+
+    page = war_pages().command_pages(ROOT)["reference/commands.md"]
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    shown = re.findall(r"^### (.+)$", page, flags=re.MULTILINE)
+    with_parsers = [path.stem for path in (ROOT / "scripts").glob("*.py") if "def build_parser(" in path.read_text()]
+    console_modules = {target.split(":")[0] for target in scripts.values()}
+    run_as_modules = {f"python -m war_env.scripts.{name}" for name in with_parsers} - {
+        f"python -m {module}" for module in console_modules
+    }
+    assert set(shown) == set(scripts) | run_as_modules
+    assert "python -m war_env.scripts.learners" in shown  # the learners' table (war_env.experiments)

@@ -204,6 +204,27 @@ def test_every_python_m_command_a_page_gives_runs_as_a_command(page):
     assert not silent, f"{page.relative_to(ROOT)} runs modules that are not commands: {silent}"
 
 
+NAMED_PAGE = re.compile(r'(docs/[\w/.-]+\.md)(?:[,:]?\s*\(?\s*"([A-Z`][^"]*)")?')
+"""``docs/probes.md`` in a docstring or comment, and the section after it: ``docs/probes.md, "The learners"``."""
+
+
+def test_every_page_and_section_a_docstring_or_comment_names_exists():
+    """Pages split and figures move (a guide's figures are on its results page): a pointer to a page or to a
+    section that is not there sends the reader nowhere."""
+    missing = []
+    for source in sorted(path for folder in ("war_env", "agents", "scripts") for path in (ROOT / folder).rglob("*.py")):
+        for page, section in NAMED_PAGE.findall(source.read_text()):
+            where = f"{source.relative_to(ROOT)}: {page}"
+            if not (ROOT / page).is_file():
+                missing.append(where)
+            elif section and not any(
+                " ".join(heading.split()).startswith(" ".join(section.split()))
+                for heading in re.findall(r"^#+ (.+)$", (ROOT / page).read_text(), flags=re.MULTILINE)
+            ):
+                missing.append(f'{where}, "{section}"')
+    assert not missing, f"named but not there: {missing}"
+
+
 # --- numbers the docs quote from a run ------------------------------------------------------------------
 SHIPPED_RUN = ROOT / "docs" / "runs" / "bench-default"
 

@@ -127,9 +127,11 @@ def measure_all(
     elif training:
         with section("PPO training on the batched env against DummyVecEnv"):
             _training_frames(result, repeats, budget)
-        from war_env.perf.trainers import trainer_runs
+        with section("building the fast PPO trainer's and SB3's learners"):
+            from war_env.perf.trainers import trainer_runs
 
-        for network, learners in trainer_runs(budget).items():
+            learners_by_network = trainer_runs(budget)
+        for network, learners in learners_by_network.items():
             with section(f"the fast PPO trainer ({network}) against SB3"):
                 timings = measure_side_by_side([run for _, run in learners], max(1, min(repeats, 3)))
                 for (peer_name, _), peer in zip(learners[1:], timings[1:]):

@@ -178,6 +178,8 @@ def test_resume_plays_only_what_is_missing_and_gives_the_same_scores(suite, tmp_
     agents = len(read_league(copy / "reading").agents)
     assert resumed.rounds_played == agents * ROUNDS
     assert resumed.results == suite.results
+    sessions = json.loads((copy / "run.json").read_text())["sessions"]  # the first session's, then the resume's
+    assert [session["rounds_played"] for session in sessions] == [suite.rounds_played, resumed.rounds_played]
 
 
 def test_a_suite_folder_is_not_started_twice_and_a_resume_takes_nothing_else(suite):

@@ -13,7 +13,8 @@ baseline's)`` on the same deals, with a paired bootstrap interval (``stats.boots
 return minus its own, the raw figure with its interval. The headline ranks the agents given that are not yardsticks
 (``league.probe_figures.yardsticks``) and says what separates the best of them from the next, per probe. The suite
 folder receives ``suite.json`` (per probe and agent ``return``, ``regret`` and ``score``, and the probe's
-``separation``), ``suite.md`` (the headline, the scores and the regrets, agents x probes) and ``suite.png`` (the chart).
+``separation``), ``suite.md`` (the headline, the scores and the regrets, agents x probes), ``suite.png`` (the chart)
+and ``run.json`` (each session that played rounds; each probe's folder has its own, with the machine's load).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,8 @@ from war_env.league.rounds_file import ROUNDS_FILE, load_rounds
 from war_env.league.run import CONFIG_FILE, check_players, read_league, read_run_config, run_league
 from war_env.league.stats import bootstrap_mean, bootstrap_score, bounded_score
 from war_env.support.atomic import write_atomic
-from war_env.support.run_folder import locked_run_folder, refuse_started, write_settings
+from war_env.support.provenance import provenance
+from war_env.support.run_folder import locked_run_folder, record_session, refuse_started, write_settings
 
 DEFAULT_SUITE_ROUNDS = 200
 """Rounds per agent and probe: the default suite (13 yardstick pairings) plays in a few minutes on 2 cores."""
@@ -139,11 +141,13 @@ def run_suite(
     with locked_run_folder(run_dir, "war-bench --suite"):
         if resume is None:
             _start_suite(run_dir, suite, trust_model_file)
-        played = 0
+        started_at, played = datetime.now(timezone.utc).isoformat(timespec="seconds"), 0
         for name in suite.probes:
             played += _play_probe(
                 run_dir / name, suite, PROBES[name], workers, shard_rounds, progress, trust_model_file
             )
+        session = {"started_at": started_at, "rounds_played": played} if played else None  # each probe's has more
+        record_session(run_dir, session, provenance=provenance())
         results = suite_results(run_dir, suite)
         write_atomic(run_dir / RESULTS_FILE, json.dumps(results, indent=2) + "\n")
         chart = suite_chart(results, run_dir / CHART_FILE)

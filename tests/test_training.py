@@ -465,6 +465,15 @@ def test_resume_needs_a_checkpoint(tmp_path):
         main(resume=tmp_path / "empty")
 
 
+def test_a_folder_trained_before_run_json_keeps_its_earlier_sessions_from_its_model_card(tmp_path):
+    config = tiny_config(tmp_path, "ppo")
+    first = main("ppo", config_path=config, timesteps=128, n_envs=1, run_dir=tmp_path / "run", bench_rounds=0)
+    (first.run_dir / "run.json").unlink()  # as a folder written before the record existed
+    resumed = main(resume=first.run_dir, timesteps=256, bench_rounds=0)
+    assert [(s["from_timesteps"], s["to_timesteps"]) for s in resumed.model_card["sessions"]] == [(0, 128), (128, 256)]
+    assert json.loads((first.run_dir / "run.json").read_text())["sessions"] == resumed.model_card["sessions"]
+
+
 def test_resume_appends_to_the_evaluation_log_and_the_model_card_keeps_every_session(tmp_path):
     config = tiny_config(tmp_path, "ppo")
     first = main("ppo", config_path=config, timesteps=256, n_envs=1, run_dir=tmp_path / "run", bench_rounds=0)

@@ -47,13 +47,14 @@ import numpy as np
 from war_env.core.probes import PROBES
 from war_env.core.specs import parse_assignments
 from war_env.data import training_config_file
-from war_env.evaluation.probe_gaps import exact_gaps, ladder
+from war_env.evaluation.probe_gaps import exact_gaps
 from war_env.league.report import fmt
 from war_env.league.stats import iqm_interval, probability_of_improvement
 from war_env.league.suite import run_suite
 from war_env.support.atomic import write_atomic
 from war_env.support.run_folder import LOCK_NAME, RunFolderConflict, check_same_settings, read_settings, write_settings
 from war_env.training.fast_ppo import FastPPOConfig, checkpoint_files
+from war_env.training.probe_verdict import capability_line
 
 CONTINUED_FILE = "continued_from.json"
 """A table folder's record of the runs ``--continue-from`` copied in."""
@@ -203,19 +204,10 @@ def capability_lines(probes) -> dict[str, dict]:
     press times (the ladder's rungs: timing each of three modes takes three). The bounded score's 0 is the best simple
     baseline only, so a learner that plays ``blind`` exactly scores 0.4 in inference and 0.3 in reading without
     reading anything: this line, not the score, says whether a run shows the capability."""
-    lines = {}
-    for probe in probes:
-        gaps = exact_gaps(PROBES[probe])
-        candidates = {gaps.lacking: gaps.gap(gaps.lacking)}
-        if "lead" in PROBES[probe].simple:
-            candidates |= {
-                rung.family: rung.margin
-                for rung in ladder(PROBES[probe], gaps)
-                if rung.family in ("1 press time", "2 press times")
-            }
-        best = min(candidates, key=candidates.get)
-        lines[probe] = {"yardstick": best, "regret": candidates[best], "oracle_cost": gaps.per_round("oracle")}
-    return lines
+    return {
+        probe: {**capability_line(probe), "oracle_cost": exact_gaps(PROBES[probe]).per_round("oracle")}
+        for probe in probes
+    }
 
 
 def timing_references(capability: dict[str, dict]) -> dict[str, dict[str, float]]:

@@ -1,8 +1,8 @@
 """A probe model's verdict, as the learners' table counts it: the model shows the probe's capability when its regret
 to the probe's oracle (per round, on paired held-out rounds, with its 95% bootstrap interval) lies wholly below the
-probe's **line**, the exact regret of the best policy that lacks the capability
-(``war_env.experiments.learners.capability_lines``: ``press_once`` in memory, ``blind`` in inference, the
-``score_blind`` bound in reading, the best rule of two press times in anticipation).
+probe's **line**, the exact regret of the best policy that lacks the capability (``capability_line``:
+``press_once`` in memory, ``blind`` in inference, the reading probe's bound of lacking it, the best rule of two press
+times in anticipation; the learners' table counts with the same lines).
 
 ``war-train`` and ``war-curves`` judge a probe model by it; War-v0 and WarLatency-v0 keep their bar against
 ``prompt`` (``war_env.training.comparison.BAR``), which a probe's own oracle fails: the probes' opponents are built
@@ -23,11 +23,23 @@ def probe_name(env_id: str | None) -> str | None:
 
 
 def capability_line(probe: str) -> dict:
-    """The probe's line: ``yardstick`` (the best policy lacking the capability) and its exact ``regret`` per round."""
-    from war_env.experiments.learners import capability_lines
+    """The probe's line: ``yardstick``, the best policy that lacks the capability, and its exact ``regret`` per
+    round. That is the probe's yardstick of lacking it (``press_once``, ``blind``, or the reading probe's
+    bound) or, where the observation shows the opponent's clock (``lead`` is one of the probe's
+    simple baselines), the best rule of one or two fixed press times if it does better (the ladder's rungs: timing
+    each of three modes takes three)."""
+    from war_env.evaluation.probe_gaps import exact_gaps, ladder
 
-    line = capability_lines([probe])[probe]
-    return {"yardstick": line["yardstick"], "regret": line["regret"]}
+    gaps = exact_gaps(PROBES[probe])
+    candidates = {gaps.lacking: gaps.gap(gaps.lacking)}
+    if "lead" in PROBES[probe].simple:
+        candidates |= {
+            rung.family: rung.margin
+            for rung in ladder(PROBES[probe], gaps)
+            if rung.family in ("1 press time", "2 press times")
+        }
+    best = min(candidates, key=candidates.get)
+    return {"yardstick": best, "regret": candidates[best]}
 
 
 def verdict(probe: str, regret: dict, line: dict | None = None) -> dict:

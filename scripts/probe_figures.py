@@ -1,5 +1,5 @@
 """The probes' capability gaps, exact and on paired rounds, or their ladders of simple rules:
-``python -m war_env.scripts.probe_figures [--rounds N] [--ladder]`` (docs/probes.md). The tables are
+``python -m war_env.scripts.probe_figures [--rounds N] [--ladder] [--levels]`` (docs/probes.md). The tables are
 ``war_env.league.probe_figures``'."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import argparse
 import sys
 
 from war_env.core.probes import PROBES
+from war_env.evaluation.probe_levels import all_levels, levels_table
 from war_env.league.probe_figures import Row, ladder_table, measure_probes, table
 from war_env.scripts.common import HelpFormatter, run_command
 
@@ -26,12 +27,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--ladder", action="store_true", help="print the ladder of simple rules only (exact, no rounds)"
     )
+    parser.add_argument(
+        "--levels",
+        action="store_true",
+        help="print each level's exact figures only (the probes with levels among those named; no rounds)",
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> list[Row]:
-    """Print the table (or with ``--ladder`` the ladders) and return its rows (none for the ladders)."""
+    """Print the table (or with ``--ladder`` the ladders, with ``--levels`` the levels' figures) and return its rows
+    (none for the ladders and the levels)."""
     args = build_parser().parse_args(argv)
+    if args.levels:
+        print(levels_table(all_levels([name for name in args.probes if PROBES[name].levels])))
+        return []
     if args.ladder:
         print(ladder_table(args.probes))
         return []

@@ -234,8 +234,23 @@ war-bench --suite --probes {probe.name} --agents AGENT
 
 ## Levels
 
-Not yet: the probe has one setting.
+{_levels_section(probe)}
 """
+
+
+def _levels_section(probe) -> str:
+    """The probe's difficulty scale from its row (``Probe.levels``), or a line saying it has one setting."""
+    if not probe.levels:
+        return "The probe has one setting."
+    rows = "\n".join(
+        f"| {n}{' (default)' if n == probe.default_level else ''} | `{level.opponent}` | {level.what} |"
+        for n, level in enumerate(probe.levels, start=1)
+    )
+    return (
+        f'Easiest first; level n is `gym.make("{probe.env_id}", level=n)`, and without `level` the env plays the '
+        f'default level. Each level\'s exact figures: [the probes guide](../probes.md), "Levels".\n\n'
+        f"| level | opponent | what it asks |\n|---|---|---|\n{rows}"
+    )
 
 
 # --- the commands' reference ---------------------------------------------------------------------------------------

@@ -405,8 +405,9 @@ class _Chooser:
         fixed: _ClassPolicy | None = None,
         rule=None,
         scale: float = 1.0,
+        given: Callable[[int], float | None] | None = None,
     ):
-        self.fixed, self.rule, self.scale = fixed, rule, scale
+        self.fixed, self.rule, self.scale, self.given = fixed, rule, scale, given
         self.masks = np.arange(size)
         self.made = _ClassPolicy(
             np.zeros((turn_ticks - shape.ours_from, size), dtype=bool), np.zeros(shape.ours_from, dtype=bool), {}
@@ -433,6 +434,9 @@ class _Chooser:
             return stored
         if self.rule is not None:
             return _rule_choice(self.rule(phase, elapsed, self.masks))
+        given = None if self.given is None or phase != THEIRS else self.given(elapsed)
+        if given is not None:  # the seat's action is given there: it presses with that probability
+            return np.full(len(self.masks), given, dtype=bool if given in (0, 1) else float)
         return _beats(press, wait, self.scale)
 
 
@@ -632,6 +636,7 @@ def _iterate(
     progress,
     stage,
     start=None,
+    given=None,
 ):
     """Relative value iteration over the moves left (each class relative to its opponent's turn opening
     with nothing in flight) until the values settle and the policy holds for ``stable_iterations``. A policy
@@ -646,7 +651,7 @@ def _iterate(
     taken_shape = _taken_shape(problem, shape)
     for iteration in range(1, max_iterations + 1):
         choosers = [
-            _Chooser(s, masks.size, problem.turn_ticks, fixed[c] if fixed else None, rule, problem.cost_scale)
+            _Chooser(s, masks.size, problem.turn_ticks, fixed[c] if fixed else None, rule, problem.cost_scale, given)
             for c, s in ((LIVE, shape), (TAKEN, taken_shape))
         ]
         step = _one_move(problem, masks, shape, next_move, choosers, opponent_takeover)
@@ -701,6 +706,7 @@ def solve(
     stable_iterations: int = 5,
     progress: Progress | None = None,
     every_tick: bool = False,
+    given: Callable[[int], float | None] | None = None,
 ) -> TimingPolicy:
     """The optimal stationary policy, by relative value iteration over the number of moves left: it stops
     when the relative values (within each class: opponent playing, opponent taken over) have settled to
@@ -710,13 +716,28 @@ def solve(
     ``max_iterations`` and the problem's ``iteration_budget``: a problem above ``SECONDS_BOUND`` is refused up
     front, one that has not settled within its budget then, in one line.
     ``every_tick`` tables every tick of both turns, without the shortcuts of the module docstring: the plain
-    dynamic programme, which the tests hold the shortcuts to."""
+    dynamic programme, which the tests hold the shortcuts to.
+    ``given(elapsed)``, for each tick of the opponent's turn, is ``None`` where the solver chooses, or the probability
+    with which the seat presses there whatever is in flight: the optimum of the other decisions of a seat that cannot
+    tell those ticks apart (``evaluation.probe_levels.window_line``). Every tick is tabled then."""
     problem.check_solvable()
+    every_tick = every_tick or given is not None  # a given press may fall in a tick the shortcuts leave out
     masks, shape = InFlight(problem), _Shape.of(problem, compress=False) if every_tick else problem.shape
     budget = min(max_iterations, problem.iteration_budget if shape is problem.shape else _fits(problem, shape))
     try:
         step, values, iterations = _iterate(
-            problem, masks, shape, None, None, True, tolerance, budget, stable_iterations, progress, "optimum"
+            problem,
+            masks,
+            shape,
+            None,
+            None,
+            True,
+            tolerance,
+            budget,
+            stable_iterations,
+            progress,
+            "optimum",
+            given=given,
         )
         policies = step.policies
         gain, more = _gain(problem, masks, shape, policies, None, tolerance, budget - iterations, progress, values)

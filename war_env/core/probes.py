@@ -18,7 +18,7 @@ is exactly the objective it optimises). Each probe names:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from war_env.core.rules import WarConfig
 
@@ -42,6 +42,15 @@ class OtherFields:
     (``card_blind``)."""
     what: str
     """One line: what it is, as the ladder's table says it."""
+
+
+@dataclass(frozen=True)
+class Level:
+    """One setting of a probe's difficulty scale: the opponent it plays against, and what the level asks."""
+
+    opponent: str
+    what: str
+    """One line: what this level asks of the capability, as the levels' table says it."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +100,12 @@ class Probe:
     flight bears on the opponent); its yardstick is the probe's yardstick of lacking the capability."""
     doc: EnvDoc | None = None
     """Its env's own docstring sections (``None``: a one-line docstring from ``capability``)."""
+    levels: tuple[Level, ...] = ()
+    """The probe's difficulty scale, easiest first, as bsuite's scaling experiments: level ``n`` (1, 2, ...) is
+    ``levels[n - 1]``, the same probe against another opponent (``at_level``), made by
+    ``gym.make(env_id, level=n)``. One of them is the row's own opponent (``default_level``), so ``gym.make(env_id)``
+    plays that level. Every level keeps the probe's ``MIN_GAP`` and has exact figures
+    (``evaluation.probe_levels``). Empty: the probe has one setting."""
 
     def config(self) -> WarConfig:
         return WarConfig(latency=self.latency, **self.rules)
@@ -98,6 +113,20 @@ class Probe:
     def env_kwargs(self) -> dict:
         """``gym.make(env_id)``'s defaults: the opponent and the config's fields."""
         return {"opponent": self.opponent, "latency": self.latency, **self.rules}
+
+    @property
+    def default_level(self) -> int | None:
+        """The level whose opponent is the row's own (what ``gym.make(env_id)`` plays); ``None`` without levels."""
+        own = [n for n, level in enumerate(self.levels, start=1) if level.opponent == self.opponent]
+        return own[0] if own else None
+
+    def at_level(self, level: int) -> Probe:
+        """The probe at ``level`` (1 = the easiest): the same row against that level's opponent."""
+        if not self.levels:
+            raise ValueError(f"{self.env_id} has no levels: it has one setting")
+        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= len(self.levels):
+            raise ValueError(f"{self.env_id} has levels 1 to {len(self.levels)}, got level={level!r}")
+        return replace(self, opponent=self.levels[level - 1].opponent)
 
     @property
     def lacking_yardstick(self) -> str:
@@ -137,6 +166,19 @@ PROBES = {
                     "v0: first release (war-env 0.3.0).",
                 ),
             ),
+            levels=(
+                Level(
+                    "modes:first=3,every=8,count=1,width=2", "one mode (3-4 ticks in): one press, as its own draw lands"
+                ),
+                Level(
+                    "modes:first=3,every=8,count=2,width=2",
+                    "two modes (3-4, 11-12): presses as its own draw lands and 7 ticks into the opponent's turn",
+                ),
+                Level(
+                    "modes:first=3,every=8,count=3,width=2",
+                    "three modes (3-4, 11-12, 19-20): presses as its own draw lands and 7, 15 ticks in",
+                ),
+            ),
         ),
         Probe(
             "memory",
@@ -171,6 +213,22 @@ PROBES = {
                     "v0: first release (war-env 0.3.0).",
                 ),
             ),
+            levels=(
+                Level("modes:first=9,every=8,count=1,width=2", "counts 5 ticks: one mode (9-10), one press 5 ticks in"),
+                Level(
+                    "modes:first=12,every=8,count=1,width=2", "counts 8 ticks: one mode (12-13), one press 8 ticks in"
+                ),
+                Level(
+                    "modes:first=20,every=8,count=1,width=2", "counts 16 ticks: one mode (20-21), one press 16 ticks in"
+                ),
+                Level(
+                    "modes:first=5,every=8,count=3,width=2",
+                    "counts 17 ticks: three modes (5-6, 13-14, 21-22), presses 1, 9 and 17 ticks in",
+                ),
+                Level(
+                    "modes:first=27,every=8,count=1,width=2", "counts 23 ticks: one mode (27-28), one press 23 ticks in"
+                ),
+            ),
         ),
         Probe(
             "inference",
@@ -196,6 +254,11 @@ PROBES = {
                 "WarLatency-v0's, then ``opponent_reaction``: (ticks from the opening of the opponent's turn to its "
                 "last own draw + 1) / turn ticks, 0 before its first.",
                 ("v0: first release (war-env 0.3.0).",),
+            ),
+            levels=(
+                Level("pool:fast=4,slow=10,width=2,share_fast=0.5", "the fast bot in half of the rounds"),
+                Level("pool:fast=4,slow=10,width=2,share_fast=0.75", "the fast bot in three rounds of four"),
+                Level("pool:fast=4,slow=10,width=2,share_fast=0.9", "the fast bot in nine rounds of ten"),
             ),
         ),
         Probe(

@@ -26,15 +26,24 @@ DOC_WIDTH = 116
 """The width of a generated docstring's lines (as a written one indented in its class)."""
 
 
+def level_opponent(probe: Probe, opponent, level: int | None):
+    """The opponent a probe's env plays: the one given, else its ``level``'s (``Probe.at_level``), else the row's."""
+    if level is None:
+        return probe.opponent if opponent is None else opponent
+    if opponent is not None:
+        raise ValueError(f"{probe.env_id} takes a level or an opponent, not both (got level={level!r})")
+    return probe.at_level(level).opponent
+
+
 class ProbeEnv(WarLatencyEnv):
-    """WarLatency-v0 with a probe's defaults: its opponent, and, unless a ``config`` is given, its latency and
-    reward weights (each may be overridden by keyword); it shows the probe's ``hidden`` fields as 0. Each probe's
-    class is made from its row (``PROBE_ENVS``)."""
+    """WarLatency-v0 with a probe's defaults: its opponent (or its ``level``'s: ``Probe.levels``), and, unless a
+    ``config`` is given, its latency and reward weights (each may be overridden by keyword); it shows the probe's
+    ``hidden`` fields as 0. Each probe's class is made from its row (``PROBE_ENVS``)."""
 
     probe: Probe
 
-    def __init__(self, render_mode: str | None = None, opponent=None, config=None, **rules):
-        opponent = self.probe.opponent if opponent is None else opponent
+    def __init__(self, render_mode: str | None = None, opponent=None, config=None, level: int | None = None, **rules):
+        opponent = level_opponent(self.probe, opponent, level)
         if config is None:
             rules = {"latency": self.probe.latency, **self.probe.rules, **rules}
         super().__init__(render_mode=render_mode, opponent=opponent, config=config, **rules)
@@ -84,10 +93,15 @@ def shared_sections(probe: Probe, width: int) -> tuple[list[str], list[str]]:
         "WarLatency-v0's.",
         "",
         "## Arguments",
-        f'``gym.make("{probe.env_id}", opponent=None, render_mode=None, config=None, **rules)``:',
+        f'``gym.make("{probe.env_id}", opponent=None, render_mode=None, config=None, level=None, **rules)``:',
         f"the probe's opponent (``{probe.opponent}``) unless one is given; its latency and weights unless",
         "a ``config`` (taken as it is) or keywords say otherwise.",
     ]
+    if probe.levels:
+        play += [
+            f"``level`` (1 to {len(probe.levels)}, easiest first) plays that level's opponent instead (docs/probes.md,",
+            f'"Levels"); the default is level {probe.default_level}.',
+        ]
     return interface, play
 
 
@@ -148,10 +162,11 @@ class ProbeVectorEnv(WarLatencyVectorEnv):
         config=None,
         backend: str = "auto",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        level: int | None = None,
         **rules,
     ):
         probe = self.single_env.probe
-        opponent = probe.opponent if opponent is None else opponent
+        opponent = level_opponent(probe, opponent, level)
         if config is None:
             rules = {"latency": probe.latency, **probe.rules, **rules}
         super().__init__(

@@ -1,0 +1,204 @@
+"""The probes' difficulty scales: every level is a probe as the default is (registered by its env id's ``level``
+keyword, the minimum gap kept, its figures exact), the memory levels ask to count further and further, and a stack of
+``k`` frames sees only ``k - 2`` ticks into the opponent's turn, so its line is exact too."""
+
+from __future__ import annotations
+
+import itertools
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import war_env  # noqa: F401  (registers the probes)
+from war_env.agents.lead import lead_cost
+from war_env.core.bots import make_bot
+from war_env.core.observation import INDEX
+from war_env.core.optimum import THEIRS, State, evaluate, evaluate_policy, solve
+from war_env.core.probes import MIN_GAP, PROBES
+from war_env.evaluation.probe_gaps import exact_gaps
+from war_env.evaluation.probe_levels import (
+    WINDOWS,
+    all_levels,
+    counting_depth,
+    least_over_chance,
+    level_figures,
+    pressing_up_to,
+    single_problem,
+    window_line,
+    window_reach,
+)
+from war_env.scripts.probe_figures import main
+
+WITH_LEVELS = [name for name, probe in PROBES.items() if probe.levels]
+LEVELS = [(name, n) for name in WITH_LEVELS for n in range(1, len(PROBES[name].levels) + 1)]
+MEMORY_DEPTHS = (5, 8, 16, 17, 23)
+"""How far each memory level asks a seat to count, easiest first: the levels' design, which the solver confirms."""
+
+
+# --- the levels are probes, made by the env id's level keyword ----------------------------------------------------
+@pytest.mark.parametrize("name", WITH_LEVELS)
+def test_a_family_has_three_levels_or_more_and_its_default_level_is_the_rows_own_opponent(name):
+    probe = PROBES[name]
+    assert len(probe.levels) >= 3
+    assert len({level.opponent for level in probe.levels}) == len(probe.levels)
+    assert probe.levels[probe.default_level - 1].opponent == probe.opponent
+    for level in probe.levels:
+        assert make_bot(level.opponent).spec() == level.opponent  # a bot spec, written as the bot writes it
+
+
+@pytest.mark.parametrize("name, level", LEVELS)
+def test_the_env_id_with_a_level_plays_that_levels_opponent_single_and_batched(name, level):
+    probe = PROBES[name]
+    env = gym.make(probe.env_id, level=level).unwrapped
+    assert env.opponent_bot == make_bot(probe.levels[level - 1].opponent) and env.config == probe.config()
+    envs = gym.make_vec(probe.env_id, num_envs=2, vectorization_mode="vector_entry_point", level=level)
+    assert envs.unwrapped.opponent_bot == make_bot(probe.levels[level - 1].opponent)
+
+
+def test_the_default_env_is_the_default_level():
+    for name in WITH_LEVELS:
+        probe = PROBES[name]
+        default = gym.make(probe.env_id).unwrapped.opponent_bot
+        assert default == gym.make(probe.env_id, level=probe.default_level).unwrapped.opponent_bot
+
+
+def test_a_level_out_of_range_an_opponent_beside_a_level_and_a_probe_without_levels_are_refused_in_one_line():
+    with pytest.raises(ValueError, match=r"WarMemory-v1 has levels 1 to 5, got level=0"):
+        gym.make("WarMemory-v1", level=0)
+    with pytest.raises(ValueError, match="takes a level or an opponent, not both"):
+        gym.make("WarMemory-v1", level=1, opponent="human")
+    without = next(probe for probe in PROBES.values() if not probe.levels)
+    with pytest.raises(ValueError, match="has no levels"):
+        gym.make(without.env_id, level=1)
+
+
+# --- the minimum gap at every level -------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, level", LEVELS)
+def test_at_every_level_the_agent_lacking_the_capability_loses_at_least_the_minimum_gap(name, level):
+    probe = PROBES[name].at_level(level)
+    gaps = exact_gaps(probe)
+    assert gaps.gap(probe.lacking) >= MIN_GAP and gaps.gap(gaps.lacking) >= MIN_GAP
+    assert gaps.gap(gaps.best_simple) >= MIN_GAP  # the score's 0 and 1 are apart too
+    assert min(gaps.gap(agent) for agent in gaps.per_move) == pytest.approx(0.0, abs=1e-12)  # the oracle's own
+    figures = level_figures(PROBES[name], level)
+    assert figures.lacking_gap == gaps.gap(gaps.lacking) and figures.oracle == gaps.per_round("oracle")
+
+
+def test_the_default_levels_figures_are_the_probes_own():
+    for name in WITH_LEVELS:
+        probe = PROBES[name]
+        figures, gaps = level_figures(probe, probe.default_level), exact_gaps(probe)
+        assert figures.default and figures.oracle == gaps.per_round("oracle")
+        assert figures.gaps == {agent: gaps.gap(agent) for agent in gaps.per_move if agent != "oracle"}
+
+
+def test_anticipation_levels_add_one_mode_each_and_inference_levels_make_knowing_the_bot_worth_less():
+    anticipation = PROBES["anticipation"]
+    assert [make_bot(level.opponent).count for level in anticipation.levels] == [1, 2, 3]
+    inference = [level_figures(PROBES["inference"], n) for n in range(1, len(PROBES["inference"].levels) + 1)]
+    blind = [figures.gaps["blind"] for figures in inference]
+    assert blind == sorted(blind, reverse=True) and blind[-1] >= MIN_GAP
+
+
+# --- memory: how far it must count --------------------------------------------------------------------------------
+def memory_levels():
+    return [PROBES["memory"].at_level(n) for n in range(1, len(PROBES["memory"].levels) + 1)]
+
+
+def test_each_memory_level_asks_to_count_further_and_the_oracle_presses_there():
+    """The least tick into the opponent's turn up to which a policy must press to cost what the oracle does: one
+    tick less costs more. At the one-mode levels the oracle's press lands the tick after the mode's last."""
+    depths = []
+    for probe in memory_levels():
+        depth, problem = counting_depth(probe), single_problem(probe)
+        oracle = solve(problem)
+        assert pressing_up_to(problem, depth).cost_per_move == pytest.approx(oracle.cost_per_move, abs=1e-12)
+        assert pressing_up_to(problem, depth - 1).cost_per_move > oracle.cost_per_move + 1e-6
+        bot = make_bot(probe.opponent)
+        if bot.count == 1:
+            assert depth + problem.max_delay == bot.ticks()[-1] + 1  # it lands as the window ends
+            assert oracle.press(State(THEIRS, depth, False, 0))
+        depths.append(depth)
+    assert tuple(depths) == MEMORY_DEPTHS
+
+
+@pytest.mark.parametrize("level", range(1, len(PROBES["memory"].levels) + 1))
+def test_no_memoryless_policy_beats_pressing_once_at_any_memory_level(level):
+    """From War-v0's fields the opponent's turn looks the same on every tick, so a memoryless policy presses there
+    with one probability; on its own turn it sees its clock, not its presses in flight."""
+    problem = single_problem(PROBES["memory"].at_level(level))
+    once = lead_cost(problem, None)
+    for q, own_tick in itertools.product([0.0, 0.001, 0.01, 0.03, 0.05, 0.1, 0.3, 1.0], [0, 1, 3, 5]):
+
+        def memoryless(phase, elapsed, masks, q=q, own_tick=own_tick):
+            if phase == THEIRS:
+                return np.full(len(masks), q)
+            return np.full(len(masks), elapsed == own_tick, dtype=bool)
+
+        assert evaluate(problem, memoryless) >= once - 1e-12, (q, own_tick)
+
+
+# --- memory: what a stack of k frames can reach -------------------------------------------------------------------
+@pytest.mark.parametrize("frames", [2, 4, 6])
+def test_a_stack_of_k_frames_tells_the_opponents_ticks_apart_up_to_k_minus_2_and_no_further(frames):
+    """In the memory probe the last change a seat sees is its own draw: a window of the last ``k`` observations at
+    tick e of the opponent's turn differs from every later tick's while it still holds the frame before that draw."""
+    env = gym.make("WarMemory-v1", level=len(PROBES["memory"].levels)).unwrapped  # the opponent draws 27-28 in
+    observation, _ = env.reset(seed=0, options={"starter": 0})
+    seen, turns = [observation], []
+    while len(turns) < 3 or len(seen) <= turns[-1] + 20:  # 20 ticks into the opponent's turn after the third
+        drawing = bool(observation[INDEX["can_draw"]])
+        observation, *_ = env.step(int(drawing))
+        seen.append(observation)
+        if drawing and not observation[INDEX["can_draw"]] and len(turns) < 3:
+            turns.append(len(seen) - 1)  # the frame right after its own draw
+    for drawn in turns:
+        windows = [np.concatenate(seen[drawn + e - frames + 1 : drawn + e + 1]) for e in range(20)]
+        reach = window_reach(frames)
+        for e in range(reach + 1):
+            assert all(not np.array_equal(windows[e], windows[later]) for later in range(e + 1, 20)), e
+        assert all(np.array_equal(windows[reach + 1], windows[later]) for later in range(reach + 2, 20))
+
+
+@pytest.mark.parametrize("level", range(1, len(PROBES["memory"].levels) + 1))
+def test_a_window_reaches_the_oracle_exactly_when_the_level_counts_within_it(level):
+    """Within its reach a stack of k frames can play the oracle; beyond it, the bound on what it pays stays at least
+    the minimum gap above the oracle. One frame is memoryless: its bound is at most press_once's cost."""
+    probe = PROBES["memory"].at_level(level)
+    gaps, depth = exact_gaps(probe), counting_depth(probe)
+    lines = {frames: window_line(probe, frames, gaps) - gaps.per_round("oracle") for frames in (1, *WINDOWS)}
+    assert lines[1] <= gaps.gap("press_once") + 1e-9
+    for frames in WINDOWS:
+        assert -1e-9 <= lines[frames] <= lines[1] + 1e-9
+        if depth <= window_reach(frames):
+            assert lines[frames] == pytest.approx(0.0, abs=1e-9)
+        else:
+            assert lines[frames] >= MIN_GAP, (frames, lines[frames])  # a stack of k frames cannot reach the oracle
+    assert level_figures(PROBES["memory"], level).windows == pytest.approx({k: lines[k] for k in WINDOWS})
+
+
+@pytest.mark.parametrize("level", [1, 4, 5])
+def test_the_window_line_is_the_least_over_the_press_probability_and_its_cost_is_the_policys(level):
+    """The line's probability is the least cost's of a grid of others, and the solver's cost of the line's policy
+    with that probability given is what an independent evaluation of the same stochastic policy finds."""
+    problem = single_problem(PROBES["memory"].at_level(level))
+    reach = window_reach(4)
+    chance, line = least_over_chance(problem, reach)
+    for other in (0.0, 0.01, 0.05, 0.1, 0.13, 0.2, 0.37, 0.5, 1.0):
+        assert pressing_up_to(problem, reach, other).cost_per_move >= line.cost_per_move - 1e-12, other
+
+    def played(phase, elapsed, masks):
+        if phase == THEIRS and elapsed > reach:
+            return np.full(len(masks), chance)
+        return np.array([float(line.press(State(phase, elapsed, False, int(m)))) for m in masks])
+
+    assert evaluate_policy(problem, played).cost_per_move == pytest.approx(line.cost_per_move, abs=1e-12)
+
+
+def test_the_figures_command_prints_every_level_of_the_probes_named(capsys):
+    assert main(["--levels", "--probes", "memory", "anticipation"]) == []
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("| probe | level |")
+    assert len(lines) - 2 == len(PROBES["memory"].levels) + len(PROBES["anticipation"].levels)
+    assert len(all_levels()) == len(LEVELS)

@@ -1,0 +1,179 @@
+"""Each probe's difficulty scale (``Probe.levels``), with its exact figures, and the lines of a seat that sees only
+the last few frames.
+
+``level_figures(probe, n)`` gives the figures of level ``n``: the oracle's timing cost per round and what the
+simple baselines and the yardstick of lacking the capability lose to it per round, from ``probe_gaps.exact_gaps``
+of the probe at that level (``Probe.at_level``), so every level's figures are computed as the default's are.
+
+In the memory probe nothing in War-v0's fields varies within the opponent's turn: the last change a seat sees is
+its own draw, which ends its turn. A policy that sees only the last ``k`` observations (a stack of ``k`` frames)
+tells the ticks of the opponent's turn apart up to tick ``k - 2`` (its oldest frame is then the one before its own
+draw: ``window_reach``); from tick ``k - 1`` on, every window is the same, so it presses there with one
+probability, whatever the tick and whatever it has in flight. ``window_line(probe, k)`` is the least cost per round
+of such a policy, given everything else (the ticks it tells apart, its presses in flight, its own turn): for each
+probability the solver's optimum of the other decisions (``optimum.solve``'s ``given``), least over the probability
+(a grid, then a golden-section search). It is a bound: a stack of ``k`` frames knows less, so it pays at least
+that. It does not bound a stack that also sees its own earlier actions (``FastPPOConfig.previous_action``), which
+can count on from a press it remembers. ``counting_depth(probe)`` is the least tick into the opponent's turn up to
+which a policy must be able to press to reach the oracle's cost: how far the level makes a seat count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from war_env.core.best_response import problem_with
+from war_env.core.bots import make_bot
+from war_env.core.optimum import TimingPolicy, TimingProblem, solve
+from war_env.core.probes import PROBES, Probe
+from war_env.evaluation.probe_gaps import ProbeGaps, exact_gaps
+
+WINDOWS = (4, 24)
+"""The frame stacks whose lines the memory levels give: the learners' 4-frame and 24-frame stacks."""
+SAME_COST = 1e-12
+"""Costs per move closer than this are the same (the solver's tolerance is 1e-10 of the values' size)."""
+
+
+def window_reach(frames: int) -> int:
+    """The last tick of the opponent's turn that a stack of ``frames`` observations tells apart from the later
+    ones in the memory probe: its oldest frame must show the seat's turn before its own draw."""
+    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
+        raise ValueError(f"frames must be an integer >= 1, got {frames!r}")
+    return frames - 2
+
+
+def pressing_up_to(problem: TimingProblem, last_tick: int, chance: float = 0.0) -> TimingPolicy:
+    """The best policy that, in the opponent's turn, chooses only up to ``last_tick`` ticks in, and later presses
+    with probability ``chance`` on every tick (0: never), whatever is in flight (exact)."""
+    return solve(problem, given=lambda elapsed: None if elapsed <= last_tick else chance)
+
+
+GRID = 20
+"""Steps of the grid of press probabilities ``window_line`` tries before its golden-section search."""
+SEARCH_STEPS = 20
+"""Golden-section steps around the grid's best probability (the bracket shrinks to 0.618**20 of a grid step)."""
+
+
+@lru_cache(maxsize=64)
+def least_over_chance(problem: TimingProblem, last_tick: int) -> tuple[float, TimingPolicy]:
+    """The probability of least cost per move, and ``pressing_up_to`` at it: the best of a grid of ``GRID`` + 1
+    steps from 0 to 1, then a golden-section search between its neighbours (the cost is smooth in the probability)."""
+    grid = [step / GRID for step in range(GRID + 1)]
+    policies = [pressing_up_to(problem, last_tick, chance) for chance in grid]
+    best = min(range(len(grid)), key=lambda i: policies[i].cost_per_move)
+    low, high = grid[max(best - 1, 0)], grid[min(best + 1, GRID)]
+    ratio = (5**0.5 - 1) / 2
+    found = grid[best], policies[best]
+    for _ in range(SEARCH_STEPS):
+        left, right = high - ratio * (high - low), low + ratio * (high - low)
+        at_left, at_right = pressing_up_to(problem, last_tick, left), pressing_up_to(problem, last_tick, right)
+        if at_left.cost_per_move <= at_right.cost_per_move:
+            high, candidate = right, (left, at_left)
+        else:
+            low, candidate = left, (right, at_right)
+        found = min(found, candidate, key=lambda pair: pair[1].cost_per_move)
+    return found
+
+
+def single_problem(probe: Probe) -> TimingProblem:
+    """The timing problem of a probe whose opponent has one reaction distribution (the memory probe's)."""
+    config, bot = probe.config(), make_bot(probe.opponent)
+    if len(bot.windows()) != 1:
+        raise ValueError(f"a window line needs an opponent with one reaction distribution, got {probe.opponent!r}")
+    return problem_with(config, bot.reaction_probabilities(config))
+
+
+def window_line(probe: Probe, frames: int, gaps: ProbeGaps | None = None) -> float:
+    """The least timing cost per round of a policy that sees only the last ``frames`` observations of the memory
+    probe (a bound, the module docstring), as every yardstick's per-round figure (``ProbeGaps.per_round``)."""
+    gaps = exact_gaps(probe) if gaps is None else gaps
+    _, policy = least_over_chance(single_problem(probe), window_reach(frames))
+    return policy.cost_per_move * gaps.moves + gaps.starts * policy.first_turn_excess
+
+
+def counting_depth(probe: Probe) -> int:
+    """The least tick ``d`` such that the best policy pressing at most ``d`` ticks into the opponent's turn costs
+    what the oracle does (binary search: allowing more ticks never costs more)."""
+    problem = single_problem(probe)
+    oracle = solve(problem).cost_per_move
+    low, high = -1, problem.turn_ticks - 1  # pressing up to `high` is the oracle; up to `low` is not (or none)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if pressing_up_to(problem, middle).cost_per_move <= oracle + SAME_COST:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+@dataclass(frozen=True)
+class LevelFigures:
+    """One level's exact figures, per round: the oracle's timing cost, and what each line loses to it."""
+
+    probe: str
+    level: int
+    what: str
+    opponent: str
+    default: bool
+    oracle: float
+    gaps: dict[str, float]
+    """Agent or bound -> what it loses per round to the oracle: ``press_once``, ``lead``, ``blind`` and the
+    yardstick of lacking the capability."""
+    lacking: str
+    best_simple: str
+    windows: dict[int, float] = field(default_factory=dict)
+    """Frames -> what the best policy seeing only that many frames loses per round (the memory probe)."""
+    depth: int | None = None
+    """How far into the opponent's turn a policy must press to reach the oracle (the memory probe)."""
+
+    @property
+    def lacking_gap(self) -> float:
+        return self.gaps[self.lacking]
+
+
+def level_figures(probe: Probe, level: int) -> LevelFigures:
+    at = probe.at_level(level)
+    gaps = exact_gaps(at)
+    oracle = gaps.per_round("oracle")
+    windows, depth = {}, None
+    if probe.observation == "war":  # the clocks are hidden: how far a window of frames sees is the question
+        windows = {frames: window_line(at, frames, gaps) - oracle for frames in WINDOWS}
+        depth = counting_depth(at)
+    return LevelFigures(
+        probe.name,
+        level,
+        probe.levels[level - 1].what,
+        at.opponent,
+        level == probe.default_level,
+        oracle,
+        {agent: gaps.gap(agent) for agent in gaps.per_move if agent != "oracle"},
+        gaps.lacking,
+        gaps.best_simple,
+        windows,
+        depth,
+    )
+
+
+def all_levels(names=None) -> list[LevelFigures]:
+    """Every level of the probes named (all with levels by default), easiest first."""
+    names = [name for name in PROBES if PROBES[name].levels] if names is None else names
+    return [level_figures(PROBES[name], n) for name in names for n in range(1, len(PROBES[name].levels) + 1)]
+
+
+def levels_table(figures: list[LevelFigures]) -> str:
+    """The levels' table of docs/probes.md: per level, the oracle's cost per round and each line's loss to it."""
+    lines = [
+        "| probe | level | what it asks | the oracle's cost | `press_once` loses | `lead` loses | lacking it loses "
+        "| 4 frames lose at least | 24 frames lose at least |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for f in figures:
+        level = f"{f.level} (default)" if f.default else str(f.level)
+        windows = [f"{f.windows[k]:.3f}" if k in f.windows else "" for k in WINDOWS]
+        lead = f"{f.gaps['lead']:.3f}" if "lead" in PROBES[f.probe].simple else "(hidden clock)"
+        lines.append(
+            f"| {f.probe} | {level} | {f.what} | {f.oracle:.3f} | {f.gaps['press_once']:.3f} | {lead} "
+            f"| `{f.lacking}`: {f.lacking_gap:.3f} | {' | '.join(windows)} |"
+        )
+    return "\n".join(lines)

@@ -166,13 +166,19 @@ def test_a_bot_that_varies_has_no_one_cdf_but_a_reaction_model_of_its_windows_an
         ("pool:width=0", "width must be at least 1"),
         ("leader:ahead=-1", "ahead"),
         ("leader:ahead=3,behind=3", "must not overlap"),
-        ("parity:even=4,odd=5,width=2", "must not overlap"),
+        ("parity:even=4,odd=4,width=2", "must differ"),
         ("parity:odd=-2", "odd"),
     ],
 )
 def test_a_bad_pool_leader_or_parity_is_refused(spec, message):
     with pytest.raises(ValueError, match=message):
         make_bot(spec)
+
+
+def test_a_parity_bots_windows_may_overlap_so_its_card_tells_less():
+    bot = make_bot("parity:even=4,odd=6,width=4")
+    odd, even = ([k for k, p in enumerate(w.reaction_probabilities(WarConfig())) if p > 0] for w in bot.windows())
+    assert even == [4, 5, 6, 7] and odd == [6, 7, 8, 9]
 
 
 def test_modes_reacts_in_each_of_its_windows_alike():

@@ -4,6 +4,7 @@ keyword, the minimum gap kept, its figures exact), the memory levels ask to coun
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import gymnasium as gym
@@ -68,9 +69,8 @@ def test_a_level_out_of_range_an_opponent_beside_a_level_and_a_probe_without_lev
         gym.make("WarMemory-v1", level=0)
     with pytest.raises(ValueError, match="takes a level or an opponent, not both"):
         gym.make("WarMemory-v1", level=1, opponent="human")
-    without = next(probe for probe in PROBES.values() if not probe.levels)
-    with pytest.raises(ValueError, match="has no levels"):
-        gym.make(without.env_id, level=1)
+    with pytest.raises(ValueError, match="WarMemory-v1 has no levels"):
+        dataclasses.replace(PROBES["memory"], levels=()).at_level(1)
 
 
 # --- the minimum gap at every level -------------------------------------------------------------------------------
@@ -93,12 +93,17 @@ def test_the_default_levels_figures_are_the_probes_own():
         assert figures.gaps == {agent: gaps.gap(agent) for agent in gaps.per_move if agent != "oracle"}
 
 
-def test_anticipation_levels_add_one_mode_each_and_inference_levels_make_knowing_the_bot_worth_less():
-    anticipation = PROBES["anticipation"]
-    assert [make_bot(level.opponent).count for level in anticipation.levels] == [1, 2, 3]
-    inference = [level_figures(PROBES["inference"], n) for n in range(1, len(PROBES["inference"].levels) + 1)]
-    blind = [figures.gaps["blind"] for figures in inference]
-    assert blind == sorted(blind, reverse=True) and blind[-1] >= MIN_GAP
+def test_anticipation_levels_add_one_mode_each():
+    assert [make_bot(level.opponent).count for level in PROBES["anticipation"].levels] == [1, 2, 3]
+
+
+@pytest.mark.parametrize("name", ["inference", "reading"])
+def test_inference_and_reading_levels_make_the_capability_worth_less_and_less(name):
+    """Inference: the fast bot's share grows; reading: the two windows share more ticks. What lacking the capability
+    loses shrinks from level to level, and stays at least the minimum gap."""
+    probe = PROBES[name]
+    lacking = [level_figures(probe, n).lacking_gap for n in range(1, len(probe.levels) + 1)]
+    assert lacking == sorted(lacking, reverse=True) and len(set(lacking)) == len(lacking) and lacking[-1] >= MIN_GAP
 
 
 # --- memory: how far it must count --------------------------------------------------------------------------------
@@ -202,3 +207,13 @@ def test_the_figures_command_prints_every_level_of_the_probes_named(capsys):
     assert lines[0].startswith("| probe | level |")
     assert len(lines) - 2 == len(PROBES["memory"].levels) + len(PROBES["anticipation"].levels)
     assert len(all_levels()) == len(LEVELS)
+
+
+@pytest.mark.parametrize("name, level", [(name, len(PROBES[name].levels)) for name in WITH_LEVELS])
+def test_each_sub_env_of_a_level_follows_the_single_env_of_that_level(name, level, backend):
+    """The hardest level of each family (the reading probe's with windows that share ticks) on the batched engine:
+    every sub-env is ``gym.make(env_id, level=n)``, step for step."""
+    from test_vector_probes import probe_side_by_side
+
+    ended = probe_side_by_side(PROBES[name].env_id, 0.3, 7, 800, backend, target_points=8, level=level)
+    assert len(ended) >= 1

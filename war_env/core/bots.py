@@ -445,14 +445,17 @@ class VariesByCard(ReadsTheTable):
         return self.context(round(float(observation[INDEX["opponent_card"]]) * HIGHEST_RANK_VALUE))
 
 
-def _check_windows(bot: Bot, width: int, **starts) -> None:
+def _check_windows(bot: Bot, width: int, apart: bool = True, **starts) -> None:
+    """Two windows of ``width`` ticks from ``starts``: apart (``apart``), or at least not the same window."""
     for field, value in (*starts.items(), ("width", width)):
         _require_ticks(bot.name, field, value)
     if width < 1:
         raise ValueError(f"{bot.name} bot width must be at least 1 tick, got {width}")
     low, high = sorted(starts.values())
-    if low + width > high:
+    if apart and low + width > high:
         raise ValueError(f"{bot.name} bot windows {sorted(starts)} must not overlap: {low} + width {width} > {high}")
+    if low == high:
+        raise ValueError(f"{bot.name} bot windows {sorted(starts)} must differ: both start at {low}")
 
 
 def _window(start: int, width: int) -> Uniform:
@@ -517,7 +520,8 @@ class Leader(VariesByScore):
 class Parity(VariesByCard):
     """Reads its own last face-up card: as its turn opens it reacts ``uniform`` over ``even .. even + width - 1``
     when that card's rank value is even (2, 4, ..., 10, Q, A), else over ``odd .. odd + width - 1`` (and so before
-    its first card is revealed). Everything it reads is in the other seat's observation (``opponent_card``)."""
+    its first card is revealed). Everything it reads is in the other seat's observation (``opponent_card``). The
+    windows may overlap (the less they differ, the less reading the card is worth: the reading probe's levels)."""
 
     even: int = 4
     odd: int = 10
@@ -525,7 +529,7 @@ class Parity(VariesByCard):
     name = "parity"
 
     def __post_init__(self):
-        _check_windows(self, self.width, even=self.even, odd=self.odd)
+        _check_windows(self, self.width, apart=False, even=self.even, odd=self.odd)
 
     def windows(self) -> tuple[Uniform, ...]:
         """Its reaction window in each context of ``CONTEXTS``."""

@@ -303,6 +303,12 @@ PROBES = {
                     "v0: first release (war-env 0.3.0).",
                 ),
             ),
+            levels=(
+                Level("parity:even=4,odd=10,width=2", "windows of 2 ticks apart (4-5, 10-11)"),
+                Level("parity:even=4,odd=7,width=4", "windows of 4 ticks sharing 1 (4-7, 7-10)"),
+                Level("parity:even=4,odd=6,width=4", "windows of 4 ticks sharing 2 (4-7, 6-9)"),
+                Level("parity:even=4,odd=5,width=4", "windows of 4 ticks sharing 3 (4-7, 5-8)"),
+            ),
         ),
     )
 }

@@ -161,7 +161,7 @@ def test_a_bot_that_varies_has_no_one_cdf_but_a_reaction_model_of_its_windows_an
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("pool:fast=4,slow=5,width=2", "must not overlap"),
+        ("pool:fast=4,slow=4,width=2", "must differ"),
         ("pool:share_fast=1", "strictly between 0 and 1"),
         ("pool:width=0", "width must be at least 1"),
         ("leader:ahead=-1", "ahead"),

@@ -10,14 +10,16 @@ import itertools
 import gymnasium as gym
 import numpy as np
 import pytest
+from test_probes import FS, IDLE, finite_horizon_cost
 
 import war_env  # noqa: F401  (registers the probes)
 from war_env.agents.lead import lead_cost
+from war_env.core.best_response import Inferring, pool_policy, problem_with
 from war_env.core.bots import make_bot
 from war_env.core.observation import INDEX
-from war_env.core.optimum import THEIRS, State, evaluate, evaluate_policy, solve
+from war_env.core.optimum import OURS, THEIRS, State, evaluate, evaluate_policy, solve, solve_pool
 from war_env.core.probes import MIN_GAP, PROBES
-from war_env.evaluation.probe_gaps import exact_gaps
+from war_env.evaluation.probe_gaps import clairvoyant_records, exact_gaps
 from war_env.evaluation.probe_levels import (
     WINDOWS,
     all_levels,
@@ -29,6 +31,8 @@ from war_env.evaluation.probe_levels import (
     window_line,
     window_reach,
 )
+from war_env.league.probe_figures import records_of
+from war_env.league.stats import bootstrap_mean
 from war_env.scripts.probe_figures import main
 
 WITH_LEVELS = [name for name, probe in PROBES.items() if probe.levels]
@@ -104,6 +108,66 @@ def test_inference_and_reading_levels_make_the_capability_worth_less_and_less(na
     probe = PROBES[name]
     lacking = [level_figures(probe, n).lacking_gap for n in range(1, len(probe.levels) + 1)]
     assert lacking == sorted(lacking, reverse=True) and len(set(lacking)) == len(lacking) and lacking[-1] >= MIN_GAP
+
+
+# --- inference: how much one reaction tells -----------------------------------------------------------------------
+def test_at_each_inference_level_a_draw_names_the_bot_less_often():
+    config = PROBES["inference"].config()
+    named = [pool_policy(config, make_bot(level.opponent)).identifying for level in PROBES["inference"].levels]
+    assert named == [(1.0, 1.0), (0.75, 0.75), (0.5, 0.5), (0.25, 0.25)]
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_the_price_of_not_knowing_at_overlapping_levels_is_what_a_finite_horizon_bayes_dp_says(level):
+    """The windows share ticks, so the belief stays the prior until a draw falls outside them: Bayes minus clairvoyant
+    over a round's first 40 draws, from the DP written from the rules (tests/test_probes.py), for each seat that may
+    start, is the solver's price (what is left after 40 draws is below 1e-8 here)."""
+    config, pool = PROBES["inference"].config(), make_bot(PROBES["inference"].levels[level - 1].opponent)
+    reactions = [window.reaction_probabilities(config) for window in pool.windows()]
+    policy = pool_policy(config, pool)
+    for starts, phase in ((True, OURS), (False, THEIRS)):
+        costs = [
+            finite_horizon_cost(reactions, pool.prior, config.max_delay, FS, IDLE, 40, starts, known)
+            for known in (False, True)
+        ]
+        assert costs[0] - costs[1] == pytest.approx(policy.price_of_not_knowing(phase), abs=1e-8), phase
+
+
+def test_the_inferring_oracle_waits_for_a_draw_that_only_one_member_makes():
+    """Against windows 4-7 and 5-8 a draw 5 to 7 ticks in tells nothing; one 8 ticks in names the slow bot."""
+    config, pool = PROBES["inference"].config(), make_bot("pool:fast=4,slow=5,width=4,share_fast=0.5")
+    oracle = Inferring(pool_policy(config, pool))
+    for drawn_at, named in ((6, None), (5, None), (8, 1)):
+        oracle.press(State(THEIRS, drawn_at, False, 0), None)
+        oracle.press(State(OURS, 0, False, 0), None)
+        assert oracle.member == named, drawn_at
+    oracle.press(State(THEIRS, 4, False, 0), None)
+    oracle.press(State(OURS, 0, False, 0), None)
+    assert oracle.member == 1  # named once, for the round
+
+
+def test_a_pool_whose_members_differ_in_a_shared_tick_is_refused():
+    config = PROBES["inference"].config()
+    fast, slow = (
+        problem_with(config, make_bot(spec).reaction_probabilities(config))
+        for spec in ("uniform:low=4,high=7", "uniform:low=5,high=6")
+    )
+    with pytest.raises(ValueError, match="different probabilities"):
+        solve_pool([fast, slow], [0.5, 0.5])
+    with pytest.raises(ValueError, match="no draw names it"):
+        solve_pool(
+            [fast, problem_with(config, make_bot("uniform:low=4,high=7").reaction_probabilities(config))], [0.5, 0.5]
+        )
+
+
+@pytest.mark.slow
+def test_at_the_hardest_inference_level_the_clairvoyant_loses_nothing_to_the_bayes_oracle_but_the_price():
+    probe = PROBES["inference"].at_level(len(PROBES["inference"].levels))
+    seeds = range(40)
+    oracle, _ = records_of(probe, "oracle", seeds)
+    clairvoyant = clairvoyant_records(probe, seeds)
+    edge = bootstrap_mean([c.episode_return - o.episode_return for o, c in zip(oracle, clairvoyant)])
+    assert edge["low"] >= -0.01 and edge["value"] == pytest.approx(exact_gaps(probe).oracle_once, abs=0.01)
 
 
 # --- memory: how far it must count --------------------------------------------------------------------------------

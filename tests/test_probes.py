@@ -263,10 +263,11 @@ def test_the_table_reading_oracle_refuses_a_leader_whose_turns_would_carry_press
 # --- the price of not knowing: an independent finite-horizon Bayes DP ----------------------------------------
 def finite_horizon_cost(reactions, prior, delay, fs, idle, moves, starts, known) -> float:
     """The least expected timing cost of a seat's next ``moves`` draws against a bot drawn from ``prior`` over
-    ``reactions`` (one distribution per member, windows apart, each always reacting), a fixed latency of
+    ``reactions`` (one distribution per member, each always reacting, alike in the ticks they share), a fixed latency of
     ``delay`` >= 1 ticks, from the round's opening (``starts``: the seat's turn opens first; else the bot's),
     nothing in flight. ``known``: the member is told (the clairvoyant, the prior's mean of its costs), else the
-    seat learns it from the bot's first draw (Bayes). Written from the rules, not from the solver: each press in
+    seat learns it from the bot's first draw in a tick only one member reacts in (Bayes: a draw in a shared tick
+    leaves the prior). Written from the rules, not from the solver: each press in
     flight is its ticks to landing (0 lands this tick); a press lands ``delay`` ticks after it is sent; in the
     seat's turn a landing draws (the others are false starts), else an idle tick; in the bot's turn every
     landing is a false start, then the bot draws with its hazard; nothing costs after the seat's last draw."""
@@ -276,7 +277,8 @@ def finite_horizon_cost(reactions, prior, delay, fs, idle, moves, starts, known)
     def hazard(weights, elapsed):
         mass = [w * r[elapsed] for w, r in zip(weights, reactions)]
         left = sum(w * r[elapsed:].sum() for w, r in zip(weights, reactions))
-        return sum(mass) / left, int(np.argmax(mass))
+        drawers = [k for k, m in enumerate(mass) if m > 0]
+        return sum(mass) / left, drawers[0] if len(drawers) == 1 else None
 
     @lru_cache(maxsize=None)
     def value(n, ours, elapsed, in_flight, member):

@@ -2,7 +2,7 @@
 
 * a bot with one reaction distribution: ``war_env.core.optimum``'s stationary optimum (``Stationary``);
 * a bot that varies by round (a ``pool``: drawn per round, never named): the Bayes-optimal policy
-  (``optimum.solve_pool``), which watches the bot's first own draw of the round to tell the member (``Inferring``);
+  (``optimum.solve_pool``), which watches the bot's draws to tell the member (``Inferring``);
 * a bot that reads the table (a ``leader``, whose reactions depend on the score as its turn opens, or a ``parity``,
   on its own last face-up card): each context's optimum, picked by what the seat sees (``ReadingTheTable``); exact
   because nothing carries over from one of the bot's turns to the next (``optimum.nothing_carries_over``, checked),
@@ -97,9 +97,9 @@ class Stationary:
 
 
 class Inferring:
-    """The Bayes-optimal policy against a bot that varies by round: it notes the tick of the bot's first own draw
-    of the round (the last tick of the bot's turn it saw before its own turn opened) and from then on plays the
-    member that reacts in that tick."""
+    """The Bayes-optimal policy against a bot that varies by round: it notes the tick of each of the bot's draws
+    (the last tick of the bot's turn it saw before its own turn opened) until one falls in a tick only one member
+    reacts in, and from then on plays that member."""
 
     def __init__(self, policy: PoolPolicy):
         self.policy = policy

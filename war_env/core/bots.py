@@ -291,7 +291,8 @@ class _Varies(Bot):
 class VariesByRound(_Varies):
     """A bot that plays each round as one of its ``windows``, drawn by ``prior`` from a hash of the round key
     (``member_of``), and never named to the other seat. Its exact optimum is Bayes-optimal: it tells the member by
-    the bot's first own draw of the round (``best_response.Inferring``), which needs windows that do not overlap."""
+    the bot's first own draw of the round that falls in a tick only one member reacts in (``best_response.Inferring``;
+    a draw in a tick the members share, each with the same probability, tells nothing)."""
 
     varies_by = VARIES_BY_ROUND
 
@@ -466,8 +467,10 @@ def _window(start: int, width: int) -> Uniform:
 class Pool(VariesByRound):
     """Drawn once per round from a declared pool of two bots, ``uniform`` over ``fast .. fast + width - 1``
     (with probability ``share_fast``) or over ``slow .. slow + width - 1``, and never named to the other seat.
-    The windows do not overlap, so the pool member's first own draw of a round tells which it is. Its member
-    for the round is ``sample_tick(cumulative(prior), hash_uniform(round_key, Stream.OPPONENT_POOL, seat))``."""
+    When the windows are apart the pool member's first own draw of a round tells which it is; when they overlap,
+    a draw in a shared tick tells nothing (both members draw there with probability ``1 / width``), so it takes
+    draws until one falls outside them (the inference probe's levels). Its member for the round is
+    ``sample_tick(cumulative(prior), hash_uniform(round_key, Stream.OPPONENT_POOL, seat))``."""
 
     fast: int = 3
     slow: int = 9
@@ -476,7 +479,7 @@ class Pool(VariesByRound):
     name = "pool"
 
     def __post_init__(self):
-        _check_windows(self, self.width, fast=self.fast, slow=self.slow)
+        _check_windows(self, self.width, apart=False, fast=self.fast, slow=self.slow)
         if not (_is_number(self.share_fast) and 0 < self.share_fast < 1):
             raise ValueError(
                 f"pool bot share_fast must be a probability strictly between 0 and 1, got {self.share_fast!r}"

@@ -866,9 +866,10 @@ def nothing_carries_over(problem: TimingProblem) -> bool:
 
 
 class PoolPolicy:
-    """The Bayes-optimal policy against a bot drawn per round from a pool whose members' reaction windows do
-    not overlap: until the member's first own draw tells which it is, the policy of the first turns
-    (``solve_pool``); from then on the identified member's optimal policy (``members``)."""
+    """The Bayes-optimal policy against a bot drawn per round from a pool: until a draw of the bot falls in a tick
+    only one member reacts in, the policy of the unidentified turns (``solve_pool``); from then on the identified
+    member's optimal policy (``members``). A draw in a tick that several members react in, each with the same
+    probability, tells nothing: the belief stays the prior, and the unidentified turns go on."""
 
     def __init__(
         self,
@@ -885,12 +886,23 @@ class PoolPolicy:
         """The pool's reactions over the draw of the member: the problem of the turns before the identification."""
         self._first = first
         self.first_openings = first_openings
-        """``[phase, m]``: the value of the first turns from the opening of a turn, relative like the members'."""
+        """``[phase, m]``: the value of the unidentified turns from the opening of a turn, relative like the
+        members' once identified (every unidentified move counts in full)."""
         self._identify = identify
 
-    def member_reacting_at(self, tick: int) -> int:
-        """The member whose reaction window holds ``tick`` (the only one that can draw then)."""
-        return int(self._identify[tick])
+    def member_reacting_at(self, tick: int) -> int | None:
+        """The member whose reaction window alone holds ``tick`` (the only one that can draw then), or ``None``
+        where several can (such a draw tells nothing)."""
+        member = int(self._identify[tick])
+        return None if member < 0 else member
+
+    @property
+    def identifying(self) -> tuple[float, ...]:
+        """Per member, the probability that one of its draws names it (falls in a tick only it reacts in)."""
+        return tuple(
+            float(sum(p for tick, p in enumerate(member.problem.reaction) if self._identify[tick] == index))
+            for index, member in enumerate(self.members)
+        )
 
     def press(self, state: State, member: int | None) -> bool:
         """The action in ``state``, ``member`` being the identified member (``None``: not yet)."""
@@ -905,25 +917,35 @@ class PoolPolicy:
         start, when the round opens with ``phase`` (``OURS``: the seat starts; ``THEIRS``: the pool bot does).
 
         Both sides are values from the opening of a turn, but not in the same unit: the members' relative values
-        (``opening_value``) have each move's cost per move taken off, and a move ends at the seat's draw, so a
-        member's ``OURS`` opening has already had the first move's ``cost_per_move`` taken off, while the pool's
-        first turns (``first_openings``) count that move in full. The clairvoyant's side adds it back."""
-        known = sum(
-            share * (member.opening_value(phase) + (member.cost_per_move if phase == OURS else 0.0))
-            for share, member in zip(self.prior, self.members)
-        )
+        (``opening_value``) have each move's cost per move taken off, and a move ends at the seat's draw, while the
+        unidentified turns (``first_openings``) count their moves in full. The clairvoyant's side adds back its cost
+        per move for each of the seat's moves made before the identification, in expectation: a member named by a
+        draw with probability ``q`` is named after ``(1 - q) / q`` draws that told nothing, and a round the seat
+        starts has one move more."""
+        known = 0.0
+        for share, member, q in zip(self.prior, self.members, self.identifying):
+            unnamed_moves = (1 - q) / q + (1.0 if phase == OURS else 0.0)
+            known += share * (member.opening_value(phase) + member.cost_per_move * unnamed_moves)
         return float(self.first_openings[phase, 0] - known)
+
+
+POOL_TOLERANCE = 1e-13
+"""The unidentified turns' values are iterated until they move less than this (relative to the cost scale)."""
 
 
 def solve_pool(
     members: Sequence[TimingProblem], prior: Sequence[float], progress: Progress | None = None
 ) -> PoolPolicy:
-    """The Bayes-optimal timing against a pool: each member's problem solved, then the turns before the
-    identification by one backward pass over the pool's mixture of reactions, where the opponent's draw in tick
-    e opens the seat's turn in the problem of the member that reacts in tick e. Exact under the solver's
-    modelling choices: the members' windows must not overlap (the first draw identifies the member), and the
-    decisions of the first turns only move costs within the members' relative values, whose constants weigh
-    in with the prior whatever the seat does."""
+    """The Bayes-optimal timing against a pool: each member's problem solved, then the unidentified turns over the
+    pool's mixture of reactions, where the opponent's draw in tick e opens the seat's turn in the problem of the
+    member that alone reacts in tick e, or, where several members react in e alike, again in the unidentified turns
+    (the draw leaves the belief at the prior: its likelihood is the same under each). Those turns recur, so their
+    values are iterated, one move at a time, to their fixed point (each unidentified move ends in the
+    identification with a probability of at least the least member's ``PoolPolicy.identifying``). Exact under the
+    solver's modelling choices: the decisions of the unidentified turns only move costs within the members'
+    relative values, whose constants weigh in with the prior whatever the seat does. Refused: members that differ
+    in a tick they both react in (a draw there would leave a belief that is neither the prior nor certain), and a
+    member that no draw names."""
     members = tuple(members)
     if len(members) != len(prior) or not members or abs(sum(prior) - 1) > 1e-9 or min(prior) <= 0:
         raise ValueError(f"a pool needs one prior probability > 0 per member, summing to 1, got {list(prior)}")
@@ -932,9 +954,20 @@ def solve_pool(
     if len(same) > 1:
         raise ValueError("the members of a pool must share the turn, the latency and the costs; only reactions differ")
     reactions = np.array([m.reaction for m in members])
-    if np.any((reactions > 0).sum(axis=0) > 1):
+    reacting = reactions > 0
+    shared = reacting.sum(axis=0) > 1
+    unequal = shared & (reactions.max(axis=0) - np.where(reacting, reactions, np.inf).min(axis=0) > 1e-12)
+    if np.any(unequal | (shared & ~reacting.all(axis=0))):
         raise ValueError(
-            "the members' reaction windows overlap: one draw does not tell them apart, and the "
+            "the members react in a shared tick with different probabilities (or not all of them): a draw there "
+            "leaves a belief that is neither the prior nor certain, and the Bayes-optimal policy of such a pool is "
+            "not solved"
+        )
+    identify = np.where(shared, -1, np.argmax(reacting, axis=0))
+    named = [float(reactions[k][identify == k].sum()) for k in range(len(members))]
+    if min(named) <= 0:
+        raise ValueError(
+            "a member of the pool reacts only in ticks another member reacts in too: no draw names it, and the "
             "Bayes-optimal policy of such a pool is not solved"
         )
     policies = tuple(solve(m, progress=progress) for m in members)
@@ -947,16 +980,30 @@ def solve_pool(
         first.idle_cost,
         first.takeover_cost,
     )
-    identify = np.argmax(weighted, axis=0)
     masks, shape = InFlight(mixture), mixture.shape
-    chooser = _Chooser(shape, masks.size, mixture.turn_ticks, scale=mixture.cost_scale)
     taken = policies[0].openings[TAKEN, OURS]
     becomes_taken, last = mixture.taken_over_on_last_tick, mixture.turn_ticks - 1
+    unnamed = sum(p * policy.openings[LIVE, OURS] for p, policy in zip(prior, policies))  # a start; any would do
 
-    def opens_ours(elapsed: int) -> np.ndarray:
-        identified = policies[int(identify[elapsed])].openings[LIVE, OURS]
-        return (1 - becomes_taken) * identified + becomes_taken * taken if elapsed == last else identified
+    def turns(unnamed_ours: np.ndarray) -> tuple[np.ndarray, np.ndarray, _Chooser]:
+        """One move of the unidentified turns, the next own turn's values after a draw that tells nothing given."""
+        chooser = _Chooser(shape, masks.size, mixture.turn_ticks, scale=mixture.cost_scale)
 
-    theirs = _theirs_turn(mixture, masks, shape, mixture.opponent_hazard, opens_ours, chooser)
-    ours = _ours_turn(mixture, masks, shape, theirs, theirs[0], chooser)
+        def opens_ours(elapsed: int) -> np.ndarray:
+            member = int(identify[elapsed])
+            opened = unnamed_ours if member < 0 else policies[member].openings[LIVE, OURS]
+            return (1 - becomes_taken) * opened + becomes_taken * taken if elapsed == last else opened
+
+        theirs = _theirs_turn(mixture, masks, shape, mixture.opponent_hazard, opens_ours, chooser)
+        return _ours_turn(mixture, masks, shape, theirs, theirs[0], chooser), theirs, chooser
+
+    for _ in range(MAX_ITERATIONS):
+        ours, theirs, chooser = turns(unnamed)
+        settled = float(np.abs(ours - unnamed).max()) <= POOL_TOLERANCE * max(mixture.cost_scale, np.abs(ours).max())
+        unnamed = ours
+        if settled:
+            break
+    else:
+        raise ValueError("the pool's unidentified turns did not settle: a member is named too rarely")
+    ours, theirs, chooser = turns(unnamed)  # the decisions at the fixed point
     return PoolPolicy(policies, tuple(prior), mixture, chooser.made, np.array([ours, theirs]), identify)

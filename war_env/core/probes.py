@@ -256,9 +256,21 @@ PROBES = {
                 ("v0: first release (war-env 0.3.0).",),
             ),
             levels=(
-                Level("pool:fast=4,slow=10,width=2,share_fast=0.5", "the fast bot in half of the rounds"),
-                Level("pool:fast=4,slow=10,width=2,share_fast=0.75", "the fast bot in three rounds of four"),
-                Level("pool:fast=4,slow=10,width=2,share_fast=0.9", "the fast bot in nine rounds of ten"),
+                Level(
+                    "pool:fast=4,slow=10,width=2,share_fast=0.5", "windows of 2 ticks apart: every draw names the bot"
+                ),
+                Level(
+                    "pool:fast=4,slow=7,width=4,share_fast=0.5",
+                    "windows of 4 ticks sharing 1 (4-7, 7-10): a draw names the bot with probability 3/4",
+                ),
+                Level(
+                    "pool:fast=4,slow=6,width=4,share_fast=0.5",
+                    "windows of 4 ticks sharing 2 (4-7, 6-9): a draw names the bot with probability 1/2",
+                ),
+                Level(
+                    "pool:fast=4,slow=5,width=4,share_fast=0.5",
+                    "windows of 4 ticks sharing 3 (4-7, 5-8): a draw names the bot with probability 1/4",
+                ),
             ),
         ),
         Probe(

@@ -114,10 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     suite.add_argument(
         "--probes",
         nargs="+",
-        choices=list(PROBES),
         metavar="PROBE",
         default=argparse.SUPPRESS,
-        help=f"with --suite: the probes to play (default: all, {' '.join(PROBES)})",
+        help=f"with --suite: the probes to play (default: all, {' '.join(PROBES)}); PROBE@N plays level N of one "
+        '(docs/probes.md, "Levels")',
     )
     parser.add_argument(
         "--workers",

@@ -18,7 +18,7 @@ from war_env.core.best_response import Inferring, pool_policy, problem_with
 from war_env.core.bots import make_bot
 from war_env.core.observation import INDEX
 from war_env.core.optimum import OURS, THEIRS, State, evaluate, evaluate_policy, solve, solve_pool
-from war_env.core.probes import MIN_GAP, PROBES
+from war_env.core.probes import MIN_GAP, PROBES, probe_named
 from war_env.evaluation.probe_gaps import clairvoyant_records, exact_gaps
 from war_env.evaluation.probe_levels import (
     WINDOWS,
@@ -33,6 +33,7 @@ from war_env.evaluation.probe_levels import (
 )
 from war_env.league.probe_figures import records_of
 from war_env.league.stats import bootstrap_mean
+from war_env.league.suite import run_suite
 from war_env.scripts.probe_figures import main
 
 WITH_LEVELS = [name for name, probe in PROBES.items() if probe.levels]
@@ -281,3 +282,20 @@ def test_each_sub_env_of_a_level_follows_the_single_env_of_that_level(name, leve
 
     ended = probe_side_by_side(PROBES[name].env_id, 0.3, 7, 800, backend, target_points=8, level=level)
     assert len(ended) >= 1
+
+
+def test_a_suite_plays_a_probe_at_a_level_named_name_at_n(tmp_path):
+    """``memory@5`` is the memory probe at its level 5, in the suite's folders, results and report."""
+    run = run_suite((), ["memory@5"], 2, 0, tmp_path / "suite", progress=False)
+    (played,) = run.results["probes"]
+    assert played["name"] == "memory@5" and played["folder"] == "memory@5"
+    assert played["opponent"] == PROBES["memory"].levels[4].opponent and played["env_id"] == "WarMemory-v1"
+    assert set(played["agents"]) >= {"oracle", "press_once"}
+
+
+def test_a_probe_name_with_a_level_is_refused_in_one_line_when_unknown_or_out_of_range():
+    assert probe_named("memory") is PROBES["memory"]
+    assert probe_named("inference@3").opponent == PROBES["inference"].levels[2].opponent
+    for name, message in (("mem@1", "unknown probe 'mem'"), ("memory@x", "whole number"), ("memory@9", "levels 1 to")):
+        with pytest.raises(ValueError, match=message):
+            probe_named(name)

@@ -103,7 +103,8 @@ class Probe:
     levels: tuple[Level, ...] = ()
     """The probe's difficulty scale, easiest first, as bsuite's scaling experiments: level ``n`` (1, 2, ...) is
     ``levels[n - 1]``, the same probe against another opponent (``at_level``), made by
-    ``gym.make(env_id, level=n)``. One of them is the row's own opponent (``default_level``), so ``gym.make(env_id)``
+    ``gym.make(env_id, level=n)``, and named ``name@n`` where a probe's name is asked (``probe_named``: ``war-bench
+    --suite --probes memory@2``). One of them is the row's own opponent (``default_level``), so ``gym.make(env_id)``
     plays that level. Every level keeps the probe's ``MIN_GAP`` and has exact figures
     (``evaluation.probe_levels``). Empty: the probe has one setting."""
 
@@ -324,3 +325,20 @@ PROBES = {
         ),
     )
 }
+
+
+LEVEL_MARK = "@"
+"""``name@level`` names a probe at one of its levels (``memory@2``), where a probe's name is asked."""
+
+
+def probe_named(name: str) -> Probe:
+    """The probe ``name`` (a key of ``PROBES``), or with ``name@n`` the probe at its level ``n``
+    (``Probe.at_level``), named so."""
+    base, mark, level = name.partition(LEVEL_MARK)
+    if base not in PROBES:
+        raise ValueError(f"unknown probe {base!r}; known: {', '.join(PROBES)} (a level: NAME{LEVEL_MARK}N)")
+    if not mark:
+        return PROBES[base]
+    if not level.isdigit():
+        raise ValueError(f"a probe's level is a whole number after {LEVEL_MARK!r}, got {name!r}")
+    return replace(PROBES[base].at_level(int(level)), name=name)

@@ -29,7 +29,7 @@ import numpy as np
 
 from war_env.agents import check_commands_restated, is_exec_spec, make_agent, trained_on
 from war_env.core.bots import make_bot
-from war_env.core.probes import PROBES, Probe
+from war_env.core.probes import PROBES, Probe, probe_named
 from war_env.evaluation import observation_game
 from war_env.evaluation.probe_gaps import exact_gaps
 from war_env.league.league import DEFAULT_SEED, DEFAULT_SHARD_ROUNDS, ORACLE, League
@@ -60,9 +60,10 @@ class Suite:
     seed: int
 
     def __post_init__(self):
-        unknown = [name for name in self.probes if name not in PROBES]
-        if unknown or not self.probes:
-            raise ValueError(f"unknown probe(s) {unknown}; known: {', '.join(PROBES)}" if unknown else "no probes")
+        if not self.probes:
+            raise ValueError("no probes")
+        for name in self.probes:
+            probe_named(name)  # a known probe, at one of its levels if it names one
         if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 2:
             raise ValueError(f"rounds must be a whole number >= 2 (a paired interval needs two), got {self.rounds!r}")
 
@@ -144,7 +145,7 @@ def run_suite(
         started_at, played = datetime.now(timezone.utc).isoformat(timespec="seconds"), 0
         for name in suite.probes:
             played += _play_probe(
-                run_dir / name, suite, PROBES[name], workers, shard_rounds, progress, trust_model_file
+                run_dir / name, suite, probe_named(name), workers, shard_rounds, progress, trust_model_file
             )
         session = {"started_at": started_at, "rounds_played": played} if played else None  # each probe's has more
         record_session(run_dir, session, provenance=provenance())
@@ -164,7 +165,7 @@ def _start_suite(run_dir: Path, suite: Suite, trust_model_file: bool) -> None:
     if (run_dir / SUITE_CONFIG).exists():
         refuse_started(run_dir, "a suite", f"continue it with --suite --resume {run_dir}, or choose another --out")
     for name in suite.probes:
-        probe = PROBES[name]
+        probe = probe_named(name)
         league = League(
             probe_agents(suite, probe, trust_model_file),
             (probe.opponent,),
@@ -207,7 +208,7 @@ def suite_results(run_dir: Path, suite: Suite) -> dict:
     contenders = contenders_of(suite.agents)
     return {
         "suite": suite.to_dict(),
-        "probes": [probe_scores(run_dir / name, PROBES[name], contenders) for name in suite.probes],
+        "probes": [probe_scores(run_dir / name, probe_named(name), contenders) for name in suite.probes],
     }
 
 

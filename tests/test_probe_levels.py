@@ -248,22 +248,41 @@ def test_a_window_reaches_the_oracle_exactly_when_the_level_counts_within_it(lev
     assert level_figures(PROBES["memory"], level).windows == pytest.approx({k: lines[k] for k in WINDOWS})
 
 
+@pytest.mark.parametrize("sees_actions", [0, 4])
 @pytest.mark.parametrize("level", [1, 4, 5])
-def test_the_window_line_is_the_least_over_the_press_probability_and_its_cost_is_the_policys(level):
+def test_the_window_line_is_the_least_over_the_press_probability_and_its_cost_is_the_policys(level, sees_actions):
     """The line's probability is the least cost's of a grid of others, and the solver's cost of the line's policy
-    with that probability given is what an independent evaluation of the same stochastic policy finds."""
+    with that probability given is what an independent evaluation of the same stochastic policy finds: it presses
+    with that probability where it cannot tell the tick (nor, seeing its last 4 actions, has pressed in them)."""
     problem = single_problem(PROBES["memory"].at_level(level))
     reach = window_reach(4)
-    chance, line = least_over_chance(problem, reach)
+    chance, line = least_over_chance(problem, reach, sees_actions)
     for other in (0.0, 0.01, 0.05, 0.1, 0.13, 0.2, 0.37, 0.5, 1.0):
-        assert pressing_up_to(problem, reach, other).cost_per_move >= line.cost_per_move - 1e-12, other
+        cost = pressing_up_to(problem, reach, other, sees_actions).cost_per_move
+        assert cost >= line.cost_per_move - 1e-12, other
 
     def played(phase, elapsed, masks):
+        chosen = np.array([float(line.press(State(phase, elapsed, False, int(m)))) for m in masks])
         if phase == THEIRS and elapsed > reach:
-            return np.full(len(masks), chance)
-        return np.array([float(line.press(State(phase, elapsed, False, int(m)))) for m in masks])
+            recent = (masks & ((1 << sees_actions) - 1)) != 0  # bit a: its action a + 1 ticks ago
+            return np.where(recent, chosen, chance)
+        return chosen
 
     assert evaluate_policy(problem, played).cost_per_move == pytest.approx(line.cost_per_move, abs=1e-12)
+
+
+@pytest.mark.parametrize("level", range(1, len(PROBES["memory"].levels) + 1))
+def test_a_4_frame_stack_that_sees_its_actions_cannot_reach_the_oracle_at_any_memory_level(level):
+    """Its bound tells it the tick whenever one of its last 4 actions was a press (more than it knows), so it lies
+    at or below the bound of the stack without its actions; it still loses at least the minimum gap."""
+    figures = level_figures(PROBES["memory"], level)
+    assert MIN_GAP <= figures.windows_with_actions[4] <= figures.windows[4] + 1e-9
+
+
+def test_the_presses_in_flight_show_no_more_actions_than_the_latency():
+    problem = single_problem(PROBES["memory"].at_level(1))
+    with pytest.raises(ValueError, match="show the last 6 actions"):
+        pressing_up_to(problem, 2, 0.0, sees_actions=7)
 
 
 def test_the_figures_command_prints_every_level_of_the_probes_named(capsys):

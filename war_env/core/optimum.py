@@ -405,7 +405,7 @@ class _Chooser:
         fixed: _ClassPolicy | None = None,
         rule=None,
         scale: float = 1.0,
-        given: Callable[[int], float | None] | None = None,
+        given: Callable[[int], float | np.ndarray | None] | None = None,
     ):
         self.fixed, self.rule, self.scale, self.given = fixed, rule, scale, given
         self.masks = np.arange(size)
@@ -435,9 +435,12 @@ class _Chooser:
         if self.rule is not None:
             return _rule_choice(self.rule(phase, elapsed, self.masks))
         given = None if self.given is None or phase != THEIRS else self.given(elapsed)
-        if given is not None:  # the seat's action is given there: it presses with that probability
-            return np.full(len(self.masks), given, dtype=bool if given in (0, 1) else float)
-        return _beats(press, wait, self.scale)
+        if given is None:
+            return _beats(press, wait, self.scale)
+        # the seat's action is given there: it presses with that probability (per set in flight; NaN: it chooses)
+        given = np.broadcast_to(np.asarray(given, dtype=float), (len(self.masks),))
+        choice = np.where(np.isnan(given), _beats(press, wait, self.scale), given)
+        return choice.astype(bool) if np.all((choice == 0) | (choice == 1)) else choice
 
 
 def _played(choice: np.ndarray, wait: np.ndarray, press: np.ndarray) -> np.ndarray:
@@ -706,7 +709,7 @@ def solve(
     stable_iterations: int = 5,
     progress: Progress | None = None,
     every_tick: bool = False,
-    given: Callable[[int], float | None] | None = None,
+    given: Callable[[int], float | np.ndarray | None] | None = None,
 ) -> TimingPolicy:
     """The optimal stationary policy, by relative value iteration over the number of moves left: it stops
     when the relative values (within each class: opponent playing, opponent taken over) have settled to
@@ -718,8 +721,9 @@ def solve(
     ``every_tick`` tables every tick of both turns, without the shortcuts of the module docstring: the plain
     dynamic programme, which the tests hold the shortcuts to.
     ``given(elapsed)``, for each tick of the opponent's turn, is ``None`` where the solver chooses, or the probability
-    with which the seat presses there whatever is in flight: the optimum of the other decisions of a seat that cannot
-    tell those ticks apart (``evaluation.probe_levels.window_line``). Every tick is tabled then."""
+    with which the seat presses there, one for every set in flight or one per set (``NaN``: the solver chooses for
+    that set): the optimum of the other decisions of a seat that cannot tell those ticks apart
+    (``evaluation.probe_levels.window_line``). Every tick is tabled then."""
     problem.check_solvable()
     every_tick = every_tick or given is not None  # a given press may fall in a tick the shortcuts leave out
     masks, shape = InFlight(problem), _Shape.of(problem, compress=False) if every_tick else problem.shape

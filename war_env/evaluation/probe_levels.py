@@ -13,15 +13,22 @@ probability, whatever the tick and whatever it has in flight. ``window_line(prob
 of such a policy, given everything else (the ticks it tells apart, its presses in flight, its own turn): for each
 probability the solver's optimum of the other decisions (``optimum.solve``'s ``given``), least over the probability
 (a grid, then a golden-section search). It is a bound: a stack of ``k`` frames knows less, so it pays at least
-that. It does not bound a stack that also sees its own earlier actions (``FastPPOConfig.previous_action``), which
-can count on from a press it remembers. ``counting_depth(probe)`` is the least tick into the opponent's turn up to
-which a policy must be able to press to reach the oracle's cost: how far the level makes a seat count.
+that. A stack that also sees its own earlier actions (``FastPPOConfig.previous_action``) can count on from a press
+it remembers: ``window_line(probe, k, sees_actions=True)`` bounds it by telling the seat the tick whenever one of
+its last ``k`` actions was a press (more than it knows after a press at random), so it presses with the one
+probability only where its last ``k`` actions were all waits. The presses in flight are the seat's actions of the
+last ``latency`` ticks, so that bound is for ``k`` up to the latency.
+
+``counting_depth(probe)`` is the least tick into the opponent's turn up to which a policy must be able to press to
+reach the oracle's cost: how far the level makes a seat count.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+
+import numpy as np
 
 from war_env.core.best_response import problem_with
 from war_env.core.bots import make_bot
@@ -31,6 +38,8 @@ from war_env.evaluation.probe_gaps import ProbeGaps, exact_gaps
 
 WINDOWS = (4, 24)
 """The frame stacks whose lines the memory levels give: the learners' 4-frame and 24-frame stacks."""
+WITH_ACTIONS = (4,)
+"""The stacks whose bound seeing their actions too the memory levels give (up to the latency, 6 ticks)."""
 SAME_COST = 1e-12
 """Costs per move closer than this are the same (the solver's tolerance is 1e-10 of the values' size)."""
 
@@ -43,10 +52,17 @@ def window_reach(frames: int) -> int:
     return frames - 2
 
 
-def pressing_up_to(problem: TimingProblem, last_tick: int, chance: float = 0.0) -> TimingPolicy:
+def pressing_up_to(problem: TimingProblem, last_tick: int, chance: float = 0.0, sees_actions: int = 0) -> TimingPolicy:
     """The best policy that, in the opponent's turn, chooses only up to ``last_tick`` ticks in, and later presses
-    with probability ``chance`` on every tick (0: never), whatever is in flight (exact)."""
-    return solve(problem, given=lambda elapsed: None if elapsed <= last_tick else chance)
+    with probability ``chance`` on every tick (0: never), whatever is in flight, except, with ``sees_actions``, where
+    one of its last ``sees_actions`` actions was a press: it chooses there too (exact)."""
+    if sees_actions > problem.max_delay:
+        raise ValueError(
+            f"the presses in flight show the last {problem.max_delay} actions (the latency), not {sees_actions}"
+        )
+    sets = np.arange(1 << max(problem.max_delay, 1))
+    given = np.where(sets & ((1 << sees_actions) - 1) != 0, np.nan, chance)  # bit a: the press sent a + 1 ticks ago
+    return solve(problem, given=lambda elapsed: None if elapsed <= last_tick else given)
 
 
 GRID = 20
@@ -56,18 +72,19 @@ SEARCH_STEPS = 20
 
 
 @lru_cache(maxsize=64)
-def least_over_chance(problem: TimingProblem, last_tick: int) -> tuple[float, TimingPolicy]:
+def least_over_chance(problem: TimingProblem, last_tick: int, sees_actions: int = 0) -> tuple[float, TimingPolicy]:
     """The probability of least cost per move, and ``pressing_up_to`` at it: the best of a grid of ``GRID`` + 1
     steps from 0 to 1, then a golden-section search between its neighbours (the cost is smooth in the probability)."""
     grid = [step / GRID for step in range(GRID + 1)]
-    policies = [pressing_up_to(problem, last_tick, chance) for chance in grid]
+    policies = [pressing_up_to(problem, last_tick, chance, sees_actions) for chance in grid]
     best = min(range(len(grid)), key=lambda i: policies[i].cost_per_move)
     low, high = grid[max(best - 1, 0)], grid[min(best + 1, GRID)]
     ratio = (5**0.5 - 1) / 2
     found = grid[best], policies[best]
     for _ in range(SEARCH_STEPS):
         left, right = high - ratio * (high - low), low + ratio * (high - low)
-        at_left, at_right = pressing_up_to(problem, last_tick, left), pressing_up_to(problem, last_tick, right)
+        at_left = pressing_up_to(problem, last_tick, left, sees_actions)
+        at_right = pressing_up_to(problem, last_tick, right, sees_actions)
         if at_left.cost_per_move <= at_right.cost_per_move:
             high, candidate = right, (left, at_left)
         else:
@@ -84,11 +101,13 @@ def single_problem(probe: Probe) -> TimingProblem:
     return problem_with(config, bot.reaction_probabilities(config))
 
 
-def window_line(probe: Probe, frames: int, gaps: ProbeGaps | None = None) -> float:
+def window_line(probe: Probe, frames: int, gaps: ProbeGaps | None = None, sees_actions: bool = False) -> float:
     """The least timing cost per round of a policy that sees only the last ``frames`` observations of the memory
-    probe (a bound, the module docstring), as every yardstick's per-round figure (``ProbeGaps.per_round``)."""
+    probe, and with ``sees_actions`` its last ``frames`` actions (bounds, the module docstring), as every
+    yardstick's per-round figure (``ProbeGaps.per_round``)."""
     gaps = exact_gaps(probe) if gaps is None else gaps
-    _, policy = least_over_chance(single_problem(probe), window_reach(frames))
+    reach = window_reach(frames)
+    _, policy = least_over_chance(single_problem(probe), reach, frames if sees_actions else 0)
     return policy.cost_per_move * gaps.moves + gaps.starts * policy.first_turn_excess
 
 
@@ -123,7 +142,10 @@ class LevelFigures:
     lacking: str
     best_simple: str
     windows: dict[int, float] = field(default_factory=dict)
-    """Frames -> what the best policy seeing only that many frames loses per round (the memory probe)."""
+    """Frames -> the least a policy seeing only that many frames loses per round (the memory probe; a bound)."""
+    windows_with_actions: dict[int, float] = field(default_factory=dict)
+    """Frames -> the least a policy seeing that many frames and its actions of as many ticks loses per round (frames
+    up to the latency; a bound)."""
     depth: int | None = None
     """How far into the opponent's turn a policy must press to reach the oracle (the memory probe)."""
 
@@ -136,9 +158,11 @@ def level_figures(probe: Probe, level: int) -> LevelFigures:
     at = probe.at_level(level)
     gaps = exact_gaps(at)
     oracle = gaps.per_round("oracle")
-    windows, depth = {}, None
+    windows, with_actions, depth = {}, {}, None
     if probe.observation == "war":  # the clocks are hidden: how far a window of frames sees is the question
         windows = {frames: window_line(at, frames, gaps) - oracle for frames in WINDOWS}
+        latency = at.config().max_delay
+        with_actions = {k: window_line(at, k, gaps, True) - oracle for k in WITH_ACTIONS if k <= latency}
         depth = counting_depth(at)
     return LevelFigures(
         probe.name,
@@ -151,6 +175,7 @@ def level_figures(probe: Probe, level: int) -> LevelFigures:
         gaps.lacking,
         gaps.best_simple,
         windows,
+        with_actions,
         depth,
     )
 
@@ -164,13 +189,17 @@ def all_levels(names=None) -> list[LevelFigures]:
 def levels_table(figures: list[LevelFigures]) -> str:
     """The levels' table of docs/probes.md: per level, the oracle's cost per round and each line's loss to it."""
     lines = [
-        "| probe | level | what it asks | the oracle's cost | `press_once` loses | `lead` loses | lacking it loses "
-        "| 4 frames lose at least | 24 frames lose at least |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| probe | level | what it asks | the oracle's cost | `press_once` loses | `lead` loses | lacking it loses | "
+        + " | ".join(f"{k} frames lose at least" for k in WINDOWS)
+        + " | "
+        + " | ".join(f"{k} frames and actions lose at least" for k in WITH_ACTIONS)
+        + " |",
+        "|---|---|---|---|---|---|---|" + "---|" * (len(WINDOWS) + len(WITH_ACTIONS)),
     ]
     for f in figures:
         level = f"{f.level} (default)" if f.default else str(f.level)
         windows = [f"{f.windows[k]:.3f}" if k in f.windows else "" for k in WINDOWS]
+        windows += [f"{f.windows_with_actions[k]:.3f}" if k in f.windows_with_actions else "" for k in WITH_ACTIONS]
         lead = f"{f.gaps['lead']:.3f}" if "lead" in PROBES[f.probe].simple else "(hidden clock)"
         lines.append(
             f"| {f.probe} | {level} | {f.what} | {f.oracle:.3f} | {f.gaps['press_once']:.3f} | {lead} "

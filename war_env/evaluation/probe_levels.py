@@ -17,7 +17,9 @@ that. A stack that also sees its own earlier actions (``FastPPOConfig.previous_a
 it remembers: ``window_line(probe, k, sees_actions=True)`` bounds it by telling the seat the tick whenever one of
 its last ``k`` actions was a press (more than it knows after a press at random), so it presses with the one
 probability only where its last ``k`` actions were all waits. The presses in flight are the seat's actions of the
-last ``latency`` ticks, so that bound is for ``k`` up to the latency.
+last ``latency`` ticks, so that bound is for ``k`` up to the latency. Both bound the cost per move; a round's first
+turn, which a stack padded with zero frames may tell apart when the opponent opens the round, is counted as the
+solver counts it (it moves a round's figure by less than one move's cost, 0.06).
 
 ``counting_depth(probe)`` is the least tick into the opponent's turn up to which a policy must be able to press to
 reach the oracle's cost: how far the level makes a seat count.

@@ -1,7 +1,8 @@
 """The learners' table on the probe suite: ``python -m war_env.scripts.learners`` (docs/probes.md, "The learners").
 
 Each learner is trained on every probe's env id, once per seed, at its budget (``--budget``: per learner, or per
-learner and probe): the fast learners (``fast_mlp``, ``fast_stack4``, ``fast_lstm``: ``war-train --algo fast_ppo``
+learner and probe): the fast learners (``fast_mlp``, ``fast_stack4``, ``fast_stack24``, ``fast_lstm``:
+``war-train --algo fast_ppo``
 on the batched engine) by ``run_fast_ppo``, the SB3 learners (PPO, RecurrentPPO, PPO with 4 stacked frames, DQN,
 A2C) by ``war-train``'s ``train``. The **final** model of each run is scored by the suite (``war_env.league.suite``,
 one suite per probe with that probe's models: the bounded score, 0 = the probe's best simple baseline or worse, 1 =
@@ -68,6 +69,8 @@ class Learner:
     """Observations the policy sees at once."""
     lstm: int = 0
     """LSTM units of a fast learner (0: an MLP); the SB3 learners' networks are their shipped configs'."""
+    settings: tuple[tuple[str, object], ...] = ()
+    """Further ``FastPPOConfig`` settings that make a fast learner what it is (``--fast-set`` cannot change them)."""
 
     @property
     def fast(self) -> bool:
@@ -77,6 +80,7 @@ class Learner:
 LEARNERS = {
     "fast_mlp": Learner("fast_ppo"),
     "fast_stack4": Learner("fast_ppo", frames=4),
+    "fast_stack24": Learner("fast_ppo", frames=24),
     "fast_lstm": Learner("fast_ppo", lstm=64),
     "ppo": Learner("ppo"),
     "recurrent_ppo": Learner("recurrent_ppo"),
@@ -96,10 +100,11 @@ def learner_settings(learner: Learner, timesteps: int) -> dict:
         "frame_stack": learner.frames,
         "lstm_hidden_size": learner.lstm,
         "checkpoint_every": max(1, timesteps // CHECKPOINTS),
+        **dict(learner.settings),
     }
 
 
-LEARNER_SETTING_KEYS = frozenset(learner_settings(LEARNERS["fast_mlp"], 1))
+LEARNER_SETTING_KEYS = frozenset(key for learner in LEARNERS.values() for key in learner_settings(learner, 1))
 """The keys of ``learner_settings``: ``--fast-set`` refuses them, and a run's other settings are the table's."""
 
 

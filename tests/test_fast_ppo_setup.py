@@ -249,7 +249,9 @@ def test_a_run_without_evaluations_keeps_no_best_model(tmp_path):
 
 # --- too few rounds ---------------------------------------------------------------------------------------
 def test_a_budget_that_plays_fewer_than_ten_rounds_per_sub_env_warns_and_says_so_in_the_card(tmp_path):
-    with pytest.warns(UserWarning, match="rounds per sub-env .* fewer than 10 rounds each"):
+    with pytest.warns(
+        UserWarning, match="rounds per sub-env .* with fewer than 10 rounds each the policy has seen few rounds end"
+    ):
         run = run_fast_ppo(tmp_path / "short", 256, overrides=SMALL, env_id=MEMORY, seed=0, bench_rounds=0)
     assert run.model_card["rounds_per_sub_env"] < 10 and "fewer than 10" in run.model_card["warnings"][0]
 

@@ -694,8 +694,9 @@ CHECKPOINT_NAME = "fast_ppo_{}_steps"
 BEST_MODEL = "best.zip"
 """The model of the best evaluation (``eval_every``); ``final.zip`` is always the last model."""
 FEW_ROUNDS = 10
-"""Rounds each sub-env should finish in a run: below it, the budget warns (a policy that has played a handful of
-rounds has hardly seen the game's end)."""
+"""Rounds each sub-env should finish in a run: below it, the budget warns. A run of 1,000,000 steps over 1,024
+sub-envs can end with 3 rounds in all and a model that never presses; the probe runs that pass their lines in
+experiments/learner_setup finish 2-5 rounds per sub-env, so the warning asks for a look; it is no verdict."""
 
 
 def rounds_per_sub_env(result: FastPPOResult, config: FastPPOConfig) -> float:
@@ -710,8 +711,9 @@ def few_rounds_warning(result: FastPPOResult, config: FastPPOConfig) -> str | No
         return None
     return (
         f"the budget of {result.timesteps:,} steps finished {rounds:.1f} rounds per sub-env ({config.num_envs} "
-        f"sub-envs); fewer than {FEW_ROUNDS} rounds each is too few to learn a round's course: give more "
-        "--timesteps or fewer sub-envs (--set num_envs=N)"
+        f"sub-envs); with fewer than {FEW_ROUNDS} rounds each the policy has seen few rounds end: check its "
+        "training curve and verdict before trusting it, or give more --timesteps or fewer sub-envs "
+        "(--set num_envs=N)"
     )
 
 

@@ -3,6 +3,8 @@ trained with, the settings that make it what it is, which ``--fast-set`` cannot 
 
 from __future__ import annotations
 
+import pytest
+
 from war_env.experiments.learners import LEARNER_SETTING_KEYS, LEARNERS, learner_settings
 from war_env.training.fast_ppo import FastPPOConfig
 
@@ -21,3 +23,16 @@ def test_every_fast_learners_own_settings_are_valid_and_kept_from_fast_set():
             settings = learner_settings(learner, 1 << 20)
             FastPPOConfig.with_overrides(settings)  # a bad setting is refused here, naming it
             assert set(settings) <= LEARNER_SETTING_KEYS, name
+
+
+def test_the_long_stack_sees_its_own_previous_action_and_fast_set_cannot_take_it_away():
+    assert learner_settings(LEARNERS["fast_stack24"], 1 << 20)["previous_action"] is True
+    assert "previous_action" not in learner_settings(LEARNERS["fast_stack4"], 1 << 20)
+    assert "previous_action" in LEARNER_SETTING_KEYS
+
+
+def test_fast_set_refuses_a_learners_own_setting(tmp_path):
+    from war_env.experiments.learners import check_fast_settings
+
+    with pytest.raises(ValueError, match=r"--fast-set cannot change \['previous_action'\]"):
+        check_fast_settings(tmp_path, ["previous_action=false"])

@@ -80,7 +80,7 @@ class Learner:
 LEARNERS = {
     "fast_mlp": Learner("fast_ppo"),
     "fast_stack4": Learner("fast_ppo", frames=4),
-    "fast_stack24": Learner("fast_ppo", frames=24),
+    "fast_stack24": Learner("fast_ppo", frames=24, settings=(("previous_action", True),)),
     "fast_lstm": Learner("fast_ppo", lstm=64),
     "ppo": Learner("ppo"),
     "recurrent_ppo": Learner("recurrent_ppo"),
@@ -88,7 +88,8 @@ LEARNERS = {
     "dqn": Learner("dqn"),
     "a2c": Learner("a2c"),
 }
-"""Learner name -> how it is trained."""
+"""Learner name -> how it is trained. ``fast_stack24`` sees its own previous action in every frame: the memory probe
+hides the agent's presses, and without them the 24 frames did not pass its line (experiments/learner_setup)."""
 CHECKPOINTS = 8
 """Checkpoints of a fast learner's run (its model every eighth of the budget, in ``RUN/checkpoints/``): a cut-off run
 goes on from its latest, and they can be played as ``fast_ppo:PATH``."""

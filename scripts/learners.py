@@ -7,9 +7,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from war_env.core.probes import PROBES
+from war_env.core.probes import PROBES, probe_named
 from war_env.experiments.learners import LEARNERS, TableRefused, merge, rerender, run_table
 from war_env.scripts.common import HelpFormatter, run_command
+
+
+def probe_argument(name: str) -> str:
+    """A probe's name, or ``NAME@N`` for the probe at its level ``N`` (``probe_named``); else argparse's usage error."""
+    try:
+        probe_named(name)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return name
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,7 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="training seeds (0 1)")
     parser.add_argument("--learners", nargs="+", choices=list(LEARNERS), default=list(LEARNERS))
-    parser.add_argument("--probes", nargs="+", choices=list(PROBES), default=list(PROBES))
+    parser.add_argument(
+        "--probes",
+        nargs="+",
+        type=probe_argument,
+        default=list(PROBES),
+        metavar="PROBE[@LEVEL]",
+        help=f"the probes ({' '.join(PROBES)}), one at a level as NAME@N (memory@1) (all, at their default levels)",
+    )
     parser.add_argument("--rounds", type=int, default=100, help="suite rounds per model (100)")
     parser.add_argument("--workers", type=int, default=1, help="suite worker processes (1)")
     parser.add_argument("--jobs", type=int, default=1, help="training runs at once, each in its own process (1)")

@@ -850,3 +850,32 @@ def test_the_sb3_learners_discount_as_the_fast_learners_not_as_shipped(algo, tmp
     assert shipped["gamma"] == 0.9 and written["hyperparameters"]["gamma"] == FastPPOConfig().gamma == 0.99
     assert written["hyperparameters"].get("gae_lambda") == (0.95 if "gae_lambda" in shipped else None)
     assert written["train_env"] == {"reward_win": 0.0, "reward_loss": 0.0} and written["observation"] == "all"
+
+
+@pytest.mark.slow
+def test_the_learners_table_trains_and_judges_a_probe_at_one_of_its_levels(tmp_path):
+    from war_env.core.probes import probe_named
+    from war_env.scripts.learners import main
+
+    out, level = tmp_path / "learners", probe_named("memory@1")
+    argv = ["--out", str(out), "--timesteps", "64", "--seeds", "0", "1", "--learners", "fast_mlp"]
+    table = main([*argv, "--probes", "memory@1", "--rounds", "2", "--fast-set", "num_envs=16"])
+    for seed in (0, 1):
+        card = json.loads((out / "runs" / "memory@1" / f"fast_mlp-s{seed}" / "model_card.json").read_text())
+        assert (card["env_id"], card["opponent"]) == ("WarMemory-v1", level.opponent)  # level 1's bot, not the row's
+    assert level.opponent != PROBES["memory"].opponent
+    line = json.loads((out / "learners.json").read_text())["capability_lines"]["memory@1"]
+    assert line["yardstick"] == "press_once" and line["regret"] == pytest.approx(5.332, abs=5e-4)  # probes.md, Levels
+    assert len(table["fast_mlp"]["scores"]["memory@1"]) == 2
+    assert (out / "suites" / "memory@1-seeds-0-1-fast_mlp" / "suite.json").is_file()
+
+
+def test_a_budget_may_name_a_probe_at_a_level_and_a_level_that_does_not_exist_is_named(tmp_path, capsys):
+    from war_env.experiments.learners import budget_of, parse_budgets
+    from war_env.scripts.learners import main
+
+    budgets = parse_budgets(["fast_mlp@memory@1=800"], 100, ["fast_mlp"])
+    assert [budget_of(budgets, "fast_mlp", probe) for probe in ("memory@1", "memory")] == [800, 100]
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path), "--learners", "fast_mlp", "--probes", "memory@9"])
+    assert "WarMemory-v1 has levels 1 to 5, got level=9" in capsys.readouterr().err

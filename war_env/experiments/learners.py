@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from war_env.core.probes import PROBES
+from war_env.core.probes import LEVEL_MARK, PROBES, probe_named
 from war_env.core.specs import parse_assignments
 from war_env.data import training_config_file
 from war_env.evaluation.probe_gaps import exact_gaps
@@ -174,7 +174,9 @@ def train_all(
 def _train_one(
     name: str, probe: str, seed: int, timesteps: int, run_dir: Path, config_path: Path | None, fast_settings: dict
 ) -> str:
-    learner, env_id = LEARNERS[name], PROBES[probe].env_id
+    learner, row = LEARNERS[name], probe_named(probe)
+    env_id = row.env_id
+    opponent = row.opponent if LEVEL_MARK in probe else None  # a level (NAME@N): its opponent; else the env's own
     if learner.fast:
         from war_env.training.fast_ppo import run_fast_ppo
 
@@ -183,7 +185,7 @@ def _train_one(
         else:
             overrides = {**fast_settings, **learner_settings(learner, timesteps)}
             card = run_fast_ppo(
-                run_dir, timesteps, overrides=overrides, env_id=env_id, seed=seed, bench_rounds=0
+                run_dir, timesteps, overrides=overrides, env_id=env_id, opponent=opponent, seed=seed, bench_rounds=0
             ).model_card
     else:
         from war_env.training.run import train
@@ -194,6 +196,7 @@ def _train_one(
             timesteps=timesteps,
             seed=seed,
             env_id=env_id,
+            opponent=opponent,
             frame_stack=learner.frames,
             run_dir=run_dir,
             bench_rounds=0,
@@ -205,13 +208,13 @@ def _train_one(
 def capability_lines(probes) -> dict[str, dict]:
     """Per probe, the best policy that lacks its capability and its exact regret per round (and the oracle's exact
     timing cost per round, ``oracle_cost``, which the curves are drawn against): the probe's yardstick of
-    lacking it (``press_once``, ``blind``, or in the reading probe the ``score_blind`` bound) or, where the observation
+    lacking it (``press_once``, ``blind``, or in the reading probe the ``card_blind`` bound) or, where the observation
     shows the opponent's clock (``lead`` is one of the probe's simple baselines), the best rule of one or two fixed
     press times (the ladder's rungs: timing each of three modes takes three). The bounded score's 0 is the best simple
     baseline only, so a learner that plays ``blind`` exactly scores 0.4 in inference and 0.3 in reading without
     reading anything: this line, not the score, says whether a run shows the capability."""
     return {
-        probe: {**capability_line(probe), "oracle_cost": exact_gaps(PROBES[probe]).per_round("oracle")}
+        probe: {**capability_line(probe), "oracle_cost": exact_gaps(probe_named(probe)).per_round("oracle")}
         for probe in probes
     }
 
@@ -824,13 +827,22 @@ def parse_budgets(given: list[str], default: int, learners) -> dict[str, int]:
     for item in given:
         key, _, steps = item.partition("=")
         name, at, probe = key.partition("@")
-        if name not in LEARNERS or (at and probe not in PROBES) or not steps.isdigit() or int(steps) < 1:
+        if name not in LEARNERS or (at and not is_probe_name(probe)) or not steps.isdigit() or int(steps) < 1:
             raise ValueError(
                 f"--budget takes LEARNER=STEPS or LEARNER@PROBE=STEPS (a learner of {list(LEARNERS)}, a "
-                f"probe of {list(PROBES)}, STEPS >= 1), got {item!r}"
+                f"probe of {list(PROBES)}, at a level as NAME@N, STEPS >= 1), got {item!r}"
             )
         budgets[key] = int(steps)
     return budgets
+
+
+def is_probe_name(name: str) -> bool:
+    """Whether ``name`` names a probe, or a probe at one of its levels (``memory@1``: ``probe_named``)."""
+    try:
+        probe_named(name)
+    except ValueError:
+        return False
+    return True
 
 
 def budget_of(budgets: dict[str, int], name: str, probe: str) -> int:

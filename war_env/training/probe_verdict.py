@@ -11,7 +11,7 @@ so that drawing as the turn opens is not the optimum.
 
 from __future__ import annotations
 
-from war_env.core.probes import PROBES
+from war_env.core.probes import PROBES, probe_named
 
 
 def probe_name(env_id: str | None) -> str | None:
@@ -30,13 +30,12 @@ def capability_line(probe: str) -> dict:
     each of three modes takes three)."""
     from war_env.evaluation.probe_gaps import exact_gaps, ladder
 
-    gaps = exact_gaps(PROBES[probe])
+    row = probe_named(probe)
+    gaps = exact_gaps(row)
     candidates = {gaps.lacking: gaps.gap(gaps.lacking)}
-    if "lead" in PROBES[probe].simple:
+    if "lead" in row.simple:
         candidates |= {
-            rung.family: rung.margin
-            for rung in ladder(PROBES[probe], gaps)
-            if rung.family in ("1 press time", "2 press times")
+            rung.family: rung.margin for rung in ladder(row, gaps) if rung.family in ("1 press time", "2 press times")
         }
     best = min(candidates, key=candidates.get)
     return {"yardstick": best, "regret": candidates[best]}
@@ -45,8 +44,7 @@ def capability_line(probe: str) -> dict:
 def verdict(probe: str, regret: dict, line: dict | None = None) -> dict:
     """``regret`` (``value``, ``low``, ``high`` per round to the oracle) against the probe's line: ``passed`` when
     the whole interval lies below it. An interval that is undefined (too few rounds) passes nothing."""
-    if probe not in PROBES:
-        raise ValueError(f"no probe {probe!r}; the probes are {sorted(PROBES)}")
+    probe_named(probe)  # a known probe, or one at a level (NAME@N); else a one-line error naming the probes
     line = capability_line(probe) if line is None else line
     high = regret.get("high")
     return {

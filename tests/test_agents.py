@@ -65,7 +65,7 @@ def test_a_bad_spec_is_refused_naming_the_problem(spec, complaint):
     [
         (
             "humann",
-            r"unknown opponent 'humann'.*bots: absent, fixed, human, instant, leader, modes, pool, uniform"
+            r"unknown opponent 'humann'.*bots: absent, fixed, human, instant, leader, modes, parity, pool, uniform"
             r".*did you mean 'human'\?",
         ),
         ("promt", r"unknown opponent 'promt'.*agents \(playing seat 1\): prompt.*did you mean 'prompt'\?"),

@@ -691,7 +691,8 @@ def test_a_read_only_folder_is_one_line_naming_the_file_and_nothing_is_lost(tmp_
     with _read_only(run.run_dir):
         assert cli(["--resume", str(run.run_dir), "--quiet"]) == 1
     (error,) = capsys.readouterr().err.strip().splitlines()
-    assert error.startswith("war-bench: error: [Errno ") and error.endswith(f": '{run.run_dir / 'results.json'}'")
+    # the first file a resume writes is run.json (its session), then results.json
+    assert error.startswith("war-bench: error: [Errno ") and error.endswith(f": '{run.run_dir / 'run.json'}'")
     assert read_rounds(run.run_dir / ROUNDS_FILE) == rounds
     assert main(resume=run.run_dir, progress=False).results == run.results
 

@@ -1,0 +1,62 @@
+#!/bin/bash
+# The trained controls (README.md here). Run from a folder outside the checkout (the checkout's root would put its
+# own war_env first on sys.path), with CODE a frozen copy of the tree (git archive of the commit the README names,
+# agents/ and scripts/ copied into war_env/ as the install maps them), so that edits in the checkout cannot change
+# a run. OUT receives one learners' table folder per control. Two slots run at once, niced.
+set -u
+CODE=${CODE:?the frozen copy of the code}
+OUT=${OUT:?the folder for the tables}
+PYTHON=${PYTHON:?the venv python}
+PY="nice -n 5 env PYTHONPATH=$CODE $PYTHON"
+TABLE=${TABLE:-$PY -m war_env.scripts.learners}
+HERE=$(cd "$(dirname "$0")" && pwd)
+# reading_no_card: the learners' table with the reading probe's row hiding opponent_card (reading_no_card.py); its
+# suite's own oracle cannot read the card, so score_no_card.py scores its models against the reading suite's oracle
+NO_CARD="$PY $HERE/reading_no_card.py"
+table() {  # table NAME LEARNER PROBE STEPS SEEDS... -- FAST_SETTINGS...
+  local name=$1 learner=$2 probe=$3 steps=$4; shift 4
+  local seeds=(); while [ "$1" != "--" ]; do seeds+=("$1"); shift; done; shift
+  local sets=(); for s in "$@"; do sets+=(--fast-set "$s"); done
+  echo "$(date -u +%FT%TZ) start $name seeds ${seeds[*]}"
+  /usr/bin/time -f "$name wall %e s" $TABLE --out "$OUT/$name" --learners "$learner" --probes "$probe" \
+    --timesteps "$steps" --seeds "${seeds[@]}" --rounds 200 --workers 1 --jobs 1 "${sets[@]}" ${CONTINUE:-} \
+    >> "$OUT/$name.log" 2>&1
+  local status=$?
+  echo "$(date -u +%FT%TZ) end $name (exit $status)"
+}
+EVAL=eval_every=1048576  # best.zip: the greedy policy on 256 rounds from seed 3,000,000, every 1,048,576 steps
+ADVENT="learning_rate=0.001 normalize_advantage=true ent_coef=0.01"
+READING="$ADVENT normalize_observation=true $EVAL"
+MEMORY="$ADVENT $EVAL"  # fast_stack24 sees its previous action (a learner setting)
+
+case "${1:-}" in
+  reading_pos) table reading_pos fast_stack4 reading 6291456 0 1 2 3 4 -- $READING ;;
+  memory_pos) table memory_pos fast_stack24 memory@1 4194304 0 1 2 3 4 -- $MEMORY ;;
+  # the negative controls: the same learner with the deciding field hidden; the MLP (no memory) on memory@1
+  reading_neg) TABLE=$NO_CARD table reading_neg fast_stack4 reading_no_card 6291456 0 1 2 3 4 -- $READING ;;
+  memory_neg) table memory_neg fast_mlp memory@1 4194304 0 1 2 -- $MEMORY ;;
+  # more reading negatives, learners with more memory: the 24-frame stack, and the LSTM with its memory settings
+  reading_neg_stack24) TABLE=$NO_CARD table reading_neg_stack24 fast_stack24 reading_no_card 6291456 0 1 2 -- $READING ;;
+  # (the LSTM's previous action is refused by --fast-set at this commit: a learner setting)
+  reading_neg_lstm) TABLE=$NO_CARD table reading_neg_lstm fast_lstm reading_no_card 6291456 0 1 2 -- $READING \
+    lstm_forget_bias=1 ;;
+  # the memory negative control never pressed at 4,194,304 steps: the same runs on to 16,777,216
+  memory_neg_16m) CONTINUE="--continue-from $OUT/memory_neg" table memory_neg_16m fast_mlp memory@1 16777216 0 1 2 \
+    -- $MEMORY ;;
+  # the reading positive control failed at 6,291,456 steps (README.md): the same runs trained on to 20,971,520 steps
+  # (the issue's largest budget) from their last checkpoints, in two tables of seeds 0-2 and 3-4
+  reading_pos_20m_a) CONTINUE="--continue-from $OUT/reading_pos" table reading_pos_20m_a fast_stack4 reading 20971520 0 1 2 -- $READING ;;
+  reading_pos_20m_b) CONTINUE="--continue-from $OUT/reading_pos" table reading_pos_20m_b fast_stack4 reading 20971520 3 4 -- $READING ;;
+  # ... and two changes tried at 6,291,456 steps: the stack with ReLU units; the MLP (no memory, which the reading
+  # probe does not reward) with the recipe measured on WarTableReading-v1
+  reading_pos_relu) table reading_pos_relu fast_stack4 reading 6291456 0 1 2 -- $READING activation=relu ;;
+  reading_pos_mlp) table reading_pos_mlp fast_mlp reading 6291456 0 1 2 -- $READING ;;
+  # scoring the reading negative control against the reading probe's oracle (the same 200 deals)
+  score_no_card) for name in reading_neg reading_neg_stack24 reading_neg_lstm; do
+      [ -d "$OUT/$name" ] || continue
+      echo "## $name"
+      $PY "$HERE/score_no_card.py" "$OUT"/$name/suites/reading_no_card-*/reading_no_card \
+        "$OUT"/reading_pos/suites/reading-*/reading
+    done ;;
+  *) echo "usage: command.sh reading_pos|memory_pos|reading_neg|memory_neg|reading_neg_stack24|reading_neg_lstm|reading_pos_20m_a|reading_pos_20m_b|memory_neg_16m|reading_pos_relu|reading_pos_mlp|score_no_card" >&2; exit 2 ;;
+esac

@@ -3,6 +3,7 @@ announced with its size and time before it starts and stage by stage, and ``make
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,12 +17,15 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 def planned(target: str, tmp_path: Path) -> list[str]:
     """The commands ``make TARGET`` would run on a fresh clone (a virtual environment not yet built)."""
+    # Under `make test` the outer make's MAKELEVEL and MAKEFLAGS would make this one print "Entering directory".
+    outside_make = {key: value for key, value in os.environ.items() if key not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
     done = subprocess.run(
-        ["make", "--dry-run", "--always-make", target, f"VENV={tmp_path / 'venv'}"],
+        ["make", "--no-print-directory", "--dry-run", "--always-make", target, f"VENV={tmp_path / 'venv'}"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
+        env=outside_make,
     )
     return done.stdout.splitlines()
 

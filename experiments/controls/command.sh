@@ -13,6 +13,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # reading_no_card: the learners' table with the reading probe's row hiding opponent_card (reading_no_card.py); its
 # suite's own oracle cannot read the card, so score_no_card.py scores its models against the reading suite's oracle
 NO_CARD="$PY $HERE/reading_no_card.py"
+# level1_variants: the negative controls of anticipation and inference at level 1 (level1_variants.py)
+VARIANTS="$PY $HERE/level1_variants.py"
 table() {  # table NAME LEARNER PROBE STEPS SEEDS... -- FAST_SETTINGS...
   local name=$1 learner=$2 probe=$3 steps=$4; shift 4
   local seeds=(); while [ "$1" != "--" ]; do seeds+=("$1"); shift; done; shift
@@ -28,6 +30,7 @@ EVAL=eval_every=1048576  # best.zip: the greedy policy on 256 rounds from seed 3
 ADVENT="learning_rate=0.001 normalize_advantage=true ent_coef=0.01"
 READING="$ADVENT normalize_observation=true $EVAL"
 MEMORY="$ADVENT $EVAL"  # fast_stack24 sees its previous action (a learner setting)
+LEVEL1="$ADVENT $EVAL"  # anticipation@1 and inference@1
 
 case "${1:-}" in
   reading_pos) table reading_pos fast_stack4 reading 6291456 0 1 2 3 4 -- $READING ;;
@@ -58,5 +61,29 @@ case "${1:-}" in
       $PY "$HERE/score_no_card.py" "$OUT"/$name/suites/reading_no_card-*/reading_no_card \
         "$OUT"/reading_pos/suites/reading-*/reading
     done ;;
-  *) echo "usage: command.sh reading_pos|memory_pos|reading_neg|memory_neg|reading_neg_stack24|reading_neg_lstm|reading_pos_20m_a|reading_pos_20m_b|memory_neg_16m|reading_pos_relu|reading_pos_mlp|score_no_card" >&2; exit 2 ;;
+  # anticipation and inference at level 1 (README.md, "Anticipation and inference at level 1"); LEVEL1 is the recipe
+  # without observation normalisation. The positive controls: the MLP (both observations show what the optimum
+  # needs: the opponent's clock and the presses in flight; the opponent's last reaction)
+  anticipation_pos) table anticipation_pos fast_mlp anticipation@1 6291456 0 1 2 3 4 -- $LEVEL1 ;;
+  inference_pos) table inference_pos fast_mlp inference@1 6291456 0 1 2 3 4 -- $LEVEL1 ;;
+  # the negative controls (level1_variants.py): the same learner where a press counts only while its own turn is open
+  # (anticipation_no_ahead), or with opponent_reaction hidden (inference_no_reaction: what blind sees)
+  anticipation_neg) TABLE=$VARIANTS table anticipation_neg fast_mlp anticipation_no_ahead 6291456 0 1 2 -- $LEVEL1 ;;
+  inference_neg) TABLE=$VARIANTS table inference_neg fast_mlp inference_no_reaction 6291456 0 1 2 3 4 -- $LEVEL1 ;;
+  # every model of these tables against the probe's own oracle on the same 200 deals (score_level1.py), judged
+  # against press_once's exact regret at anticipation@1 and lead's as a stricter bar, blind's at inference@1
+  score_level1)
+    SCORE="$PY $HERE/score_level1.py" A="$OUT/anticipation_pos/suites/anticipation@1-*/anticipation@1"
+    I="$OUT/inference_pos/suites/inference@1-*/inference@1"
+    for line in table press_once lead; do
+      echo "## anticipation_pos, $line"; $SCORE $A $A anticipation@1 $line press_once
+      [ -d "$OUT/anticipation_neg" ] || continue
+      echo "## anticipation_neg, $line"
+      $SCORE "$OUT"/anticipation_neg/suites/anticipation_no_ahead-*/anticipation_no_ahead $A anticipation@1 $line press_once
+    done
+    echo "## inference_pos, blind"; $SCORE $I $I inference@1 blind blind press_once
+    [ -d "$OUT/inference_neg" ] && { echo "## inference_neg, blind"
+      $SCORE "$OUT"/inference_neg/suites/inference_no_reaction-*/inference_no_reaction $I inference@1 blind blind press_once; }
+    ;;
+  *) echo "usage: command.sh reading_pos|memory_pos|reading_neg|memory_neg|reading_neg_stack24|reading_neg_lstm|reading_pos_20m_a|reading_pos_20m_b|memory_neg_16m|reading_pos_relu|reading_pos_mlp|score_no_card|anticipation_pos|inference_pos|anticipation_neg|inference_neg|score_level1" >&2; exit 2 ;;
 esac

@@ -6,8 +6,9 @@ A file is a zip of two entries:
 * ``war_env_model.json``: plain JSON in format ``FORMAT``: the network (``FastNetwork``: inputs, hidden layers,
   activation, LSTM units), the observation fields the policy sees, the frames it sees at once, whether each frame
   ends with the policy's previous action (``previous_action``), the running statistics that scale its observations
-  (``observation_scaling``, ``ObservationScaling``), the env id it was trained on, and the trainer's config, seed,
-  opponent and steps (a file without ``previous_action`` or ``observation_scaling`` has neither);
+  (``observation_scaling``, ``ObservationScaling``), whether its card fields are one-hot (``one_hot_cards``,
+  ``CardEncoding``), the env id it was trained on, and the trainer's config, seed, opponent and steps (a file
+  without ``previous_action``, ``observation_scaling`` or ``one_hot_cards`` has none of them);
 * ``policy.pth``: ``torch.save`` of the network's state dict (tensors only).
 
 Loading reads the JSON (``model_files.read_metadata``: bounded, nothing unpickled), derives from it the name and
@@ -103,9 +104,84 @@ class ObservationScaling:
             raise ValueError(f"observation_scaling: {error}") from None
 
 
-def frame_width(fields, previous_action: bool) -> int:
-    """Floats of one frame: the fields the policy sees, and its previous action when it is given one."""
-    return len(fields) + int(previous_action)
+CARD_FIELDS = ("own_card", "opponent_card")
+"""The observation fields that hold a card: its rank value (2..14) / 14, 0 for no card (``core.observation``)."""
+CARD_VALUES = (0, *range(2, 15))
+"""The values a card field holds, times 14: 0 (no card, or a field the game hides) and the rank values 2..14. A
+one-hot card field has one column per value, in this order."""
+_CARD_COLUMN = np.full(15, -1, dtype=np.int64)
+_CARD_COLUMN[list(CARD_VALUES)] = np.arange(len(CARD_VALUES))
+
+
+@dataclass(frozen=True)
+class CardEncoding:
+    """The card fields of a policy's observation as one-hot vectors over ``CARD_VALUES`` (``one_hot_cards``), each
+    in its field's place, the other fields as they come. A practitioner's encoding of categorical data: which ranks
+    make the opponent fast (the reading probe's even ones) is then a sum of weights, not 12 switches of one input.
+
+    ``encode(raw, seen)`` takes the observations as the game gives them (``raw``) and as the policy sees its other
+    fields (``seen``: the same, or scaled by ``ObservationScaling``): each card's value is read from ``raw`` (round(x *
+    14)), the rest from ``seen``. The order is the trainer's and the agent's: scale, then encode, then append the
+    previous action and stack the frames (an LSTM reads the stacked frames). A one-hot column is 0 or 1 by
+    construction, so it is not standardised (that would only weigh each rank by how rarely it shows), and a scaled
+    value could not be rounded back to its rank; the statistics keep one entry per field, card fields included,
+    so a model file's ``observation_scaling`` is the same with or without the encoding."""
+
+    fields: tuple[str, ...]
+    """The observation fields the policy sees, in order."""
+
+    @property
+    def positions(self) -> tuple[int, ...]:
+        """The columns of the card fields among ``fields``."""
+        return tuple(i for i, name in enumerate(self.fields) if name in CARD_FIELDS)
+
+    @property
+    def width(self) -> int:
+        """Floats of an encoded observation."""
+        return len(self.fields) + (len(CARD_VALUES) - 1) * len(self.positions)
+
+    def encode(self, raw: np.ndarray, seen: np.ndarray) -> np.ndarray:
+        """``(n, fields)`` observations -> ``(n, width)`` float32 inputs; a card value that is none of
+        ``CARD_VALUES`` is a ``ValueError`` naming the field."""
+        raw, seen = np.asarray(raw), np.asarray(seen, dtype=np.float32)
+        parts, begin = [], 0
+        for position in self.positions:
+            parts.append(seen[:, begin:position])
+            parts.append(self.one_hot(raw[:, position], self.fields[position]))
+            begin = position + 1
+        parts.append(seen[:, begin:])
+        return np.concatenate(parts, axis=1)
+
+    @staticmethod
+    def one_hot(column: np.ndarray, name: str = "card") -> np.ndarray:
+        values = np.asarray(column, dtype=np.float64) * 14.0
+        ranks = np.rint(np.nan_to_num(values, nan=-1.0, posinf=-1.0, neginf=-1.0))
+        columns = _CARD_COLUMN[np.clip(ranks, 0, 14).astype(np.int64)]
+        bad = (columns < 0) | (ranks != np.clip(ranks, 0, 14)) | (np.abs(values - ranks) > 1e-3)
+        if bad.any():
+            value = float(np.asarray(column)[np.flatnonzero(bad)[0]])
+            raise ValueError(f"one_hot_cards: {name} is {value!r}, not a rank value / 14 (0 for none, 2..14)")
+        encoded = np.zeros((len(columns), len(CARD_VALUES)), dtype=np.float32)
+        encoded[np.arange(len(columns)), columns] = 1.0
+        return encoded
+
+
+def card_encoding(fields, one_hot_cards: bool) -> CardEncoding | None:
+    """The encoding of a policy that sees ``fields`` with ``one_hot_cards``, or ``None`` without it; a policy whose
+    fields hold no card field cannot have it (``ValueError``)."""
+    if not one_hot_cards:
+        return None
+    encoding = CardEncoding(tuple(fields))
+    if not encoding.positions:
+        raise ValueError(f"one_hot_cards needs a card field ({', '.join(CARD_FIELDS)}); the policy sees {list(fields)}")
+    return encoding
+
+
+def frame_width(fields, previous_action: bool, one_hot_cards: bool = False) -> int:
+    """Floats of one frame: the fields the policy sees (each card field one-hot with ``one_hot_cards``), and its
+    previous action when it is given one."""
+    encoding = card_encoding(fields, one_hot_cards)
+    return (len(fields) if encoding is None else encoding.width) + int(previous_action)
 
 
 @dataclass(frozen=True)
@@ -203,11 +279,12 @@ def save_fast_model(
     *,
     previous_action: bool = False,
     scaling: ObservationScaling | None = None,
+    one_hot_cards: bool = False,
     **metadata,
 ) -> Path:
     """Write a model file atomically: ``state_dict`` (exactly ``network.shapes()``) and the JSON header;
-    ``previous_action`` and ``scaling`` say how the policy's inputs are built; ``metadata`` adds JSON fields (the
-    trainer's ``config``, ``seed``, ``opponent``, ``num_timesteps``)."""
+    ``previous_action``, ``scaling`` and ``one_hot_cards`` say how the policy's inputs are built; ``metadata`` adds
+    JSON fields (the trainer's ``config``, ``seed``, ``opponent``, ``num_timesteps``)."""
     import torch
 
     check_state_dict(state_dict, network, f"the network to save to {str(path)!r}")
@@ -220,10 +297,11 @@ def save_fast_model(
         "frame_stack": check_frame_stack(frame_stack),
         "previous_action": bool(previous_action),
         "observation_scaling": None if scaling is None else scaling.as_json(),
+        "one_hot_cards": bool(one_hot_cards),
         "env_id": env_id,
         **metadata,
     }
-    _check_inputs(network, fields, record["frame_stack"], previous_action, scaling)
+    _check_inputs(network, fields, record["frame_stack"], previous_action, scaling, one_hot_cards)
     weights = io.BytesIO()
     torch.save({name: tensor.detach().to(torch.float32).contiguous() for name, tensor in state_dict.items()}, weights)
     archive_bytes = io.BytesIO()
@@ -245,12 +323,15 @@ def check_state_dict(state_dict: dict, network: FastNetwork, where: str) -> None
             raise ValueError(f"{where}: {name} has shape {tuple(state_dict[name].shape)}, this network's is {shape}")
 
 
-def _check_inputs(network: FastNetwork, fields, frame_stack: int, previous_action: bool, scaling) -> None:
-    width = frame_width(fields, previous_action)
+def _check_inputs(
+    network: FastNetwork, fields, frame_stack: int, previous_action: bool, scaling, one_hot_cards: bool = False
+) -> None:
+    width = frame_width(fields, previous_action, one_hot_cards)
     if network.inputs != width * frame_stack:
         action = " + the previous action" if previous_action else ""
+        cards = f", {width - int(previous_action)} floats with one-hot cards" if one_hot_cards else ""
         raise ValueError(
-            f"network inputs {network.inputs} are not ({len(fields)} fields{action}) x {frame_stack} frames"
+            f"network inputs {network.inputs} are not ({len(fields)} fields{cards}{action}) x {frame_stack} frames"
         )
     if scaling is not None and scaling.mean.size != len(fields):
         raise ValueError(f"observation_scaling has {scaling.mean.size} fields; the policy sees {len(fields)}")
@@ -271,6 +352,8 @@ class FastModel:
     """Each frame ends with the policy's previous action (0 at a round's first tick)."""
     scaling: ObservationScaling | None = None
     """The running statistics the observations are scaled by (``None``: they are not)."""
+    one_hot_cards: bool = False
+    """The card fields are one-hot vectors over their values (``CardEncoding``)."""
 
 
 def read_fast_model(path: str | os.PathLike) -> FastModel:
@@ -293,7 +376,10 @@ def read_fast_model(path: str | os.PathLike) -> FastModel:
         if not isinstance(previous_action, bool):
             raise ValueError(f"previous_action must be true or false, got {previous_action!r}")
         scaling = ObservationScaling.from_json(metadata.get("observation_scaling"))
-        _check_inputs(network, fields, frame_stack, previous_action, scaling)
+        one_hot_cards = metadata.get("one_hot_cards", False)
+        if not isinstance(one_hot_cards, bool):
+            raise ValueError(f"one_hot_cards must be true or false, got {one_hot_cards!r}")
+        _check_inputs(network, fields, frame_stack, previous_action, scaling, one_hot_cards)
     except ValueError as error:
         raise ValueError(f"{where}: {METADATA_NAME}: {error}") from None
     needed = 4 * network.parameters()  # float32: sizes known before anything is read
@@ -310,7 +396,7 @@ def read_fast_model(path: str | os.PathLike) -> FastModel:
     check_state_dict(state, network, f"{where}: policy.pth")
     check_weights(path, {"policy": state})
     weights = {name: tensor.numpy() for name, tensor in state.items()}
-    return FastModel(path, metadata, network, fields, frame_stack, weights, previous_action, scaling)
+    return FastModel(path, metadata, network, fields, frame_stack, weights, previous_action, scaling, one_hot_cards)
 
 
 def load_fast_agent(path: str | os.PathLike, threads: int = 1, sampled: bool = False) -> FastPPOAgent:
@@ -320,7 +406,8 @@ def load_fast_agent(path: str | os.PathLike, threads: int = 1, sampled: bool = F
 
 class FastPPOAgent(Agent):
     """A fast PPO policy behind the ``Agent`` interface, computed as numpy from the observation fields it was trained
-    on (scaled by the file's statistics when it has them), each followed by its previous action when it was trained
+    on (scaled by the file's statistics when it has them, its card fields one-hot when it was trained so:
+    ``CardEncoding``), each followed by its previous action when it was trained
     so (0 at a round's first tick), its last ``frame_stack`` such frames (zeros before a round's first, as in
     training) and, when it has one, its LSTM's state (zero at a round's first tick). It plays the greedy action
     (argmax of the actor's logits), or with ``sampled`` an action drawn from the actor's distribution by a generator
@@ -340,6 +427,7 @@ class FastPPOAgent(Agent):
         self.frame_stack = model.frame_stack
         self.previous_action = model.previous_action
         self.scaling = model.scaling
+        self.cards = card_encoding(self.fields, model.one_hot_cards)
         self.network = model.network
         self.observes_latency = observes_latency(self.fields)
         self._columns = columns_of(self.fields)
@@ -399,8 +487,10 @@ class FastPPOAgent(Agent):
         return forward(self._actor, self._seen(np.asarray(observations, dtype=np.float32))).argmax(axis=1)
 
     def _seen(self, observations: np.ndarray) -> np.ndarray:
-        seen = observations if self._columns is None else observations[:, self._columns]
-        return seen if self.scaling is None else self.scaling.apply(seen)
+        """The policy's frame of each observation, as the trainer builds it (``Rollout._frame``)."""
+        raw = observations if self._columns is None else observations[:, self._columns]
+        seen = raw if self.scaling is None else self.scaling.apply(raw)
+        return seen if self.cards is None else self.cards.encode(raw, seen)
 
 
 def _numpy_mlp(weights: dict, head: str, layers: int, activation: str) -> list:

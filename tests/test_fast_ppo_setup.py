@@ -1,6 +1,6 @@
 """The fast PPO trainer's practitioner settings (``war_env.training.fast_ppo.FastPPOConfig``): observation scaling by
-running statistics, the previous action as an input, the LSTM's forget-gate bias, the best model kept on evaluation
-seeds, and the warning of a budget that plays too few rounds.
+running statistics, the previous action as an input, the card fields one-hot, the LSTM's forget-gate bias, the best
+model kept on evaluation seeds, and the warning of a budget that plays too few rounds.
 
 The model file records each setting that changes play, so ``fast_ppo:PATH`` plays a model exactly as it trained: the
 inputs the trainer built are the agent's, and so are the actions; a file without those fields plays as before.
@@ -18,7 +18,14 @@ import torch
 
 import war_env  # noqa: F401
 from war_env.agents import make_agent
-from war_env.agents.fast_model import FastNetwork, ObservationScaling, load_fast_agent, read_fast_model
+from war_env.agents.fast_model import (
+    CardEncoding,
+    FastNetwork,
+    ObservationScaling,
+    card_encoding,
+    load_fast_agent,
+    read_fast_model,
+)
 from war_env.agents.model_files import METADATA_NAME
 from war_env.envs.games import default_opponent, game_config, make_vector_game
 from war_env.training.fast_ppo import (
@@ -36,6 +43,7 @@ from war_env.training.fast_ppo import (
 
 SMALL = {"num_envs": 16, "rollout_steps": 16, "minibatch_size": 64, "epochs": 1, "hidden": (8,)}
 MEMORY = "WarMemory-v1"
+READING = "WarTableReading-v2"
 
 
 # --- the forget gate --------------------------------------------------------------------------------------
@@ -94,20 +102,29 @@ class RecordedEnv:
         self.env.close()
 
 
-@pytest.mark.parametrize("extra", [{"frame_stack": 3}, {"lstm_hidden_size": 6}], ids=["stacked", "lstm"])
-def test_the_inputs_built_in_training_are_the_agents_inputs_at_play(extra, tmp_path):
+@pytest.mark.parametrize(
+    "extra, env_id",
+    [
+        ({"frame_stack": 3}, MEMORY),
+        ({"lstm_hidden_size": 6}, MEMORY),
+        ({"frame_stack": 3, "one_hot_cards": True}, READING),
+        ({"lstm_hidden_size": 6, "one_hot_cards": True}, READING),
+    ],
+    ids=["stacked", "lstm", "stacked-one-hot", "lstm-one-hot"],
+)
+def test_the_inputs_built_in_training_are_the_agents_inputs_at_play(extra, env_id, tmp_path):
     """One sub-env's rollout, frozen observation statistics: at every tick of its first round the trainer's input
-    (scaled fields and the previous action, stacked) is what the model file's agent builds from the same
-    observation after the same actions."""
+    (scaled fields, the cards one-hot when asked, and the previous action, stacked) is what the model file's agent
+    builds from the same observation after the same actions."""
     config = FastPPOConfig.with_overrides(
         {**SMALL, **extra, "num_envs": 1, "rollout_steps": 200, "normalize_observation": True, "previous_action": True}
     )
-    result = train_fast_ppo(config, 1, env_id=MEMORY, seed=1)  # trained statistics, a policy that presses sometimes
+    result = train_fast_ppo(config, 1, env_id=env_id, seed=1)  # trained statistics, a policy that presses sometimes
     path = save(result, tmp_path / "model.zip", config, 1, None, {})
     statistics = RunningStatistics(len(result.fields), learning=False)
     statistics.restore(result.scaling)
-    env = RecordedEnv(make_vector_game(MEMORY, 1, default_opponent(MEMORY), game_config(MEMORY, {})))
-    rollout = Rollout(config, result.network, env, [7], torch, statistics)
+    env = RecordedEnv(make_vector_game(env_id, 1, default_opponent(env_id), game_config(env_id, {})))
+    rollout = Rollout(config, result.network, env, [7], torch, statistics, fields=result.fields)
     batch = rollout.collect(result.policy)
     dealing = np.flatnonzero(batch["valid"][:, 0].numpy() == 0)  # the step after a round's end deals the next
     first_round = int(dealing[0]) if dealing.size else len(batch["actions"])
@@ -178,7 +195,7 @@ def test_a_model_file_without_the_new_fields_plays_as_before(tmp_path):
     old = tmp_path / "old.zip"
     with zipfile.ZipFile(path) as archive, zipfile.ZipFile(old, "w") as forged:
         header = json.loads(archive.read(METADATA_NAME))
-        for key in ("previous_action", "observation_scaling", "evaluation"):
+        for key in ("previous_action", "observation_scaling", "one_hot_cards", "evaluation"):
             del header[key]
         forged.writestr(METADATA_NAME, json.dumps(header))
         forged.writestr("policy.pth", archive.read("policy.pth"))
@@ -197,6 +214,98 @@ def test_a_model_file_without_the_new_fields_plays_as_before(tmp_path):
             break
 
 
+# --- one-hot cards -----------------------------------------------------------------------------------------
+def test_one_hot_cards_replace_each_card_field_by_its_value_in_place_and_leave_the_other_fields_as_seen():
+    """A known observation of the reading probe: no card of its own (0), the opponent's queen (12 / 14); the other
+    fields come from the scaled observation, the cards from the raw one."""
+    fields = game_fields_of(READING)
+    raw = np.zeros((1, len(fields)), np.float32)
+    raw[0, fields.index("can_draw")], raw[0, fields.index("timer_left")] = 1.0, 0.5
+    raw[0, fields.index("opponent_card")], raw[0, fields.index("in_flight_3")] = 12 / 14, 1.0
+    seen = raw * 3.0 - 1.0  # scaled: the other fields must come from here, the cards from raw
+    encoded = card_encoding(fields, True).encode(raw, seen)
+    own, opponent = fields.index("own_card"), fields.index("opponent_card")
+    none, queen = np.eye(14, dtype=np.float32)[0], np.eye(14, dtype=np.float32)[11]  # columns: none, 2, 3, ..., 14
+    expected = np.concatenate((seen[0, :own], none, queen, seen[0, opponent + 1 :]))
+    np.testing.assert_array_equal(encoded[0], expected)
+    assert encoded.shape == (1, len(fields) + 2 * 13) and card_encoding(fields, False) is None
+
+
+def test_a_card_value_that_is_no_rank_is_refused_naming_the_field():
+    encoding = CardEncoding(("own_card", "pot"))
+    with pytest.raises(ValueError, match=r"one_hot_cards: own_card is 0\.07\d*, not a rank value / 14"):
+        encoding.encode(np.float32([[1 / 14, 0.0]]), np.float32([[0.0, 0.0]]))  # rank 1 is no card
+    with pytest.raises(ValueError, match=r"one_hot_cards needs a card field \(own_card, opponent_card\)"):
+        card_encoding(("can_draw", "pot"), True)
+
+
+def game_fields_of(env_id: str) -> tuple[str, ...]:
+    from war_env.envs.games import game_fields
+
+    return game_fields(env_id, game_config(env_id, {}))
+
+
+@pytest.fixture(scope="module")
+def one_hot_model(tmp_path_factory):
+    overrides = {**SMALL, "frame_stack": 2, "one_hot_cards": True, "normalize_observation": True}
+    config = FastPPOConfig.with_overrides({**overrides, "previous_action": True})
+    result = train_fast_ppo(config, 3 * 256, env_id=READING, seed=4)
+    path = tmp_path_factory.mktemp("one_hot") / "model.zip"
+    save(result, path, config, 4, None, {})
+    return result, config, path
+
+
+def test_a_saved_one_hot_model_is_reloaded_with_its_encoding_and_plays_the_training_policys_actions(one_hot_model):
+    """The file says ``one_hot_cards``; its agent plays, round by round, the greedy actions of the torch policy fed
+    the trained statistics, the cards one-hot from the raw observation (np.eye here), the previous action, stacked."""
+    result, config, path = one_hot_model
+    model = read_fast_model(path)
+    assert model.one_hot_cards and model.metadata["config"]["one_hot_cards"] is True
+    assert result.network.inputs == 2 * (len(result.fields) + 2 * 13 + 1)
+    fields = result.fields
+    cards = [fields.index("own_card"), fields.index("opponent_card")]
+    column = {0: 0, **{rank: rank - 1 for rank in range(2, 15)}}
+    agent = make_agent(f"fast_ppo:{path}")
+    env = gym.make(READING)
+    pressed, ranks = 0, set()
+    for seed in (0, 1):
+        observation, _ = env.reset(seed=seed)
+        agent.reset(seed)
+        frames, previous, state = np.zeros(result.network.inputs, np.float32), 0.0, None
+        for t in range(400):
+            scaled = result.scaling.apply(observation[None, :])[0]
+            parts = [scaled[: cards[0]]]
+            for i, position in enumerate(cards):
+                parts.append(np.eye(14, dtype=np.float32)[column[round(float(observation[position]) * 14)]])
+                parts.append(scaled[position + 1 : cards[1]] if i == 0 else scaled[position + 1 :])
+            frame = np.concatenate((*parts, np.float32([previous])))
+            frames = np.concatenate((frames[frame.size :], frame))
+            with torch.no_grad():
+                x = torch.from_numpy(frames).reshape(1, 1, -1)
+                features, state = result.policy.features(x, torch.full((1, 1), float(t == 0)), state)
+                expected = int(result.policy.actor(features[0]).argmax(dim=1))
+            action = agent.act(observation)
+            assert action == expected, f"seed {seed}, tick {t}"
+            ranks.add(round(float(observation[cards[1]]) * 14))
+            pressed, previous = pressed + action, float(action)
+            observation, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                break
+    assert pressed > 0 and len(ranks) > 5  # the policy presses, and sees many of the opponent's cards
+
+
+def test_a_one_hot_model_file_without_its_encoding_is_refused_naming_the_inputs(one_hot_model, tmp_path):
+    _, _, path = one_hot_model
+    forged = tmp_path / "forged.zip"
+    with zipfile.ZipFile(path) as archive, zipfile.ZipFile(forged, "w") as out:
+        header = json.loads(archive.read(METADATA_NAME))
+        header["one_hot_cards"] = False
+        out.writestr(METADATA_NAME, json.dumps(header))
+        out.writestr("policy.pth", archive.read("policy.pth"))
+    with pytest.raises(ValueError, match=r"network inputs \d+ are not \(22 fields \+ the previous action\) x 2"):
+        read_fast_model(forged)
+
+
 def test_scaling_that_does_not_fit_the_fields_is_refused_naming_it(tmp_path):
     config = FastPPOConfig.with_overrides({**SMALL, "normalize_observation": True})
     result = train_fast_ppo(config, 1, env_id=MEMORY, seed=0)
@@ -210,6 +319,7 @@ def test_scaling_that_does_not_fit_the_fields_is_refused_naming_it(tmp_path):
     [
         ({"normalize_observation": "yes"}, r"normalize_observation must be true or false"),
         ({"previous_action": 1}, r"previous_action must be true or false"),
+        ({"one_hot_cards": "yes"}, r"one_hot_cards must be true or false, got 'yes'"),
         ({"lstm_forget_bias": 20}, r"lstm_forget_bias must be a number in \[-10, 10\]"),
         ({"eval_every": -1}, r"eval_every must be a whole number"),
         ({"eval_rounds": 0}, r"eval_rounds must be a whole number"),

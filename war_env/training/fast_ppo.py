@@ -39,6 +39,7 @@ from war_env.agents.fast_model import (
     FAST_ACTIVATIONS,
     FastNetwork,
     ObservationScaling,
+    card_encoding,
     frame_width,
     save_fast_model,
 )
@@ -106,6 +107,11 @@ class FastPPOConfig:
     previous_action: bool = False
     """End every frame with the policy's previous action (0 at a round's first tick): what it pressed is not in the
     memory probe's observation, and the agent knows it when it plays."""
+    one_hot_cards: bool = False
+    """Give the policy each card field (``own_card``, ``opponent_card``: rank value / 14) as a one-hot vector over its
+    14 values (none, 2..14) in the field's place, read from the raw observation (``fast_model.CardEncoding``; not
+    standardised by ``normalize_observation``); the model file records it, so ``fast_ppo:PATH`` encodes alike. A
+    function of the rank that is not monotone, as the reading probe's parity, is then one weight per rank."""
     lstm_forget_bias: float = 0.0
     """The LSTM's forget-gate bias at the start (torch's ``bias_ih``; ``bias_hh`` starts at 0). 1 keeps the state
     from earlier ticks open at first (Jozefowicz et al. 2015); 0 is torch's initialisation with zeros."""
@@ -165,7 +171,7 @@ class FastPPOConfig:
                 and not (name in ("ent_coef", "gae_lambda") and value == 0)
             ):
                 raise ValueError(f"fast_ppo config: {name} must be a number in ({low}, {high}], got {shown(value)}")
-        for name in ("normalize_advantage", "normalize_observation", "previous_action"):
+        for name in ("normalize_advantage", "normalize_observation", "previous_action", "one_hot_cards"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"fast_ppo config: {name} must be true or false, got {shown(getattr(self, name))}")
         bias = self.lstm_forget_bias
@@ -367,7 +373,7 @@ def train_fast_ppo(
     opponent = default_opponent(game) if opponent is None else opponent
     env = make_vector_game(game, config.num_envs, opponent, rules)
     shown = game_fields(game, rules)
-    width = frame_width(shown, config.previous_action)
+    width = frame_width(shown, config.previous_action, config.one_hot_cards)
     network = FastNetwork(width * config.frame_stack, config.hidden, config.activation, config.lstm_hidden_size)
     torch.manual_seed(seed)
     policy = build_policy(network, config.lstm_forget_bias)
@@ -381,7 +387,9 @@ def train_fast_ppo(
         if statistics is not None and start.scaling is not None:
             statistics.restore(start.scaling)
         best_return = start.best_return
-    rollout = Rollout(config, network, env, sub_env_seeds(seed, done_steps, config.num_envs), torch, statistics)
+    rollout = Rollout(
+        config, network, env, sub_env_seeds(seed, done_steps, config.num_envs), torch, statistics, fields=shown
+    )
     evaluation_game = (game, game_config(game, dict(env_args or {})), opponent)
     history, started, evaluation = [], time.perf_counter() - before, None
 
@@ -430,7 +438,9 @@ def evaluate_greedy(policy, config: FastPPOConfig, network: FastNetwork, game: t
     seeds = [EVALUATION_SEED + i for i in range(config.eval_rounds)]
     frozen = None if statistics is None else statistics.frozen()
     try:
-        returns = Rollout(config, network, env, seeds, torch, frozen).play_greedy(policy)
+        returns = Rollout(config, network, env, seeds, torch, frozen, fields=game_fields(env_id, rules)).play_greedy(
+            policy
+        )
     finally:
         env.close()
     return float(returns.mean())
@@ -472,12 +482,26 @@ def sub_env_seeds(seed: int, done_steps: int, num_envs: int) -> list[int]:
 
 class Rollout:
     """The batched env (one sub-env per seed) and the policy's inputs across rollouts: the stacked frames (each the
-    observation, scaled by ``statistics`` when given, and the previous action when ``config.previous_action``), the
-    LSTM's state, which rounds start on the next step and which step only deals a new round (its action ignored)."""
+    observation, scaled by ``statistics`` when given, its card fields one-hot when ``config.one_hot_cards``, and the
+    previous action when ``config.previous_action``), the LSTM's state, which rounds start on the next step and which
+    step only deals a new round (its action ignored). ``fields``: the game's observation fields, which
+    ``config.one_hot_cards`` needs."""
 
-    def __init__(self, config: FastPPOConfig, network: FastNetwork, env, seeds: list[int], torch, statistics=None):
+    def __init__(
+        self,
+        config: FastPPOConfig,
+        network: FastNetwork,
+        env,
+        seeds: list[int],
+        torch,
+        statistics=None,
+        fields: tuple[str, ...] | None = None,
+    ):
         self.config, self.network, self.env, self.torch = config, network, env, torch
         self.statistics = statistics
+        if config.one_hot_cards and fields is None:
+            raise ValueError("one_hot_cards: the rollout needs the game's observation fields to find its card fields")
+        self.cards = card_encoding(fields, config.one_hot_cards)
         n = len(seeds)
         observations, _ = env.reset(seed=seeds)
         first = self._frame(observations, torch.zeros(n))
@@ -548,11 +572,15 @@ class Rollout:
         return returns
 
     def _frame(self, observations: np.ndarray, previous):
-        """One frame per sub-env: the observation (scaled) and, when the policy is given it, the previous action."""
+        """One frame per sub-env: the observation (scaled; its card fields one-hot, from the raw values) and, when the
+        policy is given it, the previous action. The order, scale -> one-hot -> previous action -> frames stacked
+        (-> the LSTM), is the agent's (``FastPPOAgent._seen``): the statistics keep one entry per raw field, and a
+        one-hot column, 0 or 1 by construction, is not standardised (``CardEncoding``)."""
         torch = self.torch
-        if self.statistics is not None:
-            observations = self.statistics.scaled(observations)
-        frame = torch.from_numpy(np.asarray(observations, np.float32))
+        seen = observations if self.statistics is None else self.statistics.scaled(observations)
+        if self.cards is not None:
+            seen = self.cards.encode(observations, seen)
+        frame = torch.from_numpy(np.asarray(seen, np.float32))
         return torch.cat((frame, previous.float().unsqueeze(1)), 1) if self.config.previous_action else frame
 
     def _advance(self, observations: np.ndarray, done: np.ndarray, reward: np.ndarray, actions) -> None:
@@ -643,6 +671,7 @@ def save(result: FastPPOResult, path, config: FastPPOConfig, seed: int, opponent
         result.env_id,
         previous_action=config.previous_action,
         scaling=result.scaling,
+        one_hot_cards=config.one_hot_cards,
         evaluation=result.evaluation,
         config=config.as_json(),
         seed=seed,

@@ -291,7 +291,6 @@ def table_fields() -> tuple[dataclasses.Field, ...]:
 
 
 @cache
-@cache
 def info_dtype() -> np.dtype:
     """One round's numbers as a numpy record, a field per ``table_fields()`` entry of the same name: winner
     ``NO_WINNER`` for a draw, reason an index into ``REASONS``, flags 0 or 1, pairs as two values by seat.
@@ -334,8 +333,8 @@ class RoundTable:
         """Every round's reaction ticks as the pair of lists of ``info["round"]["reaction_ticks"]``."""
         ends = np.cumsum(self.reaction_counts, axis=0).T.tolist()
         seats = [
-            [ticks[start:end].tolist() for start, end in zip([0, *bounds[:-1]], bounds)]
-            for ticks, bounds in zip(self.reaction_ticks, ends)
+            [ticks[start:end] for start, end in zip([0, *bounds[:-1]], bounds)]
+            for ticks, bounds in zip((ticks.tolist() for ticks in self.reaction_ticks), ends)  # one tolist a seat
         ]
         return zip(*seats)
 

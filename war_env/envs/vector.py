@@ -28,9 +28,10 @@ from war_env.batched.state import InvalidAction, RoundOver
 from war_env.core.bots import Bot, make_bot
 from war_env.core.cards import card_code, parse_piles
 from war_env.core.deal import check_starter
-from war_env.core.round_info import NO_WINNER, REASONS, RoundInfo, RoundTable, info_dtype
+from war_env.core.round_info import RoundInfo, RoundTable
 from war_env.core.rules import WarConfig, make_config
 from war_env.envs.latency import WarLatencyEnv, with_default_latency
+from war_env.envs.round_columns import RoundColumns
 from war_env.envs.war import WarEnv
 from war_env.support.extras import require
 
@@ -182,6 +183,7 @@ class WarVectorEnv(VectorEnv):
         self.backend = self._engine.backend
         self._started = False
         self._all_valid = np.ones(self.num_envs, dtype=bool)
+        self._round_columns = RoundColumns(self.num_envs)
 
     # --- Gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None):
@@ -237,23 +239,9 @@ class WarVectorEnv(VectorEnv):
 
     # --- helpers -------------------------------------------------------------------------
     def _round_infos(self, terminated):
-        """``info["round"]`` of the rounds that ended: a full-size array per ``RoundInfo`` field (filled
-        where a round ended), Gymnasium's vector-info convention. Each array is made blank and only the few
-        rows that ended are written (at N = 4096 about five rounds end per step): 16% cheaper than copying a
-        blank table of every field and converting its strided columns, and still a third of a step there
-        (docs/results/speed.md; ``round_info=False`` leaves it out)."""
+        """``info["round"]`` of the rounds that ended and its ``_field`` masks (``round_columns``)."""
         ended = np.flatnonzero(terminated)
-        table = self._engine.table(ended)
-        info = {}
-        for name, (dtype, shape, blank) in _COLUMNS.items():
-            column = np.empty((self.num_envs, *shape), dtype=dtype)  # an object array is made of None already
-            if blank is not None:
-                column.fill(blank)
-            column[ended] = _REASONS[table.column(name)] if name == "reason" else table.column(name)
-            info[name] = column
-        info["reaction_ticks"] = np.empty(self.num_envs, dtype=object)
-        for game, pair in zip(ended.tolist(), table.reaction_lists()):  # one pair of lists per finished round
-            info["reaction_ticks"][game] = pair
+        info = self._round_columns.of(ended, self._engine.table(ended))
         mask = terminated.copy()
         info.update(dict.fromkeys(_INFO_MASKS, mask))
         return info, mask
@@ -468,14 +456,6 @@ class HidingSteps:
         self._hide()
 
 
-_REASONS = np.array(REASONS, dtype=object)
-_COLUMN_TYPES = {"reason": object, "takeover": bool}
-_BLANKS = {"reason": None, "winner": NO_WINNER}
-_COLUMNS = {
-    name: (_COLUMN_TYPES.get(name, np.int64), info_dtype().fields[name][0].shape, _BLANKS.get(name, 0))
-    for name in info_dtype().names
-}
-"""``info["round"]``'s arrays but the reaction ticks: dtype, shape of a row, and the value where no round ended."""
 _INFO_MASKS = tuple(f"_{key}" for key in RoundInfo.field_names())
 
 

@@ -211,8 +211,8 @@ def _vector_env_without_numba(result: PerfResult, repeats: int, budget: float) -
     steps = max(5, int(budget * 4000 / 256))
     reference, cartpole = measure_side_by_side(
         [
-            vector_env_loop("War-v0", 256, steps, WORKLOADS[0], backend="reference"),
-            vector_env_loop("CartPole-v1", 256, steps, WORKLOADS[0]),
+            vector_env_loop("War-v0", 256, steps, WORKLOADS[0], warmup=1, backend="reference"),
+            vector_env_loop("CartPole-v1", 256, steps, WORKLOADS[0], warmup=1),
         ],
         repeats,
     )

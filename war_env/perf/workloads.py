@@ -38,6 +38,9 @@ the ``eager`` agent's (1 on every tick); for CartPole the same loop reads the sa
 REFERENCE_SHARE = 0.05
 """Without numba the vector env, the memory figures and the league run on the scalar reference, 20 to 100
 times slower than the engine: they do this share of their work, so every section still honours ``budget``."""
+VECTOR_WARMUP_STEPS = 3_000
+"""Steps before a vector env loop is timed: from a reset, War's rounds end at their long-run rate (about six a
+step at N = 4096) after some 2,500 steps; before, fewer rounds end and the info of ended rounds costs less."""
 MEMORY_ENV_STEPS = 10_000_000
 """Env steps of the memory figures at ``budget`` 1 with the engine."""
 
@@ -58,21 +61,28 @@ def single_env_loop(env_id: str, steps: int, **kwargs) -> Callable[[], float]:
     return run
 
 
-def vector_env_loop(env_id: str, num_envs: int, steps: int, workload: str, **kwargs) -> Callable[[], float]:
-    """``steps`` steps of a vector env under ``workload`` (one of ``WORKLOADS``); returns env-steps."""
+def vector_env_loop(
+    env_id: str, num_envs: int, steps: int, workload: str, warmup: int = VECTOR_WARMUP_STEPS, **kwargs
+) -> Callable[[], float]:
+    """``steps`` steps of a vector env under ``workload`` (one of ``WORKLOADS``), reading the info of the
+    rounds that ended as a training loop does, timed after ``warmup`` steps; returns env-steps."""
     env = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
     presses = np.ones(num_envs, dtype=np.int64)
     prompt = workload == WORKLOADS[0]
     observations, _ = env.reset(seed=0)
-    observations, *_ = env.step(presses)  # compiles (or loads) the engine outside the timed runs
+    last = {}
 
-    def run() -> float:
+    def run(steps: int = steps) -> float:
         nonlocal observations
         for _ in range(steps):
             actions = (observations[:, 0] > 0.5).astype(np.int64) if prompt else presses
-            observations, *_ = env.step(actions)
+            observations, _, _, _, infos = env.step(actions)
+            if "round" in infos:  # War's rounds that ended, every field (CartPole's info is empty)
+                ended = np.flatnonzero(infos["_round"])
+                last["rounds"] = {name: column[ended] for name, column in infos["round"].items()}
         return steps * num_envs
 
+    run(warmup)  # compiles (or loads) the engine outside the timed runs
     return run
 
 

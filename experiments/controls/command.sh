@@ -70,20 +70,26 @@ case "${1:-}" in
   # (anticipation_no_ahead), or with opponent_reaction hidden (inference_no_reaction: what blind sees)
   anticipation_neg) TABLE=$VARIANTS table anticipation_neg fast_mlp anticipation_no_ahead 6291456 0 1 2 -- $LEVEL1 ;;
   inference_neg) TABLE=$VARIANTS table inference_neg fast_mlp inference_no_reaction 6291456 0 1 2 3 4 -- $LEVEL1 ;;
+  # the inference negative settled at lead's level, still rising: its runs trained on to 16,777,216 steps
+  inference_neg_16m) CONTINUE="--continue-from $OUT/inference_neg" TABLE=$VARIANTS table inference_neg_16m fast_mlp \
+    inference_no_reaction 16777216 0 1 2 3 4 -- $LEVEL1 ;;
+  # the positive controls with the 4-frame stack (memory besides; the record before had it pass the other probe)
+  anticipation_pos_stack4) table anticipation_pos_stack4 fast_stack4 anticipation@1 6291456 0 1 2 3 4 -- $LEVEL1 ;;
+  inference_pos_stack4) table inference_pos_stack4 fast_stack4 inference@1 6291456 0 1 2 3 4 -- $LEVEL1 ;;
   # every model of these tables against the probe's own oracle on the same 200 deals (score_level1.py), judged
   # against press_once's exact regret at anticipation@1 and lead's as a stricter bar, blind's at inference@1
   score_level1)
     SCORE="$PY $HERE/score_level1.py" A="$OUT/anticipation_pos/suites/anticipation@1-*/anticipation@1"
     I="$OUT/inference_pos/suites/inference@1-*/inference@1"
     for line in table press_once lead; do
-      echo "## anticipation_pos, $line"; $SCORE $A $A anticipation@1 $line press_once
-      [ -d "$OUT/anticipation_neg" ] || continue
-      echo "## anticipation_neg, $line"
-      $SCORE "$OUT"/anticipation_neg/suites/anticipation_no_ahead-*/anticipation_no_ahead $A anticipation@1 $line press_once
+      for name in anticipation_pos anticipation_pos_stack4 anticipation_neg; do
+        [ -d "$OUT/$name" ] || continue
+        echo "## $name, $line"; $SCORE "$OUT"/$name/suites/anticipation*-*/anticipation* $A anticipation@1 $line press_once
+      done
     done
-    echo "## inference_pos, blind"; $SCORE $I $I inference@1 blind blind press_once
-    [ -d "$OUT/inference_neg" ] && { echo "## inference_neg, blind"
-      $SCORE "$OUT"/inference_neg/suites/inference_no_reaction-*/inference_no_reaction $I inference@1 blind blind press_once; }
-    ;;
-  *) echo "usage: command.sh reading_pos|memory_pos|reading_neg|memory_neg|reading_neg_stack24|reading_neg_lstm|reading_pos_20m_a|reading_pos_20m_b|memory_neg_16m|reading_pos_relu|reading_pos_mlp|score_no_card|anticipation_pos|inference_pos|anticipation_neg|inference_neg|score_level1" >&2; exit 2 ;;
+    for name in inference_pos inference_pos_stack4 inference_neg inference_neg_16m; do
+      [ -d "$OUT/$name" ] || continue
+      echo "## $name, blind"; $SCORE "$OUT"/$name/suites/inference*-*/inference* $I inference@1 blind blind press_once
+    done ;;
+  *) echo "usage: command.sh reading_pos|memory_pos|reading_neg|memory_neg|reading_neg_stack24|reading_neg_lstm|reading_pos_20m_a|reading_pos_20m_b|memory_neg_16m|reading_pos_relu|reading_pos_mlp|score_no_card|anticipation_pos|inference_pos|anticipation_neg|inference_neg|score_level1|inference_neg_16m|anticipation_pos_stack4|inference_pos_stack4" >&2; exit 2 ;;
 esac

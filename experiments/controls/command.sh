@@ -54,6 +54,13 @@ case "${1:-}" in
   # probe does not reward) with the recipe measured on WarTableReading-v1
   reading_pos_relu) table reading_pos_relu fast_stack4 reading 6291456 0 1 2 -- $READING activation=relu ;;
   reading_pos_mlp) table reading_pos_mlp fast_mlp reading 6291456 0 1 2 -- $READING ;;
+  # the reading controls with the card fields one-hot (fast_ppo's one_hot_cards; README.md, "One-hot cards"): the
+  # positive control as reading_pos, then its negative, the card hidden (it one-hot-encodes as "no card")
+  reading_pos_onehot) table reading_pos_onehot fast_stack4 reading 6291456 0 1 2 3 4 -- $READING one_hot_cards=true ;;
+  reading_neg_onehot) TABLE=$NO_CARD table reading_neg_onehot fast_stack4 reading_no_card 6291456 0 1 2 3 4 -- \
+    $READING one_hot_cards=true ;;
+  score_no_card_onehot) $PY "$HERE/score_no_card.py" "$OUT"/reading_neg_onehot/suites/reading_no_card-*/reading_no_card \
+    "$OUT"/reading_pos_onehot/suites/reading-*/reading ;;
   # scoring the reading negative control against the reading probe's oracle (the same 200 deals)
   score_no_card) for name in reading_neg reading_neg_stack24 reading_neg_lstm; do
       [ -d "$OUT/$name" ] || continue
@@ -91,5 +98,5 @@ case "${1:-}" in
       [ -d "$OUT/$name" ] || continue
       echo "## $name, blind"; $SCORE "$OUT"/$name/suites/inference*-*/inference* $I inference@1 blind blind press_once
     done ;;
-  *) echo "usage: command.sh reading_pos|memory_pos|reading_neg|memory_neg|reading_neg_stack24|reading_neg_lstm|reading_pos_20m_a|reading_pos_20m_b|memory_neg_16m|reading_pos_relu|reading_pos_mlp|score_no_card|anticipation_pos|inference_pos|anticipation_neg|inference_neg|score_level1|inference_neg_16m|anticipation_pos_stack4|inference_pos_stack4" >&2; exit 2 ;;
+  *) echo "usage: command.sh reading_pos|memory_pos|reading_neg|memory_neg|reading_neg_stack24|reading_neg_lstm|reading_pos_20m_a|reading_pos_20m_b|memory_neg_16m|reading_pos_relu|reading_pos_mlp|score_no_card|reading_pos_onehot|reading_neg_onehot|score_no_card_onehot|anticipation_pos|inference_pos|anticipation_neg|inference_neg|score_level1|inference_neg_16m|anticipation_pos_stack4|inference_pos_stack4" >&2; exit 2 ;;
 esac

@@ -75,7 +75,12 @@ case "${1:-}" in
   inference_pos) table inference_pos fast_mlp inference@1 6291456 0 1 2 3 4 -- $LEVEL1 ;;
   # the negative controls (level1_variants.py): the same learner where a press counts only while its own turn is open
   # (anticipation_no_ahead), or with opponent_reaction hidden (inference_no_reaction: what blind sees)
+  # (anticipation_neg, the first try, masked presses only while its own turn was closed: the models reached the
+  # oracle's level, as its press goes out while its turn is still open; anticipation_after_open masks a press in
+  # flight too)
   anticipation_neg) TABLE=$VARIANTS table anticipation_neg fast_mlp anticipation_no_ahead 6291456 0 1 2 -- $LEVEL1 ;;
+  anticipation_neg_after_open) TABLE=$VARIANTS table anticipation_neg_after_open fast_mlp anticipation_after_open \
+    6291456 0 1 2 -- $LEVEL1 ;;
   inference_neg) TABLE=$VARIANTS table inference_neg fast_mlp inference_no_reaction 6291456 0 1 2 3 4 -- $LEVEL1 ;;
   # the inference negative settled at lead's level, still rising: its runs trained on to 16,777,216 steps
   inference_neg_16m) CONTINUE="--continue-from $OUT/inference_neg" TABLE=$VARIANTS table inference_neg_16m fast_mlp \
@@ -89,7 +94,7 @@ case "${1:-}" in
     SCORE="$PY $HERE/score_level1.py" A="$OUT/anticipation_pos/suites/anticipation@1-*/anticipation@1"
     I="$OUT/inference_pos/suites/inference@1-*/inference@1"
     for line in table press_once lead; do
-      for name in anticipation_pos anticipation_pos_stack4 anticipation_neg; do
+      for name in anticipation_pos anticipation_pos_stack4 anticipation_neg anticipation_neg_after_open; do
         [ -d "$OUT/$name" ] || continue
         echo "## $name, $line"; $SCORE "$OUT"/$name/suites/anticipation*-*/anticipation* $A anticipation@1 $line press_once
       done
@@ -98,5 +103,5 @@ case "${1:-}" in
       [ -d "$OUT/$name" ] || continue
       echo "## $name, blind"; $SCORE "$OUT"/$name/suites/inference*-*/inference* $I inference@1 blind blind press_once
     done ;;
-  *) echo "usage: command.sh reading_pos|memory_pos|reading_neg|memory_neg|reading_neg_stack24|reading_neg_lstm|reading_pos_20m_a|reading_pos_20m_b|memory_neg_16m|reading_pos_relu|reading_pos_mlp|score_no_card|reading_pos_onehot|reading_neg_onehot|score_no_card_onehot|anticipation_pos|inference_pos|anticipation_neg|inference_neg|score_level1|inference_neg_16m|anticipation_pos_stack4|inference_pos_stack4" >&2; exit 2 ;;
+  *) echo "usage: command.sh reading_pos|memory_pos|reading_neg|memory_neg|reading_neg_stack24|reading_neg_lstm|reading_pos_20m_a|reading_pos_20m_b|memory_neg_16m|reading_pos_relu|reading_pos_mlp|score_no_card|reading_pos_onehot|reading_neg_onehot|score_no_card_onehot|anticipation_pos|inference_pos|anticipation_neg|inference_neg|score_level1|inference_neg_16m|anticipation_pos_stack4|inference_pos_stack4|anticipation_neg_after_open" >&2; exit 2 ;;
 esac

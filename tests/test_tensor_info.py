@@ -92,10 +92,11 @@ def seeded_rollout(vector):
 @pytest.mark.parametrize("vectorization_mode", ["vector_entry_point", "sync"])
 def test_same_step_autoreset_needs_tensor_info_because_a_round_s_info_holds_strings_and_lists(vectorization_mode):
     # The round that ended is in info["final_info"]["round"]: its reason (a string) and its reaction ticks
-    # (a pair of lists, ragged across rounds) are no tensors, and TorchRL converts the whole info: it stops
-    # with "TensorDict conversion only supports ... Got <class 'tuple'>" or, when it stacks ragged lists,
-    # "Node arity mismatch", by the rounds that ended.
-    with pytest.raises(ValueError, match="TensorDict conversion only supports|Node arity mismatch"):
+    # (a pair of arrays or lists, ragged across rounds) are no tensors, and TorchRL converts the whole info: it
+    # stops with "TensorDict conversion only supports ... Got <class 'tuple'>" or, when it stacks ragged
+    # pairs, "Node arity mismatch" (lists) or "all input arrays must have the same shape" (arrays).
+    ragged = "TensorDict conversion only supports|Node arity mismatch|all input arrays must have the same shape"
+    with pytest.raises(ValueError, match=ragged):
         seeded_rollout(same_step_vector(vectorization_mode))
 
 

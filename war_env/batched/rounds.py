@@ -126,16 +126,16 @@ class BatchedRounds:
         """The rounds ``games`` as a ``RoundTable``, read from the state's fields of the same names; their
         reactions from the logs, or ``reactions`` (``time_rounds``'s packed ones, of every round in order)."""
         games = np.asarray(games, dtype=np.int64)
-        counts = self.state["logged"][games]
         words = reported_words()
-        rows = np.empty((len(games), len(words)), dtype=np.int64)
         if reactions is None:
-            reactions = tuple(np.empty(int(counts[:, seat].sum()), dtype=self.log.dtype) for seat in (0, 1))
-            stepping.read_rounds(self.arrays, games, words, rows, reactions)
+            rows, counts, *reactions = stepping.read_rounds(
+                tuple(self.arrays), games, words
+            )  # plain tuple: BatchedSteps
         else:
-            rows[:] = self.state.view(np.int64).reshape(self.n, ROUND.itemsize // 8)[games][:, words]
+            counts = self.state["logged"][games]
+            rows = np.ascontiguousarray(self.state.view(np.int64).reshape(self.n, ROUND.itemsize // 8)[games][:, words])
         rows = rows.view(info_dtype()).reshape(len(games))
-        return RoundTable(rows, reactions, counts)
+        return RoundTable(rows, tuple(reactions), counts)
 
     def grow_log(self) -> None:
         """Double the room of the reaction logs (a new array, the entries kept)."""

@@ -293,22 +293,27 @@ def finish_playouts(rounds, rules, games, outputs):
 
 # --- reading finished rounds -----------------------------------------------------------------------
 @numba.njit(cache=True)
-def read_rounds(rounds, games, words, rows, reactions):
+def read_rounds(rounds, games, words):
     """The numbers of the rounds ``games`` (``rows[i]``: round ``games[i]``'s int64 words ``words`` of its
-    record, ``state.reported_words``) and their reaction logs, packed seat by seat into ``reactions``' two
-    arrays (room for every logged entry), round after round. One call instead of a numpy gather per field:
+    record, ``state.reported_words``), how many reactions each seat logged (``counts[i]``), and those
+    reactions packed seat by seat, round after round, as int64. One call instead of a numpy gather per field:
     the vector env reads the rounds that ended on most of its steps."""
     state, log, _ = rounds
-    reactions0, reactions1 = reactions
     flat = state.view(np.int64).reshape(state.shape[0], -1)
+    rows = np.empty((games.shape[0], words.shape[0]), dtype=np.int64)
+    counts = np.empty((games.shape[0], 2), dtype=np.int64)
+    for i in range(games.shape[0]):
+        for j in range(words.shape[0]):
+            rows[i, j] = flat[games[i], words[j]]
+        counts[i, 0], counts[i, 1] = state[games[i]].logged[0], state[games[i]].logged[1]
+    totals = counts.sum(axis=0)
+    reactions0, reactions1 = np.empty(totals[0], dtype=np.int64), np.empty(totals[1], dtype=np.int64)
     at0 = at1 = 0
     for i in range(games.shape[0]):
-        g = games[i]
-        for j in range(words.shape[0]):
-            rows[i, j] = flat[g, words[j]]
-        for k in range(state[g].logged[0]):
-            reactions0[at0] = log[g, 0, k]
+        for k in range(counts[i, 0]):
+            reactions0[at0] = log[games[i], 0, k]
             at0 += 1
-        for k in range(state[g].logged[1]):
-            reactions1[at1] = log[g, 1, k]
+        for k in range(counts[i, 1]):
+            reactions1[at1] = log[games[i], 1, k]
             at1 += 1
+    return rows, counts, reactions0, reactions1

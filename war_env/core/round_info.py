@@ -329,12 +329,13 @@ class RoundTable:
         start = self._reaction_starts[i, seat]
         return self.reaction_ticks[seat][start : start + self.reaction_counts[i, seat]]
 
-    def reaction_lists(self) -> Iterator[tuple[list[int], list[int]]]:
-        """Every round's reaction ticks as the pair of lists of ``info["round"]["reaction_ticks"]``."""
+    def reaction_pairs(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Every round's reaction ticks as the pair of int64 arrays of ``info["round"]["reaction_ticks"]`` (views
+        of one array per seat: a list per round cost twice the vector env's info)."""
         ends = np.cumsum(self.reaction_counts, axis=0).T.tolist()
         seats = [
             [ticks[start:end] for start, end in zip([0, *bounds[:-1]], bounds)]
-            for ticks, bounds in zip((ticks.tolist() for ticks in self.reaction_ticks), ends)  # one tolist a seat
+            for ticks, bounds in zip((ticks.astype(np.int64, copy=False) for ticks in self.reaction_ticks), ends)
         ]
         return zip(*seats)
 

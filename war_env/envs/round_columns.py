@@ -20,13 +20,15 @@ KEPT = 3
 """Sets of columns kept for use again. A loop that keeps the last info while it steps holds one; the third
 covers a caller that keeps two."""
 
-_REASONS = np.array(REASONS, dtype=object)
-
 
 def _blank_record() -> np.ndarray:
-    record = np.zeros((), dtype=info_dtype())
+    """One record where no round ended, as int64 words (``info_dtype`` is int64 words, packed)."""
+    record = np.zeros(1, dtype=info_dtype())
     record["winner"] = NO_WINNER
-    return record
+    return record.view(np.int64)
+
+
+_BLANK_WORDS = _blank_record()
 
 
 class RoundColumns:
@@ -39,22 +41,26 @@ class RoundColumns:
     def of(self, ended: np.ndarray, table: RoundTable) -> dict[str, np.ndarray]:
         """``info["round"]`` (without its ``_field`` masks) of the rounds ``ended`` (sub-env indices, in
         order), whose numbers are ``table``'s rows: ``info_dtype``'s fields (``reason`` as its string,
-        ``takeover`` as bools) and ``reaction_ticks`` (a pair of lists), each blank where no round ended
+        ``takeover`` as bools) and ``reaction_ticks`` (a pair of int64 arrays), each blank where no round ended
         (``winner`` ``NO_WINNER``, objects ``None``, the rest 0)."""
         columns = next((columns for columns in self._sets if columns.unheld()), None)
-        if columns is None:
+        if columns is not None:
+            self._sets.remove(columns)
+        elif len(self._sets) < KEPT:
             columns = _ColumnSet(self.num_envs)
-            if len(self._sets) < KEPT:
-                self._sets.append(columns)
+        else:
+            return _ColumnSet(self.num_envs).write(ended, table)
+        self._sets.append(columns)  # last: the caller's last info holds it, so it is tried last next time
         return columns.write(ended, table)
 
 
 class _ColumnSet:
-    """One full-size array per field. The numbers are columns of one record array, so blanking the last rows
-    and writing the new ones is one copy each."""
+    """One full-size array per field. The numbers are columns of one record array, seen also as a matrix of
+    int64 words, so blanking the last rows and writing the new ones is one plain copy each."""
 
     def __init__(self, num_envs: int):
-        self.records = np.full(num_envs, _blank_record())
+        self.words = np.tile(_BLANK_WORDS, (num_envs, 1))
+        self.records = self.words.view(info_dtype()).reshape(num_envs)
         self.columns = {name: self.records[name] for name in info_dtype().names}
         self.columns["reason"] = np.empty(num_envs, dtype=object)  # REASONS' strings, not the record's index
         self.columns["takeover"] = np.zeros((num_envs, 2), dtype=bool)  # bools, not the record's 0 and 1
@@ -63,22 +69,22 @@ class _ColumnSet:
         self._own_references = self._references()
 
     def _references(self) -> tuple[int, ...]:
-        # a view of a column has the record array as its base: counting it counts the views of every column
-        return tuple(sys.getrefcount(array) for array in (self.records, *self.columns.values()))
+        # the columns of numbers and every view of one have the words as their base: counting it counts them all
+        return tuple(sys.getrefcount(array) for array in (self.words, *self.columns.values()))
 
     def unheld(self) -> bool:
         """Whether nothing but this set holds its arrays (so writing them changes nothing a caller kept)."""
         return self._references() == self._own_references
 
     def write(self, ended: np.ndarray, table: RoundTable) -> dict[str, np.ndarray]:
-        self.records[self.written] = _blank_record()
-        self.records[ended] = table.rows
+        written, self.written = self.written, ended
+        self.words[written] = _BLANK_WORDS
+        self.words[ended] = table.rows.view(np.int64).reshape(len(ended), -1)
         reason, takeover, reaction_ticks = (self.columns[name] for name in ("reason", "takeover", "reaction_ticks"))
-        reason[self.written] = reaction_ticks[self.written] = None
-        takeover[self.written] = False
-        reason[ended] = _REASONS[table.column("reason")]
+        reason[written] = reaction_ticks[written] = None
+        takeover[written] = False
         takeover[ended] = table.column("takeover")
-        for game, pair in zip(ended.tolist(), table.reaction_lists()):  # one pair of lists per round
+        for game, code, pair in zip(ended.tolist(), table.column("reason").tolist(), table.reaction_pairs()):
+            reason[game] = REASONS[code]
             reaction_ticks[game] = pair
-        self.written = ended
         return dict(self.columns)

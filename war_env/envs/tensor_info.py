@@ -2,7 +2,7 @@
 
 With ``autoreset_mode=SAME_STEP`` TorchRL turns the whole step info into a TensorDict to find
 ``final_obs`` in it, and a TensorDict holds numbers only. War's info also carries the finished round as
-Gymnasium allows (the ``reason`` string, ``reaction_ticks`` as a pair of lists of different lengths; from a
+Gymnasium allows (the ``reason`` string, ``reaction_ticks`` as a pair of arrays or lists of different lengths; from a
 ``sync`` vector env also tuples and the scoreboard), so TorchRL stops with "TensorDict conversion only
 supports ... Got <class 'tuple'>". ``TensorInfo`` keeps the numeric entries (``action_mask``, ``final_obs``,
 the round's counts in ``final_info``) and drops the rest; TorchRL itself reads no more than the action mask and

@@ -88,7 +88,7 @@ class WarVectorEnv(VectorEnv):
     true: ``winner`` (int, ``-1`` for a draw, where the single env says ``None``), ``reason`` (object:
     the reason string), ``battles``, ``wars``, ``steps``, ``ticks`` (int), ``points``, ``cards``,
     ``false_starts`` (int ``(num_envs, 2)``), ``takeover`` (bool ``(num_envs, 2)``),
-    ``reaction_ticks`` (object: the pair of lists). ``sub_env_round_info(info, i)`` turns it back
+    ``reaction_ticks`` (object: the pair of int64 arrays). ``sub_env_round_info(info, i)`` turns it back
     into the single env's ``info["round"]`` dict. The single env's ``scoreboard`` is not kept (it
     grows with every round); count results from ``round`` instead.
 
@@ -99,7 +99,7 @@ class WarVectorEnv(VectorEnv):
     ``vectorization_mode="sync"``); ``max_episode_steps`` truncates a round after that many steps,
     as ``gym.make``'s ``TimeLimit`` does (``truncated`` is true on that step even if it also
     terminated); ``config`` / rule keywords as for ``WarEnv``. ``round_info=False`` leaves ``info["round"]``
-    out, for a caller that does not read it (at N = 4096 building it is a third of a step, docs/results/speed.md).
+    out, for a caller that does not read it (docs/results/speed.md has its cost at N = 4096).
 
     ``backend``: ``"auto"`` (default) steps with the compiled batched engine when numba imports (the
     ``fast`` extra), else with War-v0 envs in a loop and a warning; ``"numba"`` insists on the engine
@@ -156,8 +156,7 @@ class WarVectorEnv(VectorEnv):
                 f"gym.make_vec('WarLatency-v0', ..., vectorization_mode='vector_entry_point')"
             )
         self.round_info = round_info
-        """Whether a step where rounds end returns ``info["round"]`` (a third of a step at N = 4096:
-        docs/results/speed.md)."""
+        """Whether a step where rounds end returns ``info["round"]``."""
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         """Also in ``metadata``; an attribute where Gymnasium's own vector envs keep it too
         (``SyncVectorEnv.autoreset_mode``) and where TorchRL's ``GymWrapper`` reads it."""

@@ -25,6 +25,7 @@ from war_env.agents import make_agent
 from war_env.core.bots import ReactionModel
 from war_env.core.cards import deal_from_permutation
 from war_env.core.engine import Game
+from war_env.core.round_info import RoundInfo
 from war_env.core.rules import WarConfig
 from war_env.envs.vector import WarVectorEnv
 from war_env.envs.war import WarEnv
@@ -38,6 +39,7 @@ the ``eager`` agent's (1 on every tick); for CartPole the same loop reads the sa
 REFERENCE_SHARE = 0.05
 """Without numba the vector env, the memory figures and the league run on the scalar reference, 20 to 100
 times slower than the engine: they do this share of their work, so every section still honours ``budget``."""
+ROUND_FIELDS = RoundInfo.field_names()
 VECTOR_WARMUP_STEPS = 3_000
 """Steps before a vector env loop is timed: from a reset, War's rounds end at their long-run rate (about six a
 step at N = 4096) after some 2,500 steps; before, fewer rounds end and the info of ended rounds costs less."""
@@ -79,7 +81,7 @@ def vector_env_loop(
             observations, _, _, _, infos = env.step(actions)
             if "round" in infos:  # War's rounds that ended, every field (CartPole's info is empty)
                 ended = np.flatnonzero(infos["_round"])
-                last["rounds"] = {name: column[ended] for name, column in infos["round"].items()}
+                last["rounds"] = {name: infos["round"][name][ended] for name in ROUND_FIELDS}
         return steps * num_envs
 
     run(warmup)  # compiles (or loads) the engine outside the timed runs

@@ -2,7 +2,7 @@
 # The sweep of learning rate and entropy bonus per fast learner (README.md here). Run from a folder outside the
 # checkout, with CODE a frozen copy of the tree (git archive of the commit the README names, agents/ and scripts/
 # copied into war_env/ as the install maps them), so that edits in the checkout cannot change a run. OUT receives one
-# learners' table folder per cell: one learner, one probe level, one seed, one setting. `command.sh slotA` and
+# learners' table folder per cell: one learner, one probe level, two seeds, one setting. `command.sh slotA` and
 # `command.sh slotB` ran beside each other; each table waits while /work/brief/QUIET exists or two training runs
 # (anyone's) are going, and the gate is taken under a lock so that the two slots never start at the same moment.
 set -u
@@ -10,8 +10,8 @@ CODE=${CODE:?the frozen copy of the code}
 OUT=${OUT:?the folder for the tables}
 PYTHON=${PYTHON:?the venv python}
 TABLE="nice -n 5 env PYTHONPATH=$CODE $PYTHON -m war_env.scripts.learners"
-SEED=100        # a training seed no table uses (tables use 0-4)
-STEPS=4194304   # 2^22 steps a run: 25-150 s of training at the controls' speeds
+SEEDS="100 101"  # training seeds no table uses (tables use 0-4); the table refuses a single seed
+STEPS=4194304    # 2^22 steps a run: 25-150 s of training at the controls' speeds
 runs() { pgrep -af '^[^ ]*python[^ ]* .*(fast_ppo|learners|no_card|level1_variants|war_checks)' | grep -vc pytest; }
 gate() {  # wait for a free slot (no QUIET file, fewer than two training runs), holding the lock until ours shows
   exec 9> "$OUT/.gate.lock"
@@ -25,11 +25,12 @@ table() {  # table NAME LEARNER PROBE -- FAST_SETTINGS...
   gate
   echo "$(date -u +%FT%TZ) start $name (training runs before: $(runs))"
   /usr/bin/time -f "$name wall %e s" $TABLE --out "$OUT/$name" --learners "$learner" --probes "$probe" \
-    --timesteps $STEPS --seeds $SEED --rounds 200 --workers 1 --jobs 1 "${sets[@]}" >> "$OUT/$name.log" 2>&1 9>&- &
+    --timesteps $STEPS --seeds $SEEDS --rounds 200 --workers 1 --jobs 1 "${sets[@]}" >> "$OUT/$name.log" 2>&1 9>&- &
   local pid=$!
   sleep 10; flock -u 9  # the run shows in pgrep by now: the other slot may look
   wait $pid
-  echo "$(date -u +%FT%TZ) end $name (exit $?)"
+  local status=$?
+  echo "$(date -u +%FT%TZ) end $name (exit $status)"
 }
 EVAL=eval_every=1048576  # best.zip: the greedy policy on 256 rounds from seed 3,000,000, every 1,048,576 steps
 # Per learner, the settings held fixed (chosen from experiments/learner_setup and experiments/controls before the
@@ -50,8 +51,8 @@ sweep() {  # sweep LEARNER PROBE SHORT FIXED...: the four cells, learning rate x
   done
 }
 case "${1:-}" in
-  slotA) sweep fast_stack24 memory@2 stack24 $STACK24; sweep fast_mlp inference@2 mlp $MLP ;;
-  slotB) sweep fast_lstm memory@2 lstm $LSTM; sweep fast_stack4 reading@2 stack4 $STACK4 ;;
+  slotA) sweep fast_mlp inference@2 mlp $MLP; sweep fast_stack24 memory@2 stack24 $STACK24 ;;
+  slotB) sweep fast_stack4 reading@2 stack4 $STACK4; sweep fast_lstm memory@2 lstm $LSTM ;;
   stack24) sweep fast_stack24 memory@2 stack24 $STACK24 ;;
   mlp) sweep fast_mlp inference@2 mlp $MLP ;;
   lstm) sweep fast_lstm memory@2 lstm $LSTM ;;

@@ -19,6 +19,24 @@ def test_the_line_is_the_best_policy_lacking_the_capability():
     assert capability_line("inference")["yardstick"] == "blind"
 
 
+@pytest.mark.parametrize("level, yardstick", [(1, "press_once"), (2, "1 press time"), (3, "2 press times")])
+def test_the_anticipation_line_is_the_best_rule_of_fewer_press_times_than_the_opponent_has_modes(level, yardstick):
+    """Against ``k`` modes, pressing once ahead of each is the anticipation the level asks: a rule of ``k`` press times
+    has the capability, so the line is the best rule of fewer (against one mode, ``press_once``'s), and it lies the
+    minimum gap or more above the oracle."""
+    from war_env.core.probes import MIN_GAP, PROBES
+    from war_env.evaluation.probe_gaps import exact_gaps, ladder
+
+    probe = PROBES["anticipation"].at_level(level)
+    gaps = exact_gaps(probe)
+    rungs = ladder(probe, gaps)
+    line = capability_line(f"anticipation@{level}")
+    lacking = [gaps.gap("press_once")] + [rung.margin for rung in rungs[: level - 1]]
+    assert line == {"yardstick": yardstick, "regret": min(lacking)}
+    assert line["regret"] >= MIN_GAP
+    assert rungs[level - 1].margin < MIN_GAP  # one press time a mode: the capability, within the gap of the oracle
+
+
 @pytest.mark.parametrize(
     "where, figure, passed",
     [

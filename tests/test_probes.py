@@ -334,8 +334,9 @@ def test_the_price_of_not_knowing_the_member_is_what_a_finite_horizon_bayes_dp_s
 
 
 def test_a_round_the_seat_starts_costs_its_first_turns_excess_beyond_the_cost_per_move():
-    """The same DP for one bot: the draws' cost grows by the solver's cost per move, and a round the seat starts
-    costs ``first_turn_excess`` more than one the bot starts (its first turn opens with nothing in flight)."""
+    """The same DP for one bot: the draws' cost grows by the solver's cost per move, a round the bot starts costs
+    ``opening_excess`` beyond the cost per move times its moves (its first turn opens with nothing in flight), and a
+    round the seat starts costs ``first_turn_excess`` more than one the bot starts (its own first turn does)."""
     probe = PROBES["anticipation"]
     config = probe.config()
     reactions = [make_bot(probe.opponent).reaction_probabilities(config)]
@@ -346,19 +347,22 @@ def test_a_round_the_seat_starts_costs_its_first_turns_excess_beyond_the_cost_pe
         for n in (10, 11)
     }
     assert cost[False, 11] - cost[False, 10] == pytest.approx(policy.cost_per_move, abs=1e-9)
+    assert cost[False, 11] - 11 * policy.cost_per_move == pytest.approx(policy.opening_excess, abs=1e-9)
     assert cost[True, 11] - cost[False, 11] == pytest.approx(policy.first_turn_excess, abs=1e-9)
     assert policy.first_turn_excess > 0.02  # 6 idle ticks (0.06) against 0.0316 a move
 
 
 def test_a_per_round_figure_counts_the_first_turn_of_the_rounds_the_seat_starts():
-    """press_once pays its latency on every move alike; the oracle's first turn of a round it starts opens with
-    nothing in flight, so the exact per-round gap is below the per-move gap times the moves by that excess."""
+    """press_once pays its latency on every move alike; the oracle's round opens with nothing in flight, and so does
+    its first turn of a round it starts, so the exact per-round gap is below the per-move gap times the moves by
+    those excesses."""
     gaps = exact_gaps(PROBES["anticipation"])
     per_move_times_moves = (gaps.per_move["press_once"] - gaps.per_move["oracle"]) * gaps.moves
     assert gaps.first_turn["press_once"] == pytest.approx(0.0, abs=1e-12)
+    assert gaps.opening["press_once"] == pytest.approx(0.0, abs=1e-12)
     assert 0.4 < gaps.starts < 0.6
     assert per_move_times_moves - gaps.gap("press_once") == pytest.approx(
-        gaps.starts * gaps.first_turn["oracle"], abs=1e-12
+        gaps.opening["oracle"] + gaps.starts * gaps.first_turn["oracle"], abs=1e-12
     )
     assert per_move_times_moves - gaps.gap("press_once") > 0.01
 

@@ -550,9 +550,23 @@ class TimingPolicy:
 
     @property
     def first_turn_excess(self) -> float:
-        """What a round the seat starts costs beyond ``cost_per_move`` times its moves: its first turn opens
-        with nothing in flight (it could send nothing ahead), ``opening_value(OURS) - opening_value(THEIRS)``."""
+        """What a round the seat starts costs beyond one the opponent starts: its first turn opens with nothing in
+        flight (it could send nothing ahead), ``opening_value(OURS) - opening_value(THEIRS)``."""
         return self.opening_value(OURS) - self.opening_value(THEIRS)
+
+    @cached_property
+    def opening_excess(self) -> float:
+        """What a round costs beyond ``cost_per_move`` times its moves as it opens with nothing in flight, the
+        opponent starting (``PolicyCost.opening_excess``): the policy evaluated while the opponent plays."""
+        masks = InFlight(self.problem)
+        budget = min(MAX_ITERATIONS, _fits(self.problem, self.shape))
+        try:
+            cost, _ = _policy_cost(
+                self.problem, masks, self.shape, self._classes, None, 1e-10, budget, None, opening=True
+            )
+        except _Unsettled:
+            raise self.problem.unsettled(budget, budget < MAX_ITERATIONS) from None
+        return cost.opening_excess
 
     def presses_exactly_when_its_turn_is_open(self) -> bool:
         """Whether, with nothing in flight, it presses on every tick of its turn and never in the opponent's:
@@ -766,24 +780,70 @@ def _gain(problem, masks, shape, fixed, rule, tolerance, max_iterations, progres
 
 @dataclass(frozen=True)
 class PolicyCost:
-    """A stationary policy's long-run cost per move while the opponent plays, and what a round the seat starts
-    costs beyond it (its first turn opens with nothing in flight: ``h(OURS, 0) - h(THEIRS, 0)`` in the policy's
-    relative values). The expected timing cost of a round of ``n`` moves is ``n * cost_per_move``, plus
-    ``first_turn_excess`` if the seat starts it, up to the round's end, which the solver does not model."""
+    """A stationary policy's long-run cost per move while the opponent plays, and what a round costs beyond it.
+    A round of ``n`` moves costs ``n * cost_per_move + opening_excess``, plus ``first_turn_excess`` if the seat
+    starts it, up to the round's end, which the solver does not model (a press in flight after the seat's last draw
+    costs nothing).
+
+    ``first_turn_excess`` is ``h(OURS, 0) - h(THEIRS, 0)`` in the policy's relative values ``h``: the seat's first
+    turn opens with nothing in flight. ``opening_excess`` is ``h(THEIRS, 0)`` less the mean of ``h`` over the
+    opponent's turns as they open in the long run (``pi h``, ``pi`` the stationary share of each set in flight):
+    a round opens with nothing in flight, the long run may not (a policy that sends a press as its own draw lands
+    has one in flight whenever the opponent's turn opens). Both count: against a fixed cost per move, the
+    finite-horizon cost of ``n`` moves from nothing in flight is ``n * cost_per_move + h(start) - pi h`` as ``n``
+    grows, and ``pi h`` differs from policy to policy."""
 
     cost_per_move: float
     first_turn_excess: float
+    opening_excess: float
+
+    def per_round(self, moves: float, starts: float) -> float:
+        """The expected cost of a round of ``moves`` moves (a mean) that the seat starts with probability
+        ``starts``."""
+        return self.cost_per_move * moves + self.opening_excess + starts * self.first_turn_excess
 
 
 def _policy_cost(
-    problem, masks, shape, fixed, rule, tolerance, max_iterations, progress, start=None
+    problem, masks, shape, fixed, rule, tolerance, max_iterations, progress, start=None, opening: bool = False
 ) -> tuple[PolicyCost, int]:
-    step, _, iterations = _iterate(
+    """The policy's ``PolicyCost`` and the iterations it took; ``opening_excess`` is NaN unless ``opening``."""
+    step, values, iterations = _iterate(
         problem, masks, shape, fixed, rule, False, tolerance, max_iterations, 0, progress, "cost per move", start
     )
     # the values it started from were relative to this very state: what one more move added is the gain
     gain = float(step.openings[LIVE, THEIRS, 0])
-    return PolicyCost(gain, float(step.openings[LIVE, OURS, 0]) - gain), iterations
+    first = float(step.openings[LIVE, OURS, 0]) - gain
+    if not opening:
+        return PolicyCost(gain, first, math.nan), iterations
+    mean, more = _long_run_mean(problem, masks, shape, fixed, rule, values, tolerance, max_iterations - iterations)
+    return PolicyCost(gain, first, float(values[LIVE, 0]) - mean), iterations + more
+
+
+def _long_run_mean(problem, masks, shape, fixed, rule, values, tolerance, max_iterations) -> tuple[float, int]:
+    """``pi h``: the mean of the relative values ``values`` (``h`` over the opponent's openings) over the sets in
+    flight as the opponent's turn opens in the long run, from nothing in flight. The policy's one-move operator is
+    affine, ``T x = c + P x``, so ``T x - T 0 = P x``; ``P^n h`` at nothing in flight settles to ``pi h`` (damped as
+    ``_iterate`` is after ``DAMPED_AFTER`` iterations: ``(P + I) / 2`` has the same ``pi``)."""
+    taken_shape = _taken_shape(problem, shape)
+
+    def one_move(after_draw: np.ndarray) -> np.ndarray:
+        choosers = [
+            _Chooser(s, masks.size, problem.turn_ticks, fixed[c] if fixed else None, rule, problem.cost_scale)
+            for c, s in ((LIVE, shape), (TAKEN, taken_shape))
+        ]
+        return _one_move(problem, masks, shape, after_draw, choosers, False).openings[:, THEIRS]
+
+    costs = one_move(np.zeros_like(values))
+    current, last, calm = values, np.inf, 0
+    for iteration in range(1, max_iterations + 1):
+        moved = one_move(current) - costs
+        current = 0.5 * (moved + current) if iteration > DAMPED_AFTER else moved
+        mean = float(current[LIVE, 0])
+        calm = calm + 1 if abs(mean - last) <= _scaled(tolerance, values, problem.cost_scale) else 0
+        last = mean
+        if calm >= 5:
+            return mean, iteration
+    raise _Unsettled(max_iterations)
 
 
 PolicyRule = Callable[[int, int, np.ndarray], np.ndarray]
@@ -802,7 +862,7 @@ def evaluate(
 def evaluate_policy(
     problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10, max_iterations: int = MAX_ITERATIONS
 ) -> PolicyCost:
-    """``evaluate``'s cost per move and the policy's ``first_turn_excess`` (``PolicyCost``)."""
+    """``evaluate``'s cost per move and what a round costs beyond it (``PolicyCost``)."""
     masks = InFlight(problem)
     shape = _Shape.of(problem, compress=False)
     fits = _fits(problem, shape)
@@ -813,7 +873,7 @@ def evaluate_policy(
         )
     budget = min(max_iterations, fits)
     try:
-        cost, _ = _policy_cost(problem, masks, shape, None, rule, tolerance, budget, None)
+        cost, _ = _policy_cost(problem, masks, shape, None, rule, tolerance, budget, None, opening=True)
     except _Unsettled:
         raise problem.unsettled(budget, budget < max_iterations) from None
     return cost

@@ -100,9 +100,10 @@ def _own_turn(problem: TimingProblem, rule: PressRule, delay: int, landings: lis
 
 @lru_cache(maxsize=200_000)
 def rule_cost(problem: TimingProblem, rule: PressRule) -> PolicyCost:
-    """The rule's exact cost per move while the opponent plays, and its ``first_turn_excess``: a round it starts
-    opens its own turn with nothing in flight, and costs that turn and the relative value of what it leaves in
-    flight, less one move's cost."""
+    """The rule's exact cost per move while the opponent plays, its ``first_turn_excess`` (a round it starts opens
+    its own turn with nothing in flight, and costs that turn and the relative value of what it leaves in flight,
+    less one move's cost and the relative value of nothing in flight) and its ``opening_excess`` (the relative value
+    of nothing in flight less its stationary mean: ``PolicyCost``)."""
     delay = fixed_delay(problem)
     reaction = np.asarray(problem.reaction, dtype=float)
     reaction[-1] += max(0.0, 1.0 - reaction.sum())  # no reaction: the takeover bot draws on the last tick
@@ -134,7 +135,9 @@ def rule_cost(problem: TimingProblem, rule: PressRule) -> PolicyCost:
     # relative values: h = c - gain + P h, h(nothing in flight) = 0
     system = np.vstack([np.eye(n) - transition, np.eye(n)[:1]])
     relative = np.linalg.lstsq(system, np.r_[costs - gain, 0.0], rcond=None)[0]
-    return PolicyCost(gain, first_cost + float(relative[index[first_left]]) - gain)
+    return PolicyCost(
+        gain, first_cost + float(relative[index[first_left]]) - gain, float(relative[0] - stationary @ relative)
+    )
 
 
 def candidate_ticks(problems: list[TimingProblem]) -> range:
@@ -153,9 +156,14 @@ class BestRule:
     """Weighted over the components: cost per move, and the first turn's excess by the first turns' weights."""
 
 
-def best_rule(problems: list[TimingProblem], weights, first_weights, presses: int) -> BestRule:
-    """The press-time rule with ``presses`` press times of least weighted cost per move (exhaustive search)."""
-    best = None
+def best_rule(
+    problems: list[TimingProblem], weights, first_weights, presses: int, moves: float, starts: float
+) -> BestRule:
+    """The press-time rule with ``presses`` press times of least weighted cost per round (``PolicyCost.per_round``
+    of ``moves`` moves, the seat starting with probability ``starts``; exhaustive search). The cost per move is
+    weighed by ``weights``, what a round costs beyond it by ``first_weights`` (the components' shares of the rounds'
+    first turns)."""
+    best, least = None, np.inf
     for at_own_draw, ticks in itertools.chain(
         ((False, ticks) for ticks in itertools.combinations(candidate_ticks(problems), presses)),
         ((True, ticks) for ticks in itertools.combinations(candidate_ticks(problems), presses - 1)),
@@ -163,8 +171,12 @@ def best_rule(problems: list[TimingProblem], weights, first_weights, presses: in
         for always in itertools.product((True, False), repeat=len(ticks)):
             rule = PressRule(ticks, always, at_own_draw)
             costs = [rule_cost(problem, rule) for problem in problems]
-            per_move = float(np.dot(weights, [c.cost_per_move for c in costs]))
-            if best is None or per_move < best.cost.cost_per_move - 1e-15:
-                first = float(np.dot(first_weights, [c.first_turn_excess for c in costs]))
-                best = BestRule(rule, PolicyCost(per_move, first))
+            cost = PolicyCost(
+                float(np.dot(weights, [c.cost_per_move for c in costs])),
+                float(np.dot(first_weights, [c.first_turn_excess for c in costs])),
+                float(np.dot(first_weights, [c.opening_excess for c in costs])),
+            )
+            per_round = cost.per_round(moves, starts)
+            if per_round < least - 1e-15:
+                best, least = BestRule(rule, cost), per_round
     return best

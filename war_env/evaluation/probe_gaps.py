@@ -98,16 +98,21 @@ class ProbeGaps:
     first_turn: dict[str, float] = field(default_factory=dict)
     starts: float = 0.5
     lacking: str = ""
+    opening: dict[str, float] = field(default_factory=dict)
+    """Agent -> what a round costs it beyond its cost per move as it opens with nothing in flight
+    (``PolicyCost.opening_excess``)."""
     """The entry of ``per_move`` that is the yardstick of lacking the capability: the probe's ``lacking`` agent, or
     in the reading probe ``card_blind``, the best policy that reads every field but the bot's card (a bound, not an
     agent: ``best_field_reader``)."""
 
     def per_round(self, agent: str) -> float:
-        """The agent's expected timing cost of a round: its cost per move times the mean moves, plus its first
-        turn's excess in the rounds the seat starts (and the oracle's price of not knowing). The round's end is
-        not modelled (a press in flight as it ends), as in the solver."""
+        """The agent's expected timing cost of a round: its cost per move times the mean moves, plus what the
+        round's opening with nothing in flight costs it, plus its first turn's excess in the rounds the seat starts
+        (and the oracle's price of not knowing). The round's end is not modelled (a press in flight as it ends), as
+        in the solver."""
         once = self.oracle_once if agent == "oracle" else 0.0
-        return self.per_move[agent] * self.moves + self.starts * self.first_turn.get(agent, 0.0) + once
+        cost = PolicyCost(self.per_move[agent], self.first_turn.get(agent, 0.0), self.opening.get(agent, 0.0))
+        return cost.per_round(self.moves, self.starts) + once
 
     def gap(self, agent: str) -> float:
         """What ``agent`` loses per round to the oracle, in expectation."""
@@ -126,6 +131,12 @@ def lead_first_turn(problem: TimingProblem, ticks: int | None) -> float:
     return waiting - lead_cost(problem, ticks)
 
 
+def lead_policy_cost(problem: TimingProblem, ticks: int | None) -> PolicyCost:
+    """The lead's (``press_once``'s with ``None``) ``PolicyCost``: every move of it starts with nothing in flight,
+    as the round does, so its opening costs nothing more."""
+    return PolicyCost(lead_cost(problem, ticks), lead_first_turn(problem, ticks), 0.0)
+
+
 def exact_gaps(probe: Probe) -> ProbeGaps:
     config, bot = probe.config(), make_bot(probe.opponent)
     weights, first, parts = component_problems(config, bot)
@@ -136,20 +147,22 @@ def exact_gaps(probe: Probe) -> ProbeGaps:
     def blind_rule(phase, elapsed, masks):
         return [blind.press(State(phase, elapsed, False, int(mask))) for mask in masks]
 
-    def mean(costs: Callable[[TimingProblem], PolicyCost]) -> tuple[float, float]:
-        """The policy's cost per move (weighed by the components' weights) and first turn (by ``first``)."""
+    def mean(costs: Callable[[TimingProblem], PolicyCost]) -> PolicyCost:
+        """The policy's cost per move (weighed by the components' weights), first turn and opening (by ``first``,
+        their shares of the rounds' first turns)."""
         each = [costs(problem) for problem in parts]
-        return (
+        return PolicyCost(
             float(np.dot(weights, [cost.cost_per_move for cost in each])),
             float(np.dot(first, [cost.first_turn_excess for cost in each])),
+            float(np.dot(first, [cost.opening_excess for cost in each])),
         )
 
     def solved(problem):
         policy = solve(problem)
-        return PolicyCost(policy.cost_per_move, policy.first_turn_excess)
+        return PolicyCost(policy.cost_per_move, policy.first_turn_excess, policy.opening_excess)
 
     def leading(ticks):
-        return lambda problem: PolicyCost(lead_cost(problem, ticks), lead_first_turn(problem, ticks))
+        return lambda problem: lead_policy_cost(problem, ticks)
 
     costs = {
         "oracle": mean(solved),
@@ -158,18 +171,20 @@ def exact_gaps(probe: Probe) -> ProbeGaps:
         "blind": mean(lambda problem: evaluate_policy(problem, blind_rule)) if len(parts) > 1 else mean(solved),
     }
     lacking = probe.lacking_yardstick
-    if lacking in BOUNDS:  # a bound, not an agent: its first turn costs what blind's does
-        costs[lacking] = (BOUNDS[lacking](probe), costs["blind"][1])
+    if lacking in BOUNDS:  # a bound, not an agent: its first turn and opening cost what blind's do
+        blind_cost = costs["blind"]
+        costs[lacking] = PolicyCost(BOUNDS[lacking](probe), blind_cost.first_turn_excess, blind_cost.opening_excess)
     starts = starting_share(config)
     once = starts * bot.price_of_not_knowing(config, OURS) + (1 - starts) * bot.price_of_not_knowing(config, THEIRS)
     return ProbeGaps(
         probe,
-        {agent: cost[0] for agent, cost in costs.items()},
+        {agent: cost.cost_per_move for agent, cost in costs.items()},
         mean_moves(config),
         once,
-        {agent: cost[1] for agent, cost in costs.items()},
+        {agent: cost.first_turn_excess for agent, cost in costs.items()},
         starts,
         lacking,
+        {agent: cost.opening_excess for agent, cost in costs.items()},
     )
 
 
@@ -342,10 +357,13 @@ def ladder(probe: Probe, gaps: ProbeGaps | None = None) -> list[Rung]:
     weights, first, problems = component_problems(probe.config(), make_bot(probe.opponent))
     rungs, fewer = [], None
     for presses in range(1, MAX_PRESSES + 1):
-        best = best_rule(list(problems), weights, first, presses)
-        if fewer is not None and best.cost.cost_per_move >= fewer.cost.cost_per_move - 1e-12:
+        best = best_rule(list(problems), weights, first, presses, gaps.moves, gaps.starts)
+        if (
+            fewer is not None
+            and best.cost.per_round(gaps.moves, gaps.starts) >= fewer.cost.per_round(gaps.moves, gaps.starts) - 1e-12
+        ):
             best = fewer  # one more press time changes nothing: the rule with fewer stands
-        per_round = best.cost.cost_per_move * gaps.moves + gaps.starts * best.cost.first_turn_excess
+        per_round = best.cost.per_round(gaps.moves, gaps.starts)
         rungs.append(
             Rung(
                 f"{presses} press time{'s' if presses > 1 else ''}",

@@ -18,8 +18,8 @@ it remembers: ``window_line(probe, k, sees_actions=True)`` bounds it by telling 
 its last ``k`` actions was a press (more than it knows after a press at random), so it presses with the one
 probability only where its last ``k`` actions were all waits. The presses in flight are the seat's actions of the
 last ``latency`` ticks, so that bound is for ``k`` up to the latency. Both bound the cost per move; a round's first
-turn, which a stack padded with zero frames may tell apart when the opponent opens the round, is counted as the
-solver counts it (it moves a round's figure by less than one move's cost, 0.06).
+turn and its opening with nothing in flight, which a stack padded with zero frames may tell apart, are counted as
+the solver counts them (``PolicyCost``: they move a round's figure by less than one move's cost, 0.06).
 
 ``counting_depth(probe)`` is the least tick into the opponent's turn up to which a policy must be able to press to
 reach the oracle's cost: how far the level makes a seat count.
@@ -34,7 +34,7 @@ import numpy as np
 
 from war_env.core.best_response import problem_with
 from war_env.core.bots import make_bot
-from war_env.core.optimum import TimingPolicy, TimingProblem, solve
+from war_env.core.optimum import PolicyCost, TimingPolicy, TimingProblem, solve
 from war_env.core.probes import PROBES, Probe
 from war_env.evaluation.probe_gaps import ProbeGaps, exact_gaps
 
@@ -110,7 +110,8 @@ def window_line(probe: Probe, frames: int, gaps: ProbeGaps | None = None, sees_a
     gaps = exact_gaps(probe) if gaps is None else gaps
     reach = window_reach(frames)
     _, policy = least_over_chance(single_problem(probe), reach, frames if sees_actions else 0)
-    return policy.cost_per_move * gaps.moves + gaps.starts * policy.first_turn_excess
+    cost = PolicyCost(policy.cost_per_move, policy.first_turn_excess, policy.opening_excess)
+    return cost.per_round(gaps.moves, gaps.starts)
 
 
 def counting_depth(probe: Probe) -> int:

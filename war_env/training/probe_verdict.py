@@ -1,8 +1,9 @@
 """A probe model's verdict, as the learners' table counts it: the model shows the probe's capability when its regret
 to the probe's oracle (per round, on paired held-out rounds, with its 95% bootstrap interval) lies wholly below the
 probe's **line**, the exact regret of the best policy that lacks the capability (``capability_line``:
-``press_once`` in memory, ``blind`` in inference, the reading probe's bound of lacking it, the best rule of two press
-times in anticipation; the learners' table counts with the same lines).
+``press_once`` in memory, ``blind`` in inference, the reading probe's bound of lacking it, in anticipation the best
+rule of fewer press times than its opponent has modes, or ``press_once`` against one mode; the learners' table counts
+with the same lines).
 
 ``war-train`` and ``war-curves`` judge a probe model by it; War-v0 and WarLatency-v0 keep their bar against
 ``prompt`` (``war_env.training.comparison.BAR``), which a probe's own oracle fails: the probes' opponents are built
@@ -26,19 +27,30 @@ def capability_line(probe: str) -> dict:
     """The probe's line: ``yardstick``, the best policy that lacks the capability, and its exact ``regret`` per
     round. That is the probe's yardstick of lacking it (``press_once``, ``blind``, or the reading probe's
     bound) or, where the observation shows the opponent's clock (``lead`` is one of the probe's
-    simple baselines), the best rule of one or two fixed press times if it does better (the ladder's rungs: timing
-    each of three modes takes three)."""
+    simple baselines), the best rule of fewer fixed press times than the opponent has modes if it does better (the
+    ladder's rungs, ``press_times_lacking``: timing each of ``k`` modes takes ``k``, so against one mode the line is
+    ``press_once``'s)."""
     from war_env.evaluation.probe_gaps import exact_gaps, ladder
 
     row = probe_named(probe)
     gaps = exact_gaps(row)
     candidates = {gaps.lacking: gaps.gap(gaps.lacking)}
     if "lead" in row.simple:
-        candidates |= {
-            rung.family: rung.margin for rung in ladder(row, gaps) if rung.family in ("1 press time", "2 press times")
-        }
+        fewer = press_times_lacking(row)
+        candidates |= {rung.family: rung.margin for rung in ladder(row, gaps)[:fewer]}
     best = min(candidates, key=candidates.get)
     return {"yardstick": best, "regret": candidates[best]}
+
+
+def press_times_lacking(row) -> int:
+    """The most press times of a ladder rule that lacks the capability: one fewer than the opponent's modes (a
+    ``modes`` bot's ``count``: pressing once ahead of each mode is the anticipation the probe asks), else two (the
+    ladder's rules of one and two press times)."""
+    from war_env.core.bots import Modes, make_bot
+    from war_env.evaluation.ladder import MAX_PRESSES
+
+    bot = make_bot(row.opponent)
+    return bot.count - 1 if isinstance(bot, Modes) else MAX_PRESSES - 1
 
 
 def verdict(probe: str, regret: dict, line: dict | None = None) -> dict:

@@ -1,5 +1,6 @@
 """The probes' capability gaps, exact and on paired rounds, or their ladders of simple rules:
-``python -m war_env.scripts.probe_figures [--rounds N] [--ladder] [--levels]`` (docs/probes.md). The tables are
+``python -m war_env.scripts.probe_figures [--rounds N] [--ladder] [--levels]`` (docs/probes.md; both flags: each
+level's ladder). The tables are
 ``war_env.league.probe_figures``'."""
 
 from __future__ import annotations
@@ -30,15 +31,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--levels",
         action="store_true",
-        help="print each level's exact figures only (the probes with levels among those named; no rounds)",
+        help="print each level's exact figures only (the probes with levels among those named; no rounds); with "
+        "--ladder, each level's ladder",
     )
     return parser
 
 
 def main(argv: list[str] | None = None) -> list[Row]:
-    """Print the table (or with ``--ladder`` the ladders, with ``--levels`` the levels' figures) and return its rows
-    (none for the ladders and the levels)."""
+    """Print the table (or with ``--ladder`` the ladders, with ``--levels`` the levels' figures, with both each
+    level's ladder) and return its rows (none for the ladders and the levels)."""
     args = build_parser().parse_args(argv)
+    if args.levels and args.ladder:
+        leveled = [name for name in args.probes if PROBES[name].levels]
+        print(ladder_table([f"{name}@{n}" for name in leveled for n in range(1, len(PROBES[name].levels) + 1)]))
+        return []
     if args.levels:
         print(levels_table(all_levels([name for name in args.probes if PROBES[name].levels])))
         return []

@@ -31,3 +31,12 @@ def test_fewer_than_two_rounds_is_a_usage_error_in_one_line(capsys):
         .err.strip()
         .endswith("rounds must be at least 2 (a paired interval needs two rounds), got 1")
     )
+
+
+def test_with_levels_the_ladder_is_printed_for_each_level_and_no_rule_is_below_the_oracle(capsys):
+    assert main(["--levels", "--ladder", "--probes", "anticipation"]) == []
+    lines = capsys.readouterr().out.splitlines()
+    names = [line.split(" | ")[0].removeprefix("| ") for line in lines[2:]]
+    assert sorted(set(names)) == ["anticipation@1", "anticipation@2", "anticipation@3"]
+    margins = [line.split(" | ")[-1].strip(" |") for line in lines[2:] if "the oracle |" not in line]
+    assert len(margins) == 9 and not any(margin.startswith("-") for margin in margins)  # -0.000 included

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from war_env.agents import make_agent
 from war_env.core.bots import make_bot
 from war_env.core.observation import observation_fields
-from war_env.core.probes import PROBES, Probe
+from war_env.core.probes import PROBES, Probe, probe_named
 from war_env.evaluation import observation_game, play_rounds
 from war_env.evaluation.probe_gaps import BOUNDS, ProbeGaps, clairvoyant_records, exact_gaps, ladder
 from war_env.evaluation.summary import RoundColumns, paired_difference
@@ -117,17 +117,20 @@ def table(rows: list[Row]) -> str:
 
 
 def ladder_table(names) -> str:
-    """The ladder of simple rules of each probe (``evaluation.probe_gaps.ladder``): the best rule of each family, its
-    exact cost per round and the oracle's margin over it."""
+    """The ladder of simple rules of each probe named (``NAME`` or ``NAME@n``, ``probe_named``;
+    ``evaluation.probe_gaps.ladder``): the best rule of each family, its exact cost per round and the oracle's margin
+    over it."""
     lines = [
         "| probe | rung | the best rule | timing cost per round, exact | the oracle's margin |",
         "|---|---|---|---|---|",
     ]
     for name in names:
-        gaps = exact_gaps(PROBES[name])
+        probe = probe_named(name)
+        gaps = exact_gaps(probe)
         lines.append(f"| {name} | the oracle | | {gaps.per_round('oracle'):.3f} | |")
-        for rung in ladder(PROBES[name], gaps):
-            lines.append(f"| {name} | {rung.family} | {rung.rule} | {rung.per_round:.3f} | {rung.margin:.3f} |")
+        for rung in ladder(probe, gaps):
+            margin = round(rung.margin, 12) + 0.0  # a tie to the last bits prints 0.000, not -0.000
+            lines.append(f"| {name} | {rung.family} | {rung.rule} | {rung.per_round:.3f} | {margin:.3f} |")
     return "\n".join(lines)
 
 

@@ -26,7 +26,7 @@ import war_env  # noqa: F401  (registers War-v0)
 from war_env.batched import stepping
 from war_env.batched.borrow import borrowed
 from war_env.perf.harness import measure_side_by_side
-from war_env.perf.workloads import WORKLOADS, vector_env_loop
+from war_env.perf.workloads import VECTOR_WARMUP_STEPS, WORKLOADS, vector_env_loop
 
 
 @dataclass
@@ -85,9 +85,9 @@ def timed_inside_step(env, owner: object, method: str, presses: np.ndarray, step
     return spent[0] / steps * 1e6
 
 
-def profile(num_envs: int = 4096, steps: int = 200, warm_up: int = 1000) -> tuple[list[Piece], float]:
+def profile(num_envs: int = 4096, steps: int = 200, warm_up: int = VECTOR_WARMUP_STEPS) -> tuple[list[Piece], float]:
     """The pieces of a step of ``num_envs`` sub-envs pressing on every tick, after ``warm_up`` steps (so
-    that rounds end on nearly every step, as in a long run); and the rounds that end per step."""
+    that rounds end at their long-run rate); and the rounds that end per step."""
     env = gym.make_vec("War-v0", num_envs=num_envs, vectorization_mode="vector_entry_point")
     env.reset(seed=0)
     presses = np.ones(num_envs, dtype=np.int64)

@@ -31,6 +31,7 @@ ADVENT="learning_rate=0.001 normalize_advantage=true ent_coef=0.01"
 READING="$ADVENT normalize_observation=true $EVAL"
 MEMORY="$ADVENT $EVAL"  # fast_stack24 sees its previous action (a learner setting)
 LEVEL1="$ADVENT $EVAL"  # anticipation@1 and inference@1
+UNIFORM="$READING one_hot_cards=true"  # the reading settings, for every family (README.md, "One set of settings ...")
 
 case "${1:-}" in
   reading_pos) table reading_pos fast_stack4 reading 6291456 0 1 2 3 4 -- $READING ;;
@@ -108,5 +109,11 @@ case "${1:-}" in
       [ -d "$OUT/$name" ] || continue
       echo "## $name, blind"; $SCORE "$OUT"/$name/suites/inference*-*/inference* $I inference@1 blind blind press_once
     done ;;
-  *) echo "usage: command.sh reading_pos|memory_pos|reading_neg|memory_neg|reading_neg_stack24|reading_neg_lstm|reading_pos_20m_a|reading_pos_20m_b|memory_neg_16m|reading_pos_relu|reading_pos_mlp|score_no_card|reading_pos_onehot|reading_neg_onehot|score_no_card_onehot|anticipation_pos|inference_pos|anticipation_neg|inference_neg|score_level1|inference_neg_16m|anticipation_pos_stack4|inference_pos_stack4|anticipation_neg_after_open|inference_neg_norm|inference_pos_norm" >&2; exit 2 ;;
+  # one set of settings for every family (README.md, "One set of settings for every family"): the positive controls
+  # of memory, anticipation and inference at level 1 with the reading settings (observation normalisation, cards
+  # one-hot), the learner and budget of each family's positive control, seeds 0-2
+  memory_pos_uniform) table memory_pos_uniform fast_stack24 memory@1 4194304 0 1 2 -- $UNIFORM ;;
+  anticipation_pos_uniform) table anticipation_pos_uniform fast_mlp anticipation@1 6291456 0 1 2 -- $UNIFORM ;;
+  inference_pos_uniform) table inference_pos_uniform fast_mlp inference@1 6291456 0 1 2 -- $UNIFORM ;;
+  *) echo "usage: command.sh reading_pos|memory_pos|reading_neg|memory_neg|reading_neg_stack24|reading_neg_lstm|reading_pos_20m_a|reading_pos_20m_b|memory_neg_16m|reading_pos_relu|reading_pos_mlp|score_no_card|reading_pos_onehot|reading_neg_onehot|score_no_card_onehot|anticipation_pos|inference_pos|anticipation_neg|inference_neg|score_level1|inference_neg_16m|anticipation_pos_stack4|inference_pos_stack4|anticipation_neg_after_open|inference_neg_norm|inference_pos_norm|memory_pos_uniform|anticipation_pos_uniform|inference_pos_uniform" >&2; exit 2 ;;
 esac

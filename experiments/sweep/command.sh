@@ -3,8 +3,8 @@
 # checkout, with CODE a frozen copy of the tree (git archive of the commit the README names, agents/ and scripts/
 # copied into war_env/ as the install maps them), so that edits in the checkout cannot change a run. OUT receives one
 # learners' table folder per cell: one learner, one probe level, two seeds, one setting. `command.sh slotA` and
-# `command.sh slotB` ran beside each other; each table waits while /work/brief/QUIET exists or two training runs
-# (anyone's) are going, and the gate is taken under a lock so that the two slots never start at the same moment.
+# `command.sh slotB` ran beside each other, started by the script's full path (others() below); each table waits
+# at its gate (gate() below), taken under a lock so that the two slots never start at the same moment.
 set -u
 CODE=${CODE:?the frozen copy of the code}
 OUT=${OUT:?the folder for the tables}
@@ -13,10 +13,17 @@ TABLE="nice -n 5 env PYTHONPATH=$CODE $PYTHON -m war_env.scripts.learners"
 SEEDS="100 101"  # training seeds no table uses (tables use 0-4); the table refuses a single seed
 STEPS=4194304    # 2^22 steps a run: 25-150 s of training at the controls' speeds
 runs() { pgrep -af '^[^ ]*python[^ ]* .*(fast_ppo|learners|no_card|level1_variants|war_checks)' | grep -vc pytest; }
-gate() {  # wait for a free slot (no QUIET file, fewer than two training runs), holding the lock until ours shows
+mine() { pgrep -af "^[^ ]*python[^ ]* .*learners --out $OUT/" | grep -vc pytest; }
+# other helpers' queues (their slot or command scripts, waiting or running); this script runs by its full path,
+# which names the sweep, so it is not counted
+others() { pgrep -af '(slot|command)[^ /]*\.sh' | grep -vc sweep; }
+gate() {  # wait for a free slot, holding the lock until ours shows: no QUIET file, fewer than two training runs, and
+  # while another helper's queue is alive, no more than one run of ours (their runs come first)
   exec 9> "$OUT/.gate.lock"
   flock 9
-  while test -e /work/brief/QUIET || [ "$(runs)" -ge 2 ]; do sleep 30; done
+  while test -e /work/brief/QUIET || [ "$(runs)" -ge 2 ] || { [ "$(mine)" -ge 1 ] && [ "$(others)" -ge 1 ]; }; do
+    sleep 30
+  done
 }
 table() {  # table NAME LEARNER PROBE -- FAST_SETTINGS...
   local name=$1 learner=$2 probe=$3; shift 4

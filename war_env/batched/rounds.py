@@ -128,9 +128,8 @@ class BatchedRounds:
         games = np.asarray(games, dtype=np.int64)
         words = reported_words()
         if reactions is None:
-            rows, counts, *reactions = stepping.read_rounds(
-                tuple(self.arrays), games, words
-            )  # plain tuple: BatchedSteps
+            # a plain tuple of arrays: numba reads it in C (BatchedSteps' _rules)
+            rows, counts, *reactions = stepping.read_rounds(tuple(self.arrays), games, words)
         else:
             counts = self.state["logged"][games]
             rows = np.ascontiguousarray(self.state.view(np.int64).reshape(self.n, ROUND.itemsize // 8)[games][:, words])

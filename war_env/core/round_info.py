@@ -330,8 +330,8 @@ class RoundTable:
         return self.reaction_ticks[seat][start : start + self.reaction_counts[i, seat]]
 
     def reaction_pairs(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Every round's reaction ticks as the pair of int64 arrays of ``info["round"]["reaction_ticks"]`` (views
-        of one array per seat: a list per round cost twice the vector env's info)."""
+        """Every round's reaction ticks as the pair of int64 arrays of ``info["round"]["reaction_ticks"]``: views of
+        one array per seat (lists, one per round, were a quarter of the vector env's info at N = 4096)."""
         ends = np.cumsum(self.reaction_counts, axis=0).T.tolist()
         seats = [
             [ticks[start:end] for start, end in zip([0, *bounds[:-1]], bounds)]

@@ -3,6 +3,8 @@ trained with, the settings that make it what it is, which ``--fast-set`` cannot 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from war_env.experiments.learners import LEARNER_SETTING_KEYS, LEARNERS, learner_settings
@@ -36,3 +38,33 @@ def test_fast_set_refuses_a_learners_own_setting(tmp_path):
 
     with pytest.raises(ValueError, match=r"--fast-set cannot change \['previous_action'\]"):
         check_fast_settings(tmp_path, ["previous_action=false"])
+
+
+def test_fast_set_may_give_another_learner_a_setting_that_is_one_learners_own(tmp_path):
+    from war_env.experiments.learners import check_fast_settings
+
+    assert check_fast_settings(tmp_path / "lstm", ["previous_action=true"], learners=["fast_lstm"]) == {
+        "previous_action": True
+    }
+    with pytest.raises(ValueError, match=r"--fast-set cannot change \['previous_action'\]"):
+        check_fast_settings(tmp_path / "both", ["previous_action=true"], learners=["fast_lstm", "fast_stack24"])
+
+
+def test_a_run_is_held_to_its_tables_settings_but_not_to_its_learners_own(tmp_path):
+    from war_env.experiments.learners import _check_runs_trained_with
+    from war_env.support.run_folder import RunFolderConflict
+
+    def trained(name, **settings):
+        folder = tmp_path / "runs" / "memory" / name
+        folder.mkdir(parents=True)
+        config = FastPPOConfig.with_overrides(settings).as_json()
+        (folder / "config.json").write_text(json.dumps({"config": config}))
+
+    trained("fast_stack24-s0", previous_action=True)  # its own setting: not the table's to compare
+    _check_runs_trained_with(tmp_path, {}, FastPPOConfig())
+    trained("fast_lstm-s0", previous_action=True)  # the table's setting for the LSTM: compared
+    _check_runs_trained_with(
+        tmp_path, {"previous_action": True}, FastPPOConfig.with_overrides({"previous_action": True})
+    )
+    with pytest.raises(RunFolderConflict, match="fast_lstm-s0 was trained with"):
+        _check_runs_trained_with(tmp_path, {}, FastPPOConfig())

@@ -106,7 +106,14 @@ def learner_settings(learner: Learner, timesteps: int) -> dict:
 
 
 LEARNER_SETTING_KEYS = frozenset(key for learner in LEARNERS.values() for key in learner_settings(learner, 1))
-"""The keys of ``learner_settings``: ``--fast-set`` refuses them, and a run's other settings are the table's."""
+"""The keys of every learner's ``learner_settings``."""
+
+
+def setting_keys_of(names) -> frozenset:
+    """The keys of the ``learner_settings`` of the learners ``names``: ``--fast-set`` refuses them in a table of those
+    learners (another table may set them: ``fast_stack24``'s previous action for ``fast_lstm``), and a run's other
+    settings are its table's."""
+    return frozenset(key for name in names for key in learner_settings(LEARNERS[name], 1))
 
 
 def suite_config(algo: str, folder: Path) -> Path:
@@ -693,14 +700,17 @@ def suite_folder(out: Path, probe: str, seeds, learners, sampled: bool = False) 
     return out / "suites" / (name + ("-sampled" if sampled else ""))
 
 
-def check_fast_settings(out: Path, items: list[str], inherited: dict | None = None) -> dict:
+def check_fast_settings(
+    out: Path, items: list[str], inherited: dict | None = None, learners: Sequence[str] = tuple(LEARNERS)
+) -> dict:
     """``--fast-set KEY=VALUE`` items as ``FastPPOConfig`` overrides, checked before anything trains. The folder
     keeps the settings it was started with in ``fast_settings.json``: continuing it with others would mix two
     trainers in one table, so that is refused (an empty list continues it with its own). A folder older than that
     file is held to the settings its fast runs were trained with (their ``config.json``). ``inherited``: the
-    settings of the table ``--continue-from`` goes on from, taken when no item is given."""
+    settings of the table ``--continue-from`` goes on from, taken when no item is given. ``learners``: the table's
+    (their own settings cannot be changed)."""
     given = parse_assignments(items, "--fast-set") if items or inherited is None else dict(inherited)
-    fixed = sorted(set(given) & LEARNER_SETTING_KEYS)
+    fixed = sorted(set(given) & setting_keys_of(learners))
     if fixed:
         raise ValueError(f"--fast-set cannot change {fixed}: they make the learners what they are")
     config = FastPPOConfig.with_overrides(given)  # unknown keys and bad values are refused here, before any run starts
@@ -721,14 +731,22 @@ def _check_runs_trained_with(
 ) -> None:
     """Refuse ``settings`` (made into ``config``) when a fast run already in ``out`` was trained with others (its
     ``config.json``), the settings that make the learners aside."""
-    wanted = {key: value for key, value in sorted(config.as_json().items()) if key not in LEARNER_SETTING_KEYS}
+    settings_of_the_table = sorted(config.as_json().items())
     for config_path in sorted(out.glob("runs/*/fast_*/config.json")):
+        own = _own_setting_keys(config_path.parent.name)
+        wanted = {key: value for key, value in settings_of_the_table if key not in own}
         trained = json.loads(config_path.read_text())["config"]
         differing = {key: trained.get(key) for key, value in wanted.items() if trained.get(key) != value}
         if differing:
             raise RunFolderConflict(
                 f"{config_path.parent} was trained with {differing}, not with --fast-set {settings}: {advice}"
             )
+
+
+def _own_setting_keys(run_name: str) -> frozenset:
+    """The learner settings of the run folder ``run_name`` (``LEARNER-sSEED``): what its table did not set."""
+    name = run_name.rsplit("-s", 1)[0]
+    return setting_keys_of([name]) if name in LEARNERS else LEARNER_SETTING_KEYS
 
 
 def source_settings(sources: list[Path], out: Path) -> dict | None:
@@ -885,7 +903,8 @@ def run_table(
     try:
         budgets = parse_budgets(list(budget), timesteps, learners)
         sources = list(continue_from)
-        fast_settings = check_fast_settings(out, list(fast_set), source_settings(sources, out) if sources else None)
+        inherited = source_settings(sources, out) if sources else None
+        fast_settings = check_fast_settings(out, list(fast_set), inherited, learners)
         if sources:
             continue_runs(sources, out, learners, probes, seeds, budgets, fast_settings)
     except ValueError as error:

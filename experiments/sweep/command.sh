@@ -17,11 +17,12 @@ mine() { pgrep -af "^[^ ]*python[^ ]* .*learners --out $OUT/" | grep -vc pytest;
 # other helpers' queues (their slot or command scripts, waiting or running); this script runs by its full path,
 # which names the sweep, so it is not counted
 others() { pgrep -af '(slot|command)[^ /]*\.sh' | grep -vc sweep; }
-gate() {  # wait for a free slot, holding the lock until ours shows: no QUIET file, fewer than two training runs, and
+gate() {  # wait for a free slot, holding the lock until ours shows: no file at $QUIET (a pause for speed figures),
+  # fewer than two training runs, and
   # while another helper's queue is alive, no more than one run of ours (their runs come first)
   exec 9> "$OUT/.gate.lock"
   flock 9
-  while test -e /work/brief/QUIET || [ "$(runs)" -ge 2 ] || { [ "$(mine)" -ge 1 ] && [ "$(others)" -ge 1 ]; }; do
+  while { [ -n "${QUIET:-}" ] && test -e "$QUIET"; } || [ "$(runs)" -ge 2 ] || { [ "$(mine)" -ge 1 ] && [ "$(others)" -ge 1 ]; }; do
     sleep 30
   done
 }
@@ -49,6 +50,8 @@ MLP="normalize_advantage=true $EVAL"
 STACK4="normalize_advantage=true normalize_observation=true one_hot_cards=true $EVAL"
 STACK24="normalize_advantage=true $EVAL"
 LSTM="normalize_advantage=true normalize_observation=true lstm_forget_bias=1 $EVAL"
+# the LSTM again with its previous action, once --fast-set allowed it in a table without fast_stack24 (7d84d6f)
+LSTM_PA="$LSTM previous_action=true"
 sweep() {  # sweep LEARNER PROBE SHORT FIXED...: the four cells, learning rate x entropy bonus
   local learner=$1 probe=$2 short=$3; shift 3
   for lr in 0.0003 0.001; do
@@ -63,6 +66,7 @@ case "${1:-}" in
   stack24) sweep fast_stack24 memory@2 stack24 $STACK24 ;;
   mlp) sweep fast_mlp inference@2 mlp $MLP ;;
   lstm) sweep fast_lstm memory@2 lstm $LSTM ;;
+  lstm_pa) sweep fast_lstm memory@2 lstm_pa $LSTM_PA ;;
   stack4) sweep fast_stack4 reading@2 stack4 $STACK4 ;;
-  *) echo "usage: command.sh slotA|slotB|stack24|mlp|lstm|stack4" >&2; exit 2 ;;
+  *) echo "usage: command.sh slotA|slotB|stack24|mlp|lstm|lstm_pa|stack4" >&2; exit 2 ;;
 esac

@@ -113,7 +113,9 @@ case "${1:-}" in
   # of memory, anticipation and inference at level 1 with the reading settings (observation normalisation, cards
   # one-hot), the learner and budget of each family's positive control, seeds 0-2
   memory_pos_uniform) table memory_pos_uniform fast_stack24 memory@1 4194304 0 1 2 -- $UNIFORM ;;
+  # ... and seeds 3-4 of memory (its positive control had five seeds, seed 4 collapsing late)
+  memory_pos_uniform_b) table memory_pos_uniform_b fast_stack24 memory@1 4194304 3 4 -- $UNIFORM ;;
   anticipation_pos_uniform) table anticipation_pos_uniform fast_mlp anticipation@1 6291456 0 1 2 -- $UNIFORM ;;
   inference_pos_uniform) table inference_pos_uniform fast_mlp inference@1 6291456 0 1 2 -- $UNIFORM ;;
-  *) echo "usage: command.sh reading_pos|memory_pos|reading_neg|memory_neg|reading_neg_stack24|reading_neg_lstm|reading_pos_20m_a|reading_pos_20m_b|memory_neg_16m|reading_pos_relu|reading_pos_mlp|score_no_card|reading_pos_onehot|reading_neg_onehot|score_no_card_onehot|anticipation_pos|inference_pos|anticipation_neg|inference_neg|score_level1|inference_neg_16m|anticipation_pos_stack4|inference_pos_stack4|anticipation_neg_after_open|inference_neg_norm|inference_pos_norm|memory_pos_uniform|anticipation_pos_uniform|inference_pos_uniform" >&2; exit 2 ;;
+  *) echo "usage: command.sh reading_pos|memory_pos|reading_neg|memory_neg|reading_neg_stack24|reading_neg_lstm|reading_pos_20m_a|reading_pos_20m_b|memory_neg_16m|reading_pos_relu|reading_pos_mlp|score_no_card|reading_pos_onehot|reading_neg_onehot|score_no_card_onehot|anticipation_pos|inference_pos|anticipation_neg|inference_neg|score_level1|inference_neg_16m|anticipation_pos_stack4|inference_pos_stack4|anticipation_neg_after_open|inference_neg_norm|inference_pos_norm|memory_pos_uniform|memory_pos_uniform_b|anticipation_pos_uniform|inference_pos_uniform" >&2; exit 2 ;;
 esac

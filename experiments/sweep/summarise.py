@@ -12,7 +12,13 @@ import re
 import sys
 from pathlib import Path
 
-LEARNERS = (("fast_mlp", "mlp"), ("fast_stack4", "stack4"), ("fast_stack24", "stack24"), ("fast_lstm", "lstm"))
+LEARNERS = (
+    ("fast_mlp", "mlp"),
+    ("fast_stack4", "stack4"),
+    ("fast_stack24", "stack24"),
+    ("fast_lstm", "lstm"),
+    ("fast_lstm", "lstm_pa"),  # with its previous action
+)
 SETTINGS = (("0.0003", "0"), ("0.0003", "0.01"), ("0.001", "0"), ("0.001", "0.01"))
 
 

@@ -1,7 +1,13 @@
 """The negative controls' probe rows of experiments/controls/level1_variants.py: anticipation at level 1 where a press
 counts only in the agent's open turn with nothing in flight (and the first try, in its open turn alone), and
 inference with the opponent's last reaction hidden. Each is the probe's game with only that changed (the same deals,
-the same rewards for a policy the change does not touch), and its vector env is its single env step for step."""
+the same rewards for a policy the change does not touch), and its vector env is its single env step for step.
+
+Kept beside the script, not in tests/: registering the rows adds probes to the project's table for the whole session,
+which the suite's own tests of the published probes would then see. Run it alone:
+
+    python -m pytest experiments/controls/test_level1_variants.py
+"""
 
 import sys
 from pathlib import Path
@@ -9,13 +15,16 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-from test_vector_probes import probe_side_by_side
 
 from war_env.envs.games import game_config
 from war_env.evaluation import play_rounds
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "experiments" / "controls"))
+sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parents[2] / "tests")]
+import conftest  # noqa: E402  (the suite's)
 import level1_variants  # noqa: E402
+from test_vector_probes import probe_side_by_side  # noqa: E402
+
+backend = conftest.backend  # the suite's fixture: both engines of the vector env
 
 level1_variants.register()
 AFTER_OPEN = level1_variants.AFTER_OPEN.env_id

@@ -107,6 +107,11 @@ class Bot:
         """The bot of one reaction distribution the seat's bot plays the whole round of ``round_key`` as."""
         return self
 
+    def mode_count(self) -> int | None:
+        """How many separate windows the bot's reactions are built of (``Modes``), or ``None`` for a bot not built
+        that way: timing each window ahead takes a press time of its own."""
+        return None
+
     def spec(self) -> str:
         return self.name
 
@@ -199,6 +204,9 @@ class Modes(Bot):
 
     def ticks(self) -> list[int]:
         return [self.first + mode * self.every + k for mode in range(self.count) for k in range(self.width)]
+
+    def mode_count(self):
+        return self.count
 
     def reaction_probabilities(self, config):
         share = 1.0 / (self.count * self.width)

@@ -558,15 +558,7 @@ class TimingPolicy:
     def opening_excess(self) -> float:
         """What a round costs beyond ``cost_per_move`` times its moves as it opens with nothing in flight, the
         opponent starting (``PolicyCost.opening_excess``): the policy evaluated while the opponent plays."""
-        masks = InFlight(self.problem)
-        budget = min(MAX_ITERATIONS, _fits(self.problem, self.shape))
-        try:
-            cost, _ = _policy_cost(
-                self.problem, masks, self.shape, self._classes, None, 1e-10, budget, None, opening=True
-            )
-        except _Unsettled:
-            raise self.problem.unsettled(budget, budget < MAX_ITERATIONS) from None
-        return cost.opening_excess
+        return _settled_cost(self.problem, self.shape, self._classes, None, 1e-10, MAX_ITERATIONS).opening_excess
 
     def presses_exactly_when_its_turn_is_open(self) -> bool:
         """Whether, with nothing in flight, it presses on every tick of its turn and never in the opponent's:
@@ -802,6 +794,17 @@ class PolicyCost:
         ``starts``."""
         return self.cost_per_move * moves + self.opening_excess + starts * self.first_turn_excess
 
+    @staticmethod
+    def weighted(costs, weights, first_weights) -> PolicyCost:
+        """A policy's cost against a bot of several components, from its ``costs`` against each: the cost per move
+        weighed by the components' shares of the bot's moves (``weights``), what a round costs beyond it by their
+        shares of the rounds' first turns (``first_weights``)."""
+        return PolicyCost(
+            float(np.dot(weights, [cost.cost_per_move for cost in costs])),
+            float(np.dot(first_weights, [cost.first_turn_excess for cost in costs])),
+            float(np.dot(first_weights, [cost.opening_excess for cost in costs])),
+        )
+
 
 def _policy_cost(
     problem, masks, shape, fixed, rule, tolerance, max_iterations, progress, start=None, opening: bool = False
@@ -863,17 +866,21 @@ def evaluate_policy(
     problem: TimingProblem, rule: PolicyRule, tolerance: float = 1e-10, max_iterations: int = MAX_ITERATIONS
 ) -> PolicyCost:
     """``evaluate``'s cost per move and what a round costs beyond it (``PolicyCost``)."""
-    masks = InFlight(problem)
     shape = _Shape.of(problem, compress=False)
-    fits = _fits(problem, shape)
-    if fits < TYPICAL_ITERATIONS:
+    if _fits(problem, shape) < TYPICAL_ITERATIONS:
         raise ValueError(
             f"evaluate tables every tick: this problem ({problem.turn_ticks} ticks, latency up to "
             f"{problem.max_delay}) is too large for it"
         )
-    budget = min(max_iterations, fits)
+    return _settled_cost(problem, shape, None, rule, tolerance, max_iterations)
+
+
+def _settled_cost(problem, shape, fixed, rule, tolerance, max_iterations) -> PolicyCost:
+    """A policy's whole ``PolicyCost`` (its opening too), within the iterations ``shape``'s tables fit
+    (``problem.unsettled`` if it does not settle by then)."""
+    budget = min(max_iterations, _fits(problem, shape))
     try:
-        cost, _ = _policy_cost(problem, masks, shape, None, rule, tolerance, budget, None, opening=True)
+        cost, _ = _policy_cost(problem, InFlight(problem), shape, fixed, rule, tolerance, budget, None, opening=True)
     except _Unsettled:
         raise problem.unsettled(budget, budget < max_iterations) from None
     return cost

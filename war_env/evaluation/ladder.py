@@ -170,12 +170,7 @@ def best_rule(
     ):
         for always in itertools.product((True, False), repeat=len(ticks)):
             rule = PressRule(ticks, always, at_own_draw)
-            costs = [rule_cost(problem, rule) for problem in problems]
-            cost = PolicyCost(
-                float(np.dot(weights, [c.cost_per_move for c in costs])),
-                float(np.dot(first_weights, [c.first_turn_excess for c in costs])),
-                float(np.dot(first_weights, [c.opening_excess for c in costs])),
-            )
+            cost = PolicyCost.weighted([rule_cost(problem, rule) for problem in problems], weights, first_weights)
             per_round = cost.per_round(moves, starts)
             if per_round < least - 1e-15:
                 best, least = BestRule(rule, cost), per_round

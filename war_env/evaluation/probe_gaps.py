@@ -98,12 +98,12 @@ class ProbeGaps:
     first_turn: dict[str, float] = field(default_factory=dict)
     starts: float = 0.5
     lacking: str = ""
-    opening: dict[str, float] = field(default_factory=dict)
-    """Agent -> what a round costs it beyond its cost per move as it opens with nothing in flight
-    (``PolicyCost.opening_excess``)."""
     """The entry of ``per_move`` that is the yardstick of lacking the capability: the probe's ``lacking`` agent, or
     in the reading probe ``card_blind``, the best policy that reads every field but the bot's card (a bound, not an
     agent: ``best_field_reader``)."""
+    opening: dict[str, float] = field(default_factory=dict)
+    """Agent -> what a round costs it beyond its cost per move as it opens with nothing in flight
+    (``PolicyCost.opening_excess``)."""
 
     def per_round(self, agent: str) -> float:
         """The agent's expected timing cost of a round: its cost per move times the mean moves, plus what the
@@ -148,14 +148,7 @@ def exact_gaps(probe: Probe) -> ProbeGaps:
         return [blind.press(State(phase, elapsed, False, int(mask))) for mask in masks]
 
     def mean(costs: Callable[[TimingProblem], PolicyCost]) -> PolicyCost:
-        """The policy's cost per move (weighed by the components' weights), first turn and opening (by ``first``,
-        their shares of the rounds' first turns)."""
-        each = [costs(problem) for problem in parts]
-        return PolicyCost(
-            float(np.dot(weights, [cost.cost_per_move for cost in each])),
-            float(np.dot(first, [cost.first_turn_excess for cost in each])),
-            float(np.dot(first, [cost.opening_excess for cost in each])),
-        )
+        return PolicyCost.weighted([costs(problem) for problem in parts], weights, first)
 
     def solved(problem):
         policy = solve(problem)

@@ -216,10 +216,10 @@ def capability_lines(probes) -> dict[str, dict]:
     """Per probe, the best policy that lacks its capability and its exact regret per round (and the oracle's exact
     timing cost per round, ``oracle_cost``, which the curves are drawn against): the probe's yardstick of
     lacking it (``press_once``, ``blind``, or in the reading probe the ``card_blind`` bound) or, where the observation
-    shows the opponent's clock (``lead`` is one of the probe's simple baselines), the best rule of one or two fixed
-    press times (the ladder's rungs: timing each of three modes takes three). The bounded score's 0 is the best simple
-    baseline only, so a learner that plays ``blind`` exactly scores 0.4 in inference and 0.3 in reading without
-    reading anything: this line, not the score, says whether a run shows the capability."""
+    shows the opponent's clock (``lead`` is one of the probe's simple baselines), the best rule of fewer fixed press
+    times than the opponent has modes if it does better (``probe_verdict.capability_line``). The bounded score's 0
+    is the best simple baseline only, so a learner that plays ``blind`` exactly scores 0.4 in inference and 0.3 in
+    reading without reading anything: this line, not the score, says whether a run shows the capability."""
     return {
         probe: {**capability_line(probe), "oracle_cost": exact_gaps(probe_named(probe)).per_round("oracle")}
         for probe in probes

@@ -46,11 +46,11 @@ def press_times_lacking(row) -> int:
     """The most press times of a ladder rule that lacks the capability: one fewer than the opponent's modes (a
     ``modes`` bot's ``count``: pressing once ahead of each mode is the anticipation the probe asks), else two (the
     ladder's rules of one and two press times)."""
-    from war_env.core.bots import Modes, make_bot
+    from war_env.core.bots import make_bot
     from war_env.evaluation.ladder import MAX_PRESSES
 
-    bot = make_bot(row.opponent)
-    return bot.count - 1 if isinstance(bot, Modes) else MAX_PRESSES - 1
+    modes = make_bot(row.opponent).mode_count()
+    return MAX_PRESSES - 1 if modes is None else modes - 1
 
 
 def verdict(probe: str, regret: dict, line: dict | None = None) -> dict:

@@ -305,7 +305,7 @@ def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curve
             "--jobs",
             "2",
             "--fast-set",
-            "learning_rate=0.0005",
+            "gae_lambda=0.9",
         ]
     )
     cards = {
@@ -318,12 +318,12 @@ def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curve
     assert [card["timesteps"] for card in cards["fast_mlp"]] == [65536, 65536]  # 64 steps: one whole rollout
     assert [card["timesteps"] for card in cards["fast_lstm"]] == [131072, 131072]
     assert all(card["config"]["lstm_hidden_size"] == 64 for card in cards["fast_lstm"])
-    assert all(card["config"]["learning_rate"] == 0.0005 for card in cards["fast_mlp"] + cards["fast_lstm"])
+    assert all(card["config"]["gae_lambda"] == 0.9 for card in cards["fast_mlp"] + cards["fast_lstm"])
     assert all(card["env_id"] == "WarAnticipation-v1" for card in cards["fast_mlp"] + cards["fast_lstm"])
     saved = json.loads((out / "learners.json").read_text())
     assert saved["budgets"] == {"fast_mlp": 64, "fast_lstm": 131072}
-    assert saved["fast_settings"] == {"learning_rate": 0.0005}
-    assert "defaults changed by {'learning_rate': 0.0005}" in (out / "learners.md").read_text()
+    assert saved["fast_settings"] == {"gae_lambda": 0.9}
+    assert "defaults changed by {'gae_lambda': 0.9}" in (out / "learners.md").read_text()
     assert set(table) == {"fast_mlp", "fast_lstm"} and len(table["fast_lstm"]["scores"]["anticipation"]) == 2
     for points in saved["curves"]["anticipation"].values():
         assert [point["steps"] for point in points] == sorted(point["steps"] for point in points)
@@ -375,11 +375,11 @@ def test_a_table_continued_from_another_trains_its_fast_runs_on_from_their_last_
 
     first, longer, same = tmp_path / "first", tmp_path / "longer", tmp_path / "same"
     common = ["--seeds", "0", "1", "--learners", "fast_mlp", "--probes", "memory", "--rounds", "2"]
-    table = main(["--out", str(first), "--timesteps", "64", "--fast-set", "learning_rate=0.0005", *common])
+    table = main(["--out", str(first), "--timesteps", "64", "--fast-set", "gae_lambda=0.9", *common])
     source_files = {path: path.read_bytes() for path in first.rglob("*") if path.is_file()}
     main(["--out", str(longer), "--timesteps", "131072", "--continue-from", str(first), *common])
     assert {path: path.read_bytes() for path in first.rglob("*") if path.is_file()} == source_files  # untouched
-    assert json.loads((longer / "fast_settings.json").read_text()) == {"learning_rate": 0.0005}  # its source's
+    assert json.loads((longer / "fast_settings.json").read_text()) == {"gae_lambda": 0.9}  # its source's
     for seed in (0, 1):
         run = longer / "runs" / "memory" / f"fast_mlp-s{seed}"
         card = json.loads((run / "model_card.json").read_text())
@@ -523,25 +523,25 @@ def test_a_table_continues_neither_itself_nor_runs_trained_with_other_fast_setti
 
     source = tmp_path / "source"
     run_dir = _finished_run(source, "memory/fast_mlp-s0", FAST_CARD)
-    _new_settings(run_dir, 131072, {}, "WarMemory-v0", None, None, 0, 1)  # the default learning rate, 1e-3
+    _new_settings(run_dir, 131072, {}, "WarMemory-v0", None, None, 0, 1)  # the default gae_lambda, 0.95
     argv = ["--continue-from", str(source), "--seeds", "0", "1", "--learners", "fast_mlp", "--probes", "memory"]
     with pytest.raises(SystemExit):
         main(["--out", str(source), *argv])
     assert f"--continue-from {source} is the table's own --out" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["--out", str(tmp_path / "out"), "--fast-set", "learning_rate=0.00025", *argv])
+        main(["--out", str(tmp_path / "out"), "--fast-set", "gae_lambda=0.8", *argv])
     assert (
-        "fast_mlp-s0 was trained with {'learning_rate': 0.001}, not with --fast-set {'learning_rate': 0.00025}: "
+        "fast_mlp-s0 was trained with {'gae_lambda': 0.95}, not with --fast-set {'gae_lambda': 0.8}: "
         "continue only from a table trained with the same --fast-set"
     ) in capsys.readouterr().err
-    for table, rate in [(source, 0.001), (tmp_path / "other", 0.00025)]:
+    for table, rate in [(source, 0.95), (tmp_path / "other", 0.8)]:
         _finished_run(table, "memory/fast_mlp-s1", FAST_CARD)
-        (table / "fast_settings.json").write_text(json.dumps({"learning_rate": rate}))
+        (table / "fast_settings.json").write_text(json.dumps({"gae_lambda": rate}))
     with pytest.raises(SystemExit):
         main(["--out", str(tmp_path / "out"), *argv[2:], "--continue-from", str(source), str(tmp_path / "other")])
     assert (
-        "--continue-from folders started with other --fast-set settings, [{'learning_rate': 0.001}, "
-        "{'learning_rate': 0.00025}]: a table holds one" in capsys.readouterr().err
+        "--continue-from folders started with other --fast-set settings, [{'gae_lambda': 0.95}, "
+        "{'gae_lambda': 0.8}]: a table holds one" in capsys.readouterr().err
     )
     assert not (tmp_path / "out" / "runs").exists()
 
@@ -569,7 +569,7 @@ def _table_file(folder: Path, scores: dict[str, dict[str, list[float]]], budget:
         "seeds": [0, 1],
         "rounds": rounds,
         "actions": "greedy",
-        "fast_settings": {"learning_rate": 0.00025},
+        "fast_settings": {"gae_lambda": 0.8},
         "budgets": dict.fromkeys(scores, budget),
         "capability_lines": {probe: LINES[probe] for probe in probes},
         "learners": with_aggregates(table, probes),
@@ -669,7 +669,7 @@ def test_rerendering_a_folder_without_a_table_names_the_file(tmp_path, capsys):
     [
         ("frame_stack=2", "--fast-set cannot change ['frame_stack']"),
         ("lr=0.001", "unknown fast_ppo setting(s) ['lr']"),
-        ("learning_rate", "expected key=value"),
+        ("gae_lambda", "expected key=value"),
     ],
 )
 def test_a_fast_setting_that_would_change_a_learner_or_is_unknown_is_named(setting, message, tmp_path, capsys):
@@ -684,11 +684,11 @@ def test_a_fast_setting_that_would_change_a_learner_or_is_unknown_is_named(setti
 def test_a_table_folder_keeps_the_fast_settings_it_was_started_with(tmp_path):
     from war_env.experiments.learners import check_fast_settings
 
-    assert check_fast_settings(tmp_path, ["learning_rate=0.00025"]) == {"learning_rate": 0.00025}
-    assert check_fast_settings(tmp_path, []) == {"learning_rate": 0.00025}  # continued with its own
-    assert check_fast_settings(tmp_path, ["learning_rate=0.00025"]) == {"learning_rate": 0.00025}
-    with pytest.raises(RunFolderConflict, match="json was started with learning_rate=0.00025, not 0.001: give the"):
-        check_fast_settings(tmp_path, ["learning_rate=0.001"])
+    assert check_fast_settings(tmp_path, ["gae_lambda=0.8"]) == {"gae_lambda": 0.8}
+    assert check_fast_settings(tmp_path, []) == {"gae_lambda": 0.8}  # continued with its own
+    assert check_fast_settings(tmp_path, ["gae_lambda=0.8"]) == {"gae_lambda": 0.8}
+    with pytest.raises(RunFolderConflict, match="json was started with gae_lambda=0.8, not 0.95: give the"):
+        check_fast_settings(tmp_path, ["gae_lambda=0.95"])
     assert check_fast_settings(tmp_path / "fresh", []) == {}
 
 
@@ -701,10 +701,10 @@ def test_a_table_folder_older_than_its_fast_settings_is_held_to_the_settings_its
     _new_settings(run_dir, 4096, {"frame_stack": 4, "checkpoint_every": 512}, "WarMemory-v0", None, None, 0, 1)
     with pytest.raises(
         ValueError,
-        match=r"fast_stack4-s0 was trained with {'learning_rate': 0.001}, not with "
-        r"--fast-set {'learning_rate': 0.00025}",
+        match=r"fast_stack4-s0 was trained with {'gae_lambda': 0.95}, not with "
+        r"--fast-set {'gae_lambda': 0.8}",
     ):
-        check_fast_settings(tmp_path, ["learning_rate=0.00025"])
+        check_fast_settings(tmp_path, ["gae_lambda=0.8"])
     assert not (tmp_path / "fast_settings.json").exists()
     assert check_fast_settings(tmp_path, []) == {}  # the defaults its runs trained with, now kept in the file
     assert json.loads((tmp_path / "fast_settings.json").read_text()) == {}

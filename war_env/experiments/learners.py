@@ -13,8 +13,9 @@ outcome's weight is zeroed, which cannot change it), the policy sees the probe's
 and A2C's shipped configs see the timing fields only), and the discount is the fast learners' (gamma 0.99, and
 gae_lambda 0.95 where the algorithm has one, for the shipped 0.9 and 0.9: a takeover 30 ticks ahead weighs 74% of
 itself, not 4%). No evaluation callback runs: final models only. The fast learners train with ``FastPPOConfig``'s
-defaults (the same reward weights: ``OUTCOME_FREE_REWARDS`` on a probe; gamma 0.99), changed for all three by
-``--fast-set KEY=VALUE`` (a smaller ``learning_rate``, say); a folder keeps the settings it was started with
+defaults (the same reward weights: ``OUTCOME_FREE_REWARDS`` on a probe; gamma 0.99) and their own settings
+(``LEARNERS``: learning rate, entropy bonus, normalisation, what they see); ``--fast-set KEY=VALUE`` changes any
+other setting for all of them (``eval_every``, say); a folder keeps the settings it was started with
 (``fast_settings.json``).
 
 The table gives per learner its mean score per probe over the seeds and, over all probes and seeds, the IQM with a
@@ -77,19 +78,42 @@ class Learner:
         return self.algo == "fast_ppo"
 
 
+PRACTITIONERS = (("normalize_advantage", True),)
+"""What every fast learner trains with, as CleanRL sets PPO up (docs/training.md, "Setting PPO up")."""
+FAST_BUT_STEADY = (("learning_rate", 1e-3), ("ent_coef", 0.01))
+"""The learning rate and entropy bonus the sweep chose for the MLP, the 4-frame stack and the LSTM
+(experiments/sweep: seeds 100-101 on a level the table does not use, chosen before the table ran)."""
 LEARNERS = {
-    "fast_mlp": Learner("fast_ppo"),
-    "fast_stack4": Learner("fast_ppo", frames=4),
-    "fast_stack24": Learner("fast_ppo", frames=24, settings=(("previous_action", True),)),
-    "fast_lstm": Learner("fast_ppo", lstm=64),
+    "fast_mlp": Learner("fast_ppo", settings=PRACTITIONERS + FAST_BUT_STEADY),
+    "fast_stack4": Learner(
+        "fast_ppo",
+        frames=4,
+        settings=PRACTITIONERS + FAST_BUT_STEADY + (("normalize_observation", True), ("one_hot_cards", True)),
+    ),
+    "fast_stack24": Learner(
+        "fast_ppo",
+        frames=24,
+        settings=PRACTITIONERS + (("learning_rate", 3e-4), ("ent_coef", 0.0), ("previous_action", True)),
+    ),
+    "fast_lstm": Learner(
+        "fast_ppo",
+        lstm=64,
+        settings=PRACTITIONERS
+        + FAST_BUT_STEADY
+        + (("normalize_observation", True), ("lstm_forget_bias", 1.0), ("previous_action", True)),
+    ),
     "ppo": Learner("ppo"),
     "recurrent_ppo": Learner("recurrent_ppo"),
     "ppo_stack4": Learner("ppo", frames=4),
     "dqn": Learner("dqn"),
     "a2c": Learner("a2c"),
 }
-"""Learner name -> how it is trained. ``fast_stack24`` sees its own previous action in every frame: the memory probe
-hides the agent's presses, and without them the 24 frames did not pass its line (experiments/learner_setup)."""
+"""Learner name -> how it is trained. A fast learner's ``settings`` are the ones the sweep chose for it
+(experiments/sweep) and what it needs to see: the 4-frame stack reads a card one-hot and its fields standardised
+(without them no stack read the table, experiments/controls); the 24-frame stack and the LSTM see their own previous
+action, because the memory probe hides the agent's presses (without it neither passed memory,
+experiments/learner_setup and experiments/sweep); at a learning rate of 1e-3 the 24-frame stack fell back late in
+its runs, at 3e-4 it did not."""
 CHECKPOINTS = 8
 """Checkpoints of a fast learner's run (its model every eighth of the budget, in ``RUN/checkpoints/``): a cut-off run
 goes on from its latest, and they can be played as ``fast_ppo:PATH``."""

@@ -324,6 +324,12 @@ def test_the_fast_learners_train_two_at_once_at_their_own_budget_and_their_curve
     assert saved["budgets"] == {"fast_mlp": 64, "fast_lstm": 131072}
     assert saved["fast_settings"] == {"gae_lambda": 0.9}
     assert "defaults changed by {'gae_lambda': 0.9}" in (out / "learners.md").read_text()
+    assert all(card["config"]["learning_rate"] == 0.001 for card in cards["fast_mlp"])  # the learner's own
+    assert saved["learner_settings"]["fast_lstm"]["previous_action"] is True
+    assert (
+        "- fast_mlp: normalize_advantage True, learning_rate 0.001, ent_coef 0.01\n"
+        in (out / "learners.md").read_text()
+    )
     assert set(table) == {"fast_mlp", "fast_lstm"} and len(table["fast_lstm"]["scores"]["anticipation"]) == 2
     for points in saved["curves"]["anticipation"].values():
         assert [point["steps"] for point in points] == sorted(point["steps"] for point in points)
@@ -571,7 +577,7 @@ def _table_file(folder: Path, scores: dict[str, dict[str, list[float]]], budget:
         "actions": "greedy",
         "fast_settings": {"gae_lambda": 0.8},
         "budgets": dict.fromkeys(scores, budget),
-        "capability_lines": {probe: LINES[probe] for probe in probes},
+        "capability_lines": {probe: LINES[probe.partition("@")[0]] for probe in probes},
         "learners": with_aggregates(table, probes),
         "curves": {},
         "last_stretch": {},
@@ -622,6 +628,18 @@ def test_merging_one_table_gives_that_table(tmp_path):
     folder = _table_file(tmp_path / "table", {"fast_mlp": {"memory": [0.5, 0.7]}, "ppo": {"memory": [0.0, 0.2]}}, 100)
     report = json.loads((folder / "learners.json").read_text())
     assert merge_reports([(str(folder), report)])["learners"] == report["learners"]
+
+
+def test_a_merge_keeps_the_probes_levels_each_family_easiest_first(tmp_path):
+    from war_env.experiments.learners import merge_reports
+
+    folders = []
+    for name, probes in (("hard", ["memory@3", "reading@2"]), ("easy", ["memory@1"])):
+        folder = _table_file(tmp_path / name, {"fast_mlp": dict.fromkeys(probes, [0.5, 0.7])}, 100)
+        folders.append((str(folder), json.loads((folder / "learners.json").read_text())))
+    merged = merge_reports(folders)
+    assert list(merged["capability_lines"]) == ["memory@1", "memory@3", "reading@2"]
+    assert list(merged["learners"]["fast_mlp"]["scores"]) == ["memory@1", "memory@3", "reading@2"]
 
 
 @pytest.mark.parametrize(

@@ -384,6 +384,12 @@ MERGE_SHARED_KEYS = ("seeds", "rounds", "actions", "fast_settings")
 """What tables must share for their scores to stand in one table (every suite deals its rounds from seed 0)."""
 
 
+def _probe_order(probe: str) -> tuple[int, int]:
+    """Probes in ``PROBES``' order, a family's levels after its default, easiest first."""
+    base, _, level = probe.partition(LEVEL_MARK)
+    return list(PROBES).index(base), int(level or 0)
+
+
 def merge_reports(sources: list[tuple[str, dict]]) -> dict:
     """One table from other tables' reports (``(folder, learners.json's content)``, ``--merge``): each learner's
     figures on each probe, its training curve and its last stretch come from the first report that has that learner
@@ -403,10 +409,11 @@ def merge_reports(sources: list[tuple[str, dict]]) -> dict:
             if report["capability_lines"][probe] != first["capability_lines"][probe]:
                 raise ValueError(f"--merge: {folder} and {first_folder} draw other capability lines on {probe}")
     learners = [name for name in LEARNERS if any(name in report["learners"] for _, report in sources)]
-    probes = [probe for probe in PROBES if any(probe in report["capability_lines"] for _, report in sources)]
+    probes = sorted({probe for _, report in sources for probe in report["capability_lines"]}, key=_probe_order)
     merged = {
         **{key: first.get(key) for key in MERGE_SHARED_KEYS},
         "budgets": {},
+        "learner_settings": {},
         "merged_from": {},
         "continued_from": {},
         "capability_lines": {},
@@ -443,6 +450,9 @@ def merge_reports(sources: list[tuple[str, dict]]) -> dict:
                 }
             )
         merged["learners"][name] = entry
+        owner = next((report for _, report in sources if name in report.get("learner_settings", {})), None)
+        if owner is not None:
+            merged["learner_settings"][name] = owner["learner_settings"][name]
         usual = max(steps.values(), key=list(steps.values()).count)
         merged["budgets"][name] = usual
         merged["budgets"].update({f"{name}@{probe}": budget for probe, budget in steps.items() if budget != usual})
@@ -956,6 +966,7 @@ def run_table(
         "rounds": rounds,
         "actions": actions,
         "fast_settings": fast_settings,
+        "learner_settings": {name: dict(LEARNERS[name].settings) for name in learners if LEARNERS[name].fast},
         "continued_from": continued_runs(out),
         "capability_lines": capability,
         "learners": table,
@@ -1011,6 +1022,16 @@ def read_report(path: Path, option: str) -> dict:
     return report
 
 
+def render_learner_settings(settings: dict[str, dict]) -> str:
+    """A line per fast learner with settings of its own (``Learner.settings``), as its runs trained."""
+    lines = [
+        f"- {name}: " + ", ".join(f"{key} {value}" for key, value in own.items())
+        for name, own in settings.items()
+        if own
+    ]
+    return "Each fast learner's own settings:\n\n" + "\n".join(lines) + "\n\n" if lines else ""
+
+
 def write_report(report: dict, out: Path, stem: str = "learners") -> str:
     """``{stem}.md`` with ``{stem}.png`` and ``curves.png`` in ``out``, drawn from ``report`` (``{stem}.json``'s
     content) alone: ``--rerender`` draws them again after the runs are gone. Returns the markdown."""
@@ -1024,6 +1045,7 @@ def write_report(report: dict, out: Path, stem: str = "learners") -> str:
     chart = learners_chart(table, probes, out / f"{stem}.png")
     settings = report.get("fast_settings")  # absent from the tables drawn before --fast-set
     text = f"The fast learners train with FastPPOConfig's defaults changed by {settings}.\n\n" if settings else ""
+    text += render_learner_settings(report.get("learner_settings", {}))  # absent from tables drawn before
     text += render_merged(report.get("merged_from", {}))
     text += render_continued(report.get("continued_from", {}))  # absent from the tables drawn before --continue-from
     text += (

@@ -62,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="KEY=VALUE",
         help="a FastPPOConfig setting for every fast learner, as war-train's --set (repeat it for "
-        "several; e.g. learning_rate=0.00025)",
+        "several; e.g. eval_every=1048576); a learner's own settings (its learning rate, ...) are refused "
+        "in a table that has that learner",
     )
     parser.add_argument(
         "--actions",

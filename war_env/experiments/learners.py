@@ -79,7 +79,8 @@ class Learner:
 
 
 PRACTITIONERS = (("normalize_advantage", True),)
-"""What every fast learner trains with, as CleanRL sets PPO up (docs/training.md, "Setting PPO up")."""
+"""What every fast learner trains with, as CleanRL sets PPO up (docs/training.md, "fast_ppo": the practitioner's
+settings)."""
 FAST_BUT_STEADY = (("learning_rate", 1e-3), ("ent_coef", 0.01))
 """The learning rate and entropy bonus the sweep chose for the MLP, the 4-frame stack and the LSTM
 (experiments/sweep: seeds 100-101 on a level the table does not use, chosen before the table ran)."""

@@ -82,8 +82,8 @@ class FastPPOConfig:
     """Samples per gradient step; the LSTM takes ``minibatch_size // rollout_steps`` whole envs' sequences."""
     learning_rate: float = 1e-3
     """Adam's step size (eps 1e-5, as SB3's PPO), constant. 1e-3 is the rate War-v0's and WarLatency-v0's five-seed
-    checks reach the oracle with; the probes' learners' table trains at 2.5e-4 (``--fast-set learning_rate=0.00025``),
-    where the curves that swing at 1e-3 steady (docs/probes.md, "The learners")."""
+    checks reach the oracle with; each learner of the probes' learners' table carries its own (docs/probes.md, "The
+    table")."""
     gamma: float = 0.99
     """Discount per step. 0.99 (not the SB3 configs' 0.9): a takeover 30 ticks ahead weighs 0.99^30 = 0.74 of its
     cost now (0.9^30 = 0.04), so the probes' long-range consequences are visible."""

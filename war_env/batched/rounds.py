@@ -245,5 +245,18 @@ class BatchedSteps:
     def table(self, games: np.ndarray) -> RoundTable:
         return self.rounds.table(games)
 
+    def write_rounds(
+        self, games: np.ndarray, numbers: np.ndarray, takeover: np.ndarray, blank: np.ndarray, blanked: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The info columns of the rounds ``games`` that ended, written in place (``stepping.write_rounds``):
+        ``numbers`` one ``info_dtype`` record per round as int64 words, ``takeover`` bools ``(n, 2)``, the rows
+        ``blanked`` made ``blank`` first. Returns each round's reaction ticks, a pair of int64 arrays (views of one
+        array per seat)."""
+        reactions0, reactions1, bounds = stepping.write_rounds(
+            self._arrays, games, reported_words(), (numbers, takeover), blank, blanked
+        )
+        ends = bounds.tolist()
+        return [(reactions0[a0:b0], reactions1[a1:b1]) for (a0, a1), (b0, b1) in zip(ends, ends[1:])]
+
     def nbytes(self) -> int:
         return self.rounds.nbytes() + self.observations.nbytes + self.masks.nbytes

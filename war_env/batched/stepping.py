@@ -317,3 +317,39 @@ def read_rounds(rounds, games, words):
             reactions1[at1] = log[games[i], 1, k]
             at1 += 1
     return rows, counts, reactions0, reactions1
+
+
+@numba.njit(cache=True)
+def write_rounds(rounds, games, words, columns, blank, blanked):
+    """The vector env's ``info["round"]`` columns of the rounds ``games`` that ended, in place: ``columns`` is
+    ``(numbers, takeover)``, ``numbers`` the int64 words of one ``info_dtype`` record per sub-env, ``takeover``
+    bools ``(n, 2)``. The rows ``blanked`` (those written last) get the ``blank`` words and no takeover; row
+    ``games[i]`` gets round ``games[i]``'s ``words`` of its record (``state.reported_words``) and its takeover
+    flags. Returns each seat's reactions of those rounds packed round after round, as int64, and ``bounds``:
+    round i's of seat s are ``bounds[i, s]`` to ``bounds[i + 1, s]``. One call for what numpy did in a dozen:
+    the vector env writes its info on most of its steps."""
+    (state, log, _), games, words = borrowed(rounds), borrowed(games), borrowed(words)
+    (numbers, takeover), blank, blanked = borrowed(columns), borrowed(blank), borrowed(blanked)
+    flat = state.view(np.int64).reshape(state.shape[0], -1)
+    for i in range(blanked.shape[0]):
+        g = blanked[i]
+        numbers[g, :] = blank
+        takeover[g, 0] = takeover[g, 1] = False
+    bounds = np.zeros((games.shape[0] + 1, 2), dtype=np.int64)
+    for i in range(games.shape[0]):
+        g = games[i]
+        r = state[g]
+        for j in range(words.shape[0]):
+            numbers[g, j] = flat[g, words[j]]
+        for seat in range(2):
+            takeover[g, seat] = r.takeover[seat] != 0
+            bounds[i + 1, seat] = bounds[i, seat] + r.logged[seat]
+    reactions0 = np.empty(bounds[games.shape[0], 0], dtype=np.int64)
+    reactions1 = np.empty(bounds[games.shape[0], 1], dtype=np.int64)
+    for i in range(games.shape[0]):
+        g = games[i]
+        for k in range(bounds[i + 1, 0] - bounds[i, 0]):
+            reactions0[bounds[i, 0] + k] = log[g, 0, k]
+        for k in range(bounds[i + 1, 1] - bounds[i, 1]):
+            reactions1[bounds[i, 1] + k] = log[g, 1, k]
+    return reactions0, reactions1, bounds

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from war_env.core.round_info import NO_WINNER, REASONS, RoundTable, info_dtype
+from war_env.core.round_info import NO_WINNER, REASONS, info_dtype
 
 KEPT = 3
 """Sets of columns kept for use again. A loop that keeps the last info while it steps holds one; the third
@@ -38,25 +38,25 @@ class RoundColumns:
         self.num_envs = num_envs
         self._sets: list[_ColumnSet] = []
 
-    def of(self, ended: np.ndarray, table: RoundTable) -> dict[str, np.ndarray]:
+    def of(self, ended: np.ndarray, engine) -> dict[str, np.ndarray]:
         """``info["round"]`` (without its ``_field`` masks) of the rounds ``ended`` (sub-env indices, in
-        order), whose numbers are ``table``'s rows: ``info_dtype``'s fields (``reason`` as its string,
-        ``takeover`` as bools) and ``reaction_ticks`` (a pair of int64 arrays), each blank where no round ended
-        (``winner`` ``NO_WINNER``, objects ``None``, the rest 0)."""
+        order), as the vector env's ``engine`` writes them (its ``write_rounds``): ``info_dtype``'s fields
+        (``reason`` as its string, ``takeover`` as bools) and ``reaction_ticks`` (a pair of int64 arrays), each
+        blank where no round ended (``winner`` ``NO_WINNER``, objects ``None``, the rest 0)."""
         columns = next((columns for columns in self._sets if columns.unheld()), None)
         if columns is not None:
             self._sets.remove(columns)
         elif len(self._sets) < KEPT:
             columns = _ColumnSet(self.num_envs)
         else:
-            return _ColumnSet(self.num_envs).write(ended, table)
+            return _ColumnSet(self.num_envs).write(ended, engine)
         self._sets.append(columns)  # last: the caller's last info holds it, so it is tried last next time
-        return columns.write(ended, table)
+        return columns.write(ended, engine)
 
 
 class _ColumnSet:
     """One full-size array per field. The numbers are columns of one record array, seen also as a matrix of
-    int64 words, so blanking the last rows and writing the new ones is one plain copy each."""
+    int64 words, so the engine blanks the last rows and writes the new ones in one call."""
 
     def __init__(self, num_envs: int):
         self.words = np.tile(_BLANK_WORDS, (num_envs, 1))
@@ -65,26 +65,25 @@ class _ColumnSet:
         self.columns["reason"] = np.empty(num_envs, dtype=object)  # REASONS' strings, not the record's index
         self.columns["takeover"] = np.zeros((num_envs, 2), dtype=bool)  # bools, not the record's 0 and 1
         self.columns["reaction_ticks"] = np.empty(num_envs, dtype=object)  # made of None
+        self.reason_codes = self.records["reason"]
         self.written = np.empty(0, dtype=np.int64)
+        # the columns of numbers and every view of one have the words as their base: counting it counts them all
+        self._counted = (self.words, *self.columns.values())
         self._own_references = self._references()
 
     def _references(self) -> tuple[int, ...]:
-        # the columns of numbers and every view of one have the words as their base: counting it counts them all
-        return tuple(sys.getrefcount(array) for array in (self.words, *self.columns.values()))
+        return tuple(map(sys.getrefcount, self._counted))
 
     def unheld(self) -> bool:
         """Whether nothing but this set holds its arrays (so writing them changes nothing a caller kept)."""
         return self._references() == self._own_references
 
-    def write(self, ended: np.ndarray, table: RoundTable) -> dict[str, np.ndarray]:
+    def write(self, ended: np.ndarray, engine) -> dict[str, np.ndarray]:
         written, self.written = self.written, ended
-        self.words[written] = _BLANK_WORDS
-        self.words[ended] = table.rows.view(np.int64).reshape(len(ended), -1)
         reason, takeover, reaction_ticks = (self.columns[name] for name in ("reason", "takeover", "reaction_ticks"))
+        pairs = engine.write_rounds(ended, self.words, takeover, _BLANK_WORDS, written)
         reason[written] = reaction_ticks[written] = None
-        takeover[written] = False
-        takeover[ended] = table.column("takeover")
-        for game, code, pair in zip(ended.tolist(), table.column("reason").tolist(), table.reaction_pairs()):
+        for game, code, pair in zip(ended.tolist(), self.reason_codes[ended].tolist(), pairs):
             reason[game] = REASONS[code]
             reaction_ticks[game] = pair
         return dict(self.columns)

@@ -239,8 +239,8 @@ class WarVectorEnv(VectorEnv):
     # --- helpers -------------------------------------------------------------------------
     def _round_infos(self, terminated):
         """``info["round"]`` of the rounds that ended and its ``_field`` masks (``round_columns``)."""
-        ended = np.flatnonzero(terminated)
-        info = self._round_columns.of(ended, self._engine.table(ended))
+        ended = terminated.nonzero()[0]
+        info = self._round_columns.of(ended, self._engine)
         mask = terminated.copy()
         info.update(dict.fromkeys(_INFO_MASKS, mask))
         return info, mask
@@ -387,6 +387,15 @@ class ReferenceSteps:
 
     def table(self, games) -> RoundTable:
         return RoundTable.of_infos([RoundInfo.of(**self.envs[game].round_info()) for game in games.tolist()])
+
+    def write_rounds(self, games, numbers, takeover, blank, blanked) -> list[tuple[np.ndarray, np.ndarray]]:
+        """As ``BatchedSteps.write_rounds``, from the single envs' ``round_info``."""
+        table = self.table(games)
+        numbers[blanked] = blank
+        takeover[blanked] = False
+        numbers[games] = table.rows.view(np.int64).reshape(len(games), -1)
+        takeover[games] = table.column("takeover")
+        return list(table.reaction_pairs())
 
     def nbytes(self) -> int:
         return self.observations.nbytes + self._needs_reset.nbytes

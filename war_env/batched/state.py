@@ -58,6 +58,10 @@ MAX_CHOICES = 2
 REASON_CODE = {reason: code for code, reason in enumerate(REASONS)}
 """``r.reason`` is ``REASON_CODE[reason]`` (``-1`` while the round runs)."""
 
+ENCODED = 128
+"""Counts of an observation field whose encoding ``params.encoded`` holds: the step reads them instead of
+dividing (a count at or above it is divided, as the single env does)."""
+
 PAIR = (2,)
 ROUND_FIELDS = (
     # What a tick reads in every round, one cache line (a tick without a draw touches nothing else).
@@ -141,6 +145,12 @@ PARAMS_FIELDS = (
     ),
     ("outcomes", np.float64, (3,), "seat 0's reward of a round's end by winner + 1 (rewards.outcome_rewards)"),
     ("divisors", np.float64, (OBSERVATION_SIZE,), "the scale of each War-v0 observation field (observation.scales)"),
+    (
+        "encoded",
+        np.float32,
+        (OBSERVATION_SIZE, ENCODED),
+        "encoded[i, count]: field i's observation of a count below ENCODED, min(count / divisors[i], 1.0) as float32",
+    ),
     (
         "observation",
         np.int64,
@@ -290,6 +300,8 @@ def params_of(
     p["tick_rewards"] = tick_reward_table(config)
     p["outcomes"] = outcome_rewards(config, seat=0)
     p["divisors"] = scales(config)
+    counts = np.arange(ENCODED, dtype=np.float64)
+    p["encoded"] = np.minimum(counts / p["divisors"][:, None], 1.0).astype(np.float32)  # observation.encode's numbers
     p["observation"] = OBSERVATION_CODE[observation]
     for seat, model in enumerate(models):
         p["key_stream"][seat] = NO_KEY_STREAM

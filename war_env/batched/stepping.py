@@ -24,7 +24,7 @@ import numpy as np
 from war_env.batched.borrow import borrowed
 from war_env.batched.cards import begin_cards, deal_deck
 from war_env.batched.generators import generator
-from war_env.batched.state import INFERENCE_OBSERVATION, LATENCY_OBSERVATION, InvalidAction, RoundOver
+from war_env.batched.state import ENCODED, INFERENCE_OBSERVATION, LATENCY_OBSERVATION, InvalidAction, RoundOver
 from war_env.batched.turn_clock import begin_clock, draw, play_moves, send_and_land, takes_over
 from war_env.core.cards import DECK_SIZE
 from war_env.core.observation import LATENCY_EXTRA_FIELDS, OBSERVATION_SIZE
@@ -52,6 +52,15 @@ def _encode(count, divisor):
 
 
 @numba.njit(cache=True, inline="always")
+def _encoded(p, field, count):
+    """``_encode(count, p.divisors[field])``: read from ``p.encoded`` for a small count (a division costs
+    more than the rest of a field's observation)."""
+    if 0 <= count < ENCODED:
+        return p.encoded[field, count]
+    return _encode(count, p.divisors[field])
+
+
+@numba.njit(cache=True, inline="always")
 def _rank_value(card):
     return np.int64(0) if card < 0 else (card >> 2) + _RANK_VALUE_OFFSET
 
@@ -61,8 +70,8 @@ def observe_timer(r, p, out, mask):
     """The first two fields (can_draw, timer_left), the only ones a tick without a draw changes, and
     the action mask (``observation.action_mask``: a draw is in turn)."""
     left = _ticks_left(r, p, 0)
-    out[0] = _encode(np.int64(left > 0), p.divisors[0])
-    out[1] = _encode(left, p.divisors[1])
+    out[0] = _encoded(p, 0, np.int64(left > 0))
+    out[1] = _encoded(p, 1, left)
     mask[1] = left > 0
 
 
@@ -72,21 +81,20 @@ def observe(r, p, out, mask):
     (``observation.seat_counts``), encoded. (Written out field by field: a loop over a tuple of the counts
     was measurably slower.)"""
     observe_timer(r, p, out, mask)
-    d = p.divisors
-    out[2] = _encode(r.drawn[0], d[2])
-    out[3] = _encode(r.drawn[1], d[3])
-    out[4] = _encode(r.cards[0], d[4])
-    out[5] = _encode(r.cards[1], d[5])
-    out[6] = _encode(_rank_value(r.visible[0]), d[6])
-    out[7] = _encode(_rank_value(r.visible[1]), d[7])
-    out[8] = _encode(r.at_war, d[8])
-    out[9] = _encode(r.pot, d[9])
-    out[10] = _encode(r.points[0], d[10])
-    out[11] = _encode(r.points[1], d[11])
-    out[12] = _encode(r.battles, d[12])
-    out[13] = _encode(np.int64(r.starter == 0), d[13])
-    out[14] = _encode(r.takeover[0], d[14])
-    out[15] = _encode(r.takeover[1], d[15])
+    out[2] = _encoded(p, 2, r.drawn[0])
+    out[3] = _encoded(p, 3, r.drawn[1])
+    out[4] = _encoded(p, 4, r.cards[0])
+    out[5] = _encoded(p, 5, r.cards[1])
+    out[6] = _encoded(p, 6, _rank_value(r.visible[0]))
+    out[7] = _encoded(p, 7, _rank_value(r.visible[1]))
+    out[8] = _encoded(p, 8, r.at_war)
+    out[9] = _encoded(p, 9, r.pot)
+    out[10] = _encoded(p, 10, r.points[0])
+    out[11] = _encoded(p, 11, r.points[1])
+    out[12] = _encoded(p, 12, r.battles)
+    out[13] = _encoded(p, 13, np.int64(r.starter == 0))
+    out[14] = _encoded(p, 14, r.takeover[0])
+    out[15] = _encoded(p, 15, r.takeover[1])
     if p.observation >= LATENCY_OBSERVATION:
         observe_latency(r, p, out)
 
@@ -100,12 +108,12 @@ def observe_latency(r, p, out):
     + 1 over the turn's ticks, at most 1, 0 before its first."""
     left = _ticks_left(r, p, 1)
     out[OBSERVATION_SIZE] = _encode(np.int64(left > 0), 1.0)
-    out[OBSERVATION_SIZE + 1] = _encode(left, p.divisors[1])
+    out[OBSERVATION_SIZE + 1] = _encoded(p, 1, left)
     flight = r.flight[0]
     for age in range(p.max_delay):
         out[_IN_FLIGHT + age] = np.float32((flight >> age) & 1)
     if p.observation == INFERENCE_OBSERVATION:  # the inference probe's opponent_reaction, scaled as timer_left
-        out[_IN_FLIGHT + p.max_delay] = _encode(r.last_reaction[1], p.divisors[1])
+        out[_IN_FLIGHT + p.max_delay] = _encoded(p, 1, r.last_reaction[1])
 
 
 # --- starting rounds ---------------------------------------------------------------------------

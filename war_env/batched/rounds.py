@@ -182,6 +182,8 @@ class BatchedSteps:
         in C, a NamedTuple in Python (2 us more a step: half of one at N = 1). So are ``_arrays`` and a step's
         ``StepOutputs``."""
         self._arrays = tuple(self.rounds.arrays)
+        self._latency = stepping.uses_latency(self.rounds.rules.params)
+        """``stepping.step``'s ``latency``: ``None`` for War-v0's game, whose step is compiled without it."""
 
     def reset(self, games: np.ndarray, seeds: list[int | None], piles: Piles | None, starters: list[int] | None):
         """New rounds in ``games``: each generator re-seeded where ``seeds`` has a seed, then the deal
@@ -227,7 +229,7 @@ class BatchedSteps:
         n = self.n
         rewards, terminated, truncated = np.empty(n, dtype=np.float64), np.empty(n, dtype=bool), np.empty(n, dtype=bool)
         outputs = (self.observations, self.masks, rewards, terminated, truncated)  # a StepOutputs (see _rules)
-        ended, pending, most = stepping.step(self._arrays, self._rules, actions, outputs, self._pending)
+        ended, pending, most = stepping.step(self._arrays, self._rules, actions, outputs, self._pending, self._latency)
         games = self._pending[:pending]
         while games.size:  # a long play-out filled a reaction log: grow it and go on
             self._grow_log()

@@ -104,7 +104,7 @@ def profile(num_envs: int = 4096, steps: int = 200, warm_up: int = VECTOR_WARMUP
     calls = {
         "WarVectorEnv.step (all of it)": lambda: env.step(presses),
         "stepping.step (the compiled kernel)": lambda: stepping.step(
-            engine._arrays, engine._rules, presses, outputs, engine._pending
+            engine._arrays, engine._rules, presses, outputs, engine._pending, engine._latency
         ),
         "stepping.observe of every round (16 fields)": lambda: _observe_all(
             rounds.state, rounds.rules.params, engine.observations, engine.masks

@@ -204,7 +204,7 @@ def play_cards(state, params):
     p = params[0]
     for g in range(state.shape[0]):
         r = state[g]
-        starter = r.starter
+        starter = np.int64(r.starter)
         while not r.over:
             lay(r, p, starter)
             lay(r, p, 1 - starter)

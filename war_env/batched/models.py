@@ -14,8 +14,10 @@ import numpy as np
 from war_env.core.bots import ReactionModel
 from war_env.core.rules import WarConfig
 
-BUCKET_BITS = 16
-"""The reaction table has one entry per value of the top ``BUCKET_BITS`` bits of a reaction hash."""
+BUCKET_BITS = 12
+"""The reaction table has one entry per value of the top ``BUCKET_BITS`` bits of a reaction hash: 8 kB of int16,
+small enough to stay in the first-level cache (a step at N = 4096 samples several hundred reactions at random
+buckets), large enough that few buckets are cut by one of a turn's CDF values."""
 UNSURE = -1
 """Table entry of a bucket that a CDF value cuts: its reactions are found by binary search."""
 
@@ -44,7 +46,7 @@ def reaction_tables(
 
 @lru_cache(maxsize=64)
 def reaction_table(cdf: tuple[float, ...]) -> np.ndarray:
-    """For each of the 2**16 buckets of the top hash bits (u in [b, b + 1) / 2**16): the reaction
+    """For each of the 2**BUCKET_BITS buckets of the top hash bits (u in [b, b + 1) / 2**BUCKET_BITS): the reaction
     tick when no CDF value lies strictly inside the bucket (then every u in it samples the same tick:
     ``bisect_right`` counts the same values), else ``UNSURE``."""
     values = np.asarray(cdf, dtype=np.float64)

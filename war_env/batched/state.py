@@ -5,10 +5,10 @@ game (``PARAMS``), the seats' reaction tables, and the bundles the compiled call
   (``engine.Game``) and of the clock (``clock.TimedRound``), its keys, and its cards: both face-down piles
   as 64-slot rings (the top card at ``head``, ``cards`` of them, wrapping with ``& RING_MASK``) and the pot
   in the order laid, in ``piles``. A compiled function takes a round as a record, ``r = state[g]``, and
-  reads ``r.ticks``, ``r.opens[seat]``. The fields a tick reads in every round come first, in one cache
-  line; a round's whole state is one contiguous record. The fields that ``RoundInfo`` reports have its
-  names (``winner``, ``points``, ``cards``, ``takeover``, ``ticks``, ...), so a finished round's
-  numbers are read by name (``RoundTable``).
+  reads ``r.ticks``, ``r.opens[seat]``. A round's whole state is one contiguous record of whole cache lines,
+  laid out by line: what a tick without a draw reads in the first, what a draw reads in the next few, small
+  counters as bytes. The fields that ``RoundInfo`` reports have its names (``winner``, ``points``, ``cards``,
+  ``takeover``, ``ticks``, ...), so a finished round's numbers are read by name (``RoundTable``).
 * ``params``: one ``PARAMS`` record (an array of one): the rules of a ``WarConfig`` as integers, the
   reward of each kind of tick and outcome (``war_env.core.rewards``), the latency's CDF, the observation's
   scales and how each seat times its draws.
@@ -64,18 +64,21 @@ dividing (a count at or above it is divided, as the single env does)."""
 
 PAIR = (2,)
 ROUND_FIELDS = (
-    # What a tick reads in every round, one cache line (a tick without a draw touches nothing else).
+    # The record is laid out by cache line (CACHE_LINE), the small counters as bytes, so that a step touches few
+    # lines. Line 0: what a tick without a draw reads and writes (seat 0's false starts included).
     ("ticks", np.int64, (), "the last tick played: the round's ticks so far"),
     ("due", np.int64, PAIR, "tick on which the pending seat draws by itself: a bot's press, or the takeover"),
     ("steps", np.int64, (), "env steps of seat 0 (the vector env's; the fast path's: up to its takeover)"),
-    ("needs_reset", np.int64, (), "the vector env starts a new round here on its next step (next-step autoreset)"),
-    ("over", np.int64, (), "the round has ended"),
     ("opens", np.int64, PAIR, "tick on which the seat's pending turn opens (NEVER: no turn pending)"),
-    # The rest of the clock.
-    ("turn", np.int64, (), "the seat whose turn is pending (only one ever is), NO_TURN once the round is over"),
-    ("due_takeover", np.int64, PAIR, "the due draw is the takeover bot's (the seat's reaction missed the timer)"),
-    ("takeover", np.int64, PAIR, "the seat is played by the takeover bot"),
+    ("needs_reset", np.uint8, (), "1: the vector env starts a new round here on its next step (next-step autoreset)"),
+    ("over", np.uint8, (), "1: the round has ended"),
+    ("due_takeover", np.uint8, PAIR, "1: the due draw is the takeover bot's (the seat's reaction missed the timer)"),
+    ("drawn", np.uint8, PAIR, "1: the seat has laid its card in this step"),
+    ("at_war", np.uint8, (), "1: a tie is pending: this step is a war step"),
+    ("turn", np.int8, (), "the seat whose turn is pending (only one ever is), NO_TURN once the round is over"),
     ("false_starts", np.int64, PAIR, "draws pressed while the seat's turn was not open"),
+    # Line 1: the rest of what every draw reads and writes.
+    ("takeover", np.int64, PAIR, "the seat is played by the takeover bot"),
     ("logged", np.int64, PAIR, "entries of the seat's reaction log"),
     (
         "last_reaction",
@@ -84,29 +87,22 @@ ROUND_FIELDS = (
         "the seat's last own reaction + 1 (its log's last entry + 1), 0 before its "
         "first: the inference probe's opponent_reaction",
     ),
-    # The card game.
+    ("starter", np.uint8, (), "the seat that draws first in every step"),
+    ("head", np.uint8, PAIR, "ring slot of the seat's top card"),
+    ("pot", np.uint8, (), "cards on the table"),
+    ("face_up", np.int8, PAIR, "the card the seat laid face up in this step, hidden until both drew (NO_CARD: none)"),
+    ("visible", np.int8, PAIR, "the seat's last revealed card (NO_CARD: none yet)"),
+    # Line 2: the counts of the card game that every move changes (a move lays a battle's first card, or reveals).
     ("cards", np.int64, PAIR, "cards in the seat's pile"),
-    ("head", np.int64, PAIR, "ring slot of the seat's top card"),
-    ("pot", np.int64, (), "cards on the table"),
-    ("face_up", np.int64, PAIR, "the card the seat laid face up in this step, hidden until both drew (NO_CARD: none)"),
-    ("drawn", np.int64, PAIR, "the seat has laid its card in this step"),
-    ("visible", np.int64, PAIR, "the seat's last revealed card (NO_CARD: none yet)"),
-    ("at_war", np.int64, (), "a tie is pending: this step is a war step"),
-    ("starter", np.int64, (), "the seat that draws first in every step"),
     ("points", np.int64, PAIR, "tricks the seat won"),
     ("moves", np.int64, PAIR, "draws the seat made this round"),
     ("battles", np.int64, (), "battles started (a war counts once)"),
-    ("wars", np.int64, (), "ties (each war step counted)"),
     ("tricks", np.int64, (), "tricks taken (numbers the shuffled pick-ups)"),
+    # Line 3: a bot's reaction as its turn opens, and the rest.
+    ("reaction_key", np.uint64, PAIR, "the key of the seat's reaction hashes (the round key, or an agent's seed)"),
+    ("wars", np.int64, (), "ties (each war step counted)"),
     ("winner", np.int64, (), "seat that won, NO_WINNER for a draw"),
     ("reason", np.int64, (), "REASON_CODE of why the round ended"),
-    # Action latency (a seat pressed from outside): read and written only when the rules have latency.
-    ("sent", np.int64, PAIR, "presses the seat sent this round (k of the next press's delay hash)"),
-    ("flight", np.int64, PAIR, "bit a: the seat's press sent a ticks ago (at the last tick) has not landed yet"),
-    ("delays", np.int64, PAIR, "4 bits at 4a: the delay - 1 of the press of flight's bit a (delays are 1 .. 16)"),
-    # Keys and cards.
-    ("round_key", np.uint64, (), "the round key: every random event of the round is a hash of it"),
-    ("reaction_key", np.uint64, PAIR, "the key of the seat's reaction hashes (the round key, or an agent's seed)"),
     (
         "choice",
         np.int64,
@@ -114,10 +110,38 @@ ROUND_FIELDS = (
         "which of the seat's reaction CDFs its reactions sample (params.varies): a pool's "
         "member for the round, a leader's or a parity's context as its turn opened; else 0",
     ),
+    ("round_key", np.uint64, (), "the round key: every random event of the round is a hash of it"),
+    # Line 4, action latency (a seat pressed from outside): read and written only when the rules have latency.
+    ("sent", np.int64, PAIR, "presses the seat sent this round (k of the next press's delay hash)"),
+    ("flight", np.int64, PAIR, "bit a: the seat's press sent a ticks ago (at the last tick) has not landed yet"),
+    ("delays", np.int64, PAIR, "4 bits at 4a: the delay - 1 of the press of flight's bit a (delays are 1 .. 16)"),
+    # Lines 5 to 7, a line each (LINE_STARTS).
     ("piles", np.int8, (3, RING), "rows 0 and 1: the seats' piles as rings; row POT: the pot in the order laid"),
 )
 """(name, type, shape, meaning) of every field of a round's state."""
-ROUND = np.dtype([(name, kind, shape) for name, kind, shape, _ in ROUND_FIELDS], align=True)
+CACHE_LINE = 64
+LINE_STARTS = frozenset({"piles"})
+"""Fields that start a cache line of the record (a pile's ring is one line)."""
+
+
+def _by_lines(fields) -> np.dtype:
+    """The record of ``fields`` in their order, each at its own alignment, those of ``LINE_STARTS`` on a new cache
+    line, the size whole cache lines: in an array that starts on a line (``new_state``) every record's lines hold
+    the same fields."""
+    names, formats, offsets, end = [], [], [], 0
+    for name, kind, shape, _ in fields:
+        field = np.dtype((kind, shape))
+        align = CACHE_LINE if name in LINE_STARTS else field.base.alignment
+        offset = -(-end // align) * align
+        names.append(name)
+        formats.append(field)
+        offsets.append(offset)
+        end = offset + field.itemsize
+    size = -(-end // CACHE_LINE) * CACHE_LINE
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": size}, align=True)
+
+
+ROUND = _by_lines(ROUND_FIELDS)
 
 PARAMS_FIELDS = (
     ("war_face_down", np.int64, (), "WarConfig.war_face_down (at most a deck: more plays the same)"),
@@ -253,7 +277,10 @@ class Deals(NamedTuple):
 
 def new_state(n: int) -> np.ndarray:
     """The state of ``n`` rounds that have not started."""
-    state = np.zeros(n, dtype=ROUND)
+    size = n * ROUND.itemsize
+    memory = np.zeros(size + CACHE_LINE, dtype=np.uint8)
+    start = -memory.ctypes.data % CACHE_LINE  # the records on whole cache lines
+    state = memory[start : start + size].view(ROUND)
     state["over"] = 1
     state["turn"] = NO_TURN
     state["winner"] = NO_WINNER

@@ -140,7 +140,7 @@ def begin_clock(r, p, tables, cdfs):
     r.ticks = 0
     r.steps = 0
     r.needs_reset = 0
-    open_turn(r, p, tables, cdfs, r.starter, 1)
+    open_turn(r, p, tables, cdfs, np.int64(r.starter), 1)
 
 
 @numba.njit(cache=True, inline="always")
@@ -163,7 +163,7 @@ def draw(r, log, p, tables, cdfs, seat, tick, takeover):
     if r.over:
         r.turn = NO_TURN
     else:  # the other seat may draw now, or the revealed step lets the starter open the next one
-        open_turn(r, p, tables, cdfs, r.starter if revealed else 1 - seat, tick + 1)
+        open_turn(r, p, tables, cdfs, np.int64(r.starter) if revealed else 1 - seat, tick + 1)
 
 
 @numba.njit(cache=True)
@@ -172,7 +172,7 @@ def play_moves(r, log, p, tables, cdfs):
     the reaction log is full (grow it and call again: the round goes on from where it stopped)."""
     room = log.shape[1]
     while not r.over:
-        seat = r.turn
+        seat = np.int64(r.turn)
         takeover = r.due_takeover[seat] != 0
         if not (r.takeover[seat] or takeover) and r.logged[seat] >= room:
             return False
@@ -261,7 +261,7 @@ def _time_rounds(state, rules, idle, reactions, with_cards):
     taken = np.zeros(2, dtype=np.bool_)
     for g in range(state.shape[0]):
         r = state[g]
-        starter = r.starter
+        starter = np.int64(r.starter)  # a byte in the record: a seat is an int64 here
         before = (at[0], at[1])
         taken[:] = False
         tick = steps = idle[g] = 0

@@ -847,6 +847,8 @@ def test_a_curve_still_rising_over_its_last_eighth_is_named_and_a_flat_one_is_no
     assert "| fast_lstm | 2 (exact) (at the oracle); -21.50 |" in text and "| fast_mlp | 0 (exact); 3.50 |" in text
     text = render_last_stretch(stretches, ["memory"], {"memory": {**line, "oracle_cost": -18.0}})
     assert "| fast_lstm | 2 (exact) (still rising); 2.50 |" in text  # 2.5 below the oracle: room for more
+    text = render_last_stretch(stretches, ["memory"], {"memory": {**line, "oracle_cost": -16.5}})
+    assert "| fast_lstm | 2 (exact) (still rising); 1.00 |" in text  # nearer the oracle than its rise, not at it
     assert stretches["memory"]["fast_mlp"]["resumed_late"] == []
     card = tmp_path / "runs" / "memory" / "fast_lstm-s1" / "model_card.json"
     card.write_text(json.dumps({"resumed_from_timesteps": 1300}))  # in the last three eighths (after 1000)

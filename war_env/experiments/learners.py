@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from war_env.core.probes import LEVEL_MARK, PROBES, probe_named
+from war_env.core.probes import LEVEL_MARK, MIN_GAP, PROBES, probe_named
 from war_env.core.specs import parse_assignments
 from war_env.data import training_config_file
 from war_env.evaluation.probe_gaps import exact_gaps
@@ -624,7 +624,7 @@ def render_last_stretch(stretches: dict, probes, capability: dict[str, dict]) ->
                 continue
             rise, below = stretch["rise"], -capability[probe]["oracle_cost"] - stretch["last"]["value"]
             rising = rise["low"] is not None and rise["low"] > 0
-            label = (" (still rising)" if below > rise["value"] else " (at the oracle)") if rising else ""
+            label = (" (still rising)" if below > MIN_GAP else " (at the oracle)") if rising else ""
             if stretch.get("resumed_late"):
                 label = f" (resumed late: seeds {', '.join(map(str, stretch['resumed_late']))})"
             cells.append(f"{fmt(rise, 3)}{label}; {below:.2f}")
@@ -635,9 +635,9 @@ def render_last_stretch(stretches: dict, probes, capability: dict[str, dict]) ->
         "alone) over the last eighth of the budget minus over the eighth before, IQM over seeds with a "
         "stratified bootstrap interval, and how far that last eighth's return lies below the oracle's exact one. "
         "A curve whose interval lies above 0 still rises (its budget is too small to say what the learner "
-        "reaches) unless it is closer to the oracle than its last rise (at the oracle). A run resumed in the "
-        "last three eighths (resumed late) is not compared: after a resume every env starts a round at once and "
-        "the short rounds end first, which moves the curve for about a round's length.",
+        f"reaches) unless its last eighth is within {MIN_GAP} of the oracle, the probes' least gap (at the "
+        "oracle). A run resumed in the last three eighths (resumed late) is not compared: after a resume every env "
+        "starts a round at once and the short rounds end first, which moves the curve for about a round's length.",
     ]
     return "\n".join(lines) + "\n"
 

@@ -1,0 +1,103 @@
+"""The learners' table as capability x level, from the table folders in OUT (README.md here).
+
+    python experiments/table/summarise.py OUT
+
+Per learner and probe level: how many of the five runs show the capability (the final model's regret per round, its
+95% paired interval on 200 suite rounds, wholly below the level's line), the mean regret, and whether the training
+curve still rose over the last eighth of the budget (``last_stretch``, as the table's own markdown says it). For the
+frame stacks on memory, the least a policy seeing only that many frames loses (``window_line``, exact): where it is
+not below the line, the stack cannot pass.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+from war_env.core.probes import LEVEL_MARK, MIN_GAP, PROBES, probe_named
+from war_env.evaluation.probe_levels import window_line
+from war_env.experiments.learners import LEARNERS
+
+WINDOWS = {"fast_stack4": (4, False), "fast_stack24": (24, True)}
+"""A stack's frames and whether it sees its own previous actions (``LEARNERS``)."""
+
+
+def probe_order(probe: str) -> tuple[int, int]:
+    base, _, level = probe.partition(LEVEL_MARK)
+    return list(PROBES).index(base), int(level or 0)
+
+
+def cells(out: Path) -> tuple[dict, dict]:
+    """(learner, probe) -> the cell's figures, and probe -> its line, from every table folder in ``out``."""
+    found, lines = {}, {}
+    for path in sorted(out.glob("*/learners.json")):
+        report = json.loads(path.read_text())
+        for probe, line in report["capability_lines"].items():
+            lines[probe] = line
+        for name, entry in report["learners"].items():
+            for probe, regrets in entry["regrets"].items():
+                stretch = report["last_stretch"].get(probe, {}).get(name)
+                found[(name, probe)] = {
+                    "table": path.parent.name,
+                    "steps": report["budgets"].get(f"{name}@{probe}", report["budgets"][name]),
+                    "showing": sum(entry["capability"][probe]),
+                    "runs": len(regrets),
+                    "regrets": regrets,
+                    "mean": sum(regrets) / len(regrets),
+                    "curve": curve_label(stretch, line["oracle_cost"]) if stretch else "no curve",
+                }
+    return found, lines
+
+
+def curve_label(stretch: dict, oracle_cost: float) -> str:
+    """The table's reading of a training curve's last eighth (``render_last_stretch``)."""
+    rise = stretch["rise"]
+    if rise["low"] is None or rise["low"] <= 0:
+        return "flat"
+    below = -oracle_cost - stretch["last"]["value"]
+    return "at the oracle" if below <= MIN_GAP else f"still rising, {below:.2f} below the oracle"
+
+
+def window_bound(name: str, probe: str, oracle_cost: float) -> float | None:
+    """The least a stack ``name`` loses per round on a memory level, or None where no bound applies (a 24-frame
+    stack that sees its actions: the bound is computed for stacks of at most the latency's frames)."""
+    if name not in WINDOWS or not probe.startswith("memory"):
+        return None
+    frames, sees_actions = WINDOWS[name]
+    if sees_actions and frames > 6:
+        return None  # a bound without its actions would be no bound: seeing them can only lose less
+    return window_line(probe_named(probe), frames, sees_actions=sees_actions) - oracle_cost
+
+
+def main(out: Path) -> None:
+    found, lines = cells(out)
+    probes = sorted(lines, key=probe_order)
+    names = [name for name in LEARNERS if any((name, probe) in found for probe in probes)]
+    print("| learner | " + " | ".join(probes) + " |")
+    print("|---|" + "---|" * len(probes))
+    print("| line | " + " | ".join(f"{lines[p]['yardstick']} {lines[p]['regret']:.3f}" for p in probes) + " |")
+    for name in names:
+        row = []
+        for probe in probes:
+            cell = found.get((name, probe))
+            row.append(f"**{cell['showing']}/{cell['runs']}**; {cell['mean']:.3f}; {cell['curve']}" if cell else "")
+        print(f"| {name} | " + " | ".join(row) + " |")
+    print()
+    print(
+        "Per cell: runs showing the capability of all; mean final regret per round; the training curve's last eighth."
+    )
+    print()
+    print("| learner | probe | steps | regrets per seed | window bound | table |")
+    print("|---|---|---|---|---|---|")
+    for name in names:
+        for probe in probes:
+            cell = found.get((name, probe))
+            if cell is None:
+                continue
+            bound = window_bound(name, probe, lines[probe]["oracle_cost"])
+            each = ", ".join(f"{regret:.3f}" for regret in cell["regrets"])
+            shown = "" if bound is None else f"{bound:.3f}"
+            print(f"| {name} | {probe} | {cell['steps']:,} | {each} | {shown} | {cell['table']} |")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))

@@ -35,14 +35,20 @@ case "${1:-}" in
     table mlp 6291456 --learners fast_mlp --probes anticipation@1 inference@1
     table memory3b 4194304 --learners fast_mlp fast_stack4 --probes memory@3
     table mlp 6291456 --learners fast_mlp --probes anticipation@1 anticipation@3 inference@1 inference@4 ;;
-  # when `b` ended (started by hand after it): the MLP's third levels, then memory@5's 24-frame stack; after `a`,
-  # memory@5's LSTM. Inference's third level is 3, not 2: the sweep chose the MLP's settings on inference@2 (on
-  # seeds 100-101), and the table keeps off the sweep's levels (the mlp folder's inference@2 run of seed 0,
-  # from the first plan, stay out of its table)
+  # when `b` ended (started by hand after it): the MLP's third levels; after `a`, the memory@1 runs of the 24-frame
+  # stack and the LSTM trained on to twice the budget (their curves still rose at 4,194,304 steps, and the table
+  # cuts levels rather than flatness: memory@5 was left out, until `e` and `f`). Inference's third level is 3, not 2: the sweep chose
+  # the MLP's settings on inference@2 (on seeds 100-101), and the table keeps off the sweep's levels (the mlp
+  # folder's inference@2 run of seed 0, from the first plan, stays out of its table)
   c)
     table mlp 6291456 --learners fast_mlp --probes anticipation@1 anticipation@2 anticipation@3 inference@1 \
       inference@3 inference@4
-    table memory5a 4194304 --learners fast_stack24 --probes memory@5 ;;
-  d) table memory5b 4194304 --learners fast_lstm --probes memory@5 ;;
-  *) echo "usage: command.sh memory|a|b|c|d|others" >&2; exit 2 ;;
+    table memory1_8m 8388608 --learners fast_stack24 --probes memory@1 --continue-from "$OUT/memory1" ;;
+  d) table memory1_8m_lstm 8388608 --learners fast_lstm --probes memory@1 --continue-from "$OUT/memory1" ;;
+  # once `c` had ended, with time left in the session: memory@5 after all, the 24-frame stack after `c`, the LSTM
+  # after `d`. (`d` waited for `a` with a loop that also matched itself, so it started only at 08:41, by hand, with
+  # `f` after it)
+  e) table memory5a 4194304 --learners fast_stack24 --probes memory@5 ;;
+  f) table memory5b 4194304 --learners fast_lstm --probes memory@5 ;;
+  *) echo "usage: command.sh memory|a|b|c|d|e|f|others" >&2; exit 2 ;;
 esac

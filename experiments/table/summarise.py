@@ -13,17 +13,12 @@ import json
 import sys
 from pathlib import Path
 
-from war_env.core.probes import LEVEL_MARK, MIN_GAP, PROBES, probe_named
+from war_env.core.probes import probe_named
 from war_env.evaluation.probe_levels import window_line
-from war_env.experiments.learners import LEARNERS
+from war_env.experiments.learners import LEARNERS, below_the_oracle, curve_verdict, probe_order
 
 WINDOWS = {"fast_stack4": (4, False), "fast_stack24": (24, True)}
 """A stack's frames and whether it sees its own previous actions (``LEARNERS``)."""
-
-
-def probe_order(probe: str) -> tuple[int, int]:
-    base, _, level = probe.partition(LEVEL_MARK)
-    return list(PROBES).index(base), int(level or 0)
 
 
 def cells(out: Path) -> tuple[dict, dict]:
@@ -49,12 +44,12 @@ def cells(out: Path) -> tuple[dict, dict]:
 
 
 def curve_label(stretch: dict, oracle_cost: float) -> str:
-    """The table's reading of a training curve's last eighth (``render_last_stretch``)."""
-    rise = stretch["rise"]
-    if rise["low"] is None or rise["low"] <= 0:
-        return "flat"
-    below = -oracle_cost - stretch["last"]["value"]
-    return "at the oracle" if below <= MIN_GAP else f"still rising, {below:.2f} below the oracle"
+    """The table's verdict on a training curve's last eighth (``curve_verdict``), with how far a rising one lies below
+    the oracle."""
+    verdict = curve_verdict(stretch, oracle_cost)
+    if verdict == "still rising":
+        return f"still rising, {below_the_oracle(stretch, oracle_cost):.2f} below the oracle"
+    return verdict
 
 
 def window_bound(name: str, probe: str, oracle_cost: float) -> float | None:

@@ -244,9 +244,6 @@ class BatchedSteps:
         self.rounds.grow_log()
         self._arrays = tuple(self.rounds.arrays)
 
-    def table(self, games: np.ndarray) -> RoundTable:
-        return self.rounds.table(games)
-
     def write_rounds(
         self, games: np.ndarray, numbers: np.ndarray, takeover: np.ndarray, blank: np.ndarray, blanked: np.ndarray
     ) -> list[tuple[np.ndarray, np.ndarray]]:

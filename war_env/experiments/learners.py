@@ -130,15 +130,15 @@ def learner_settings(learner: Learner, timesteps: int) -> dict:
     }
 
 
-LEARNER_SETTING_KEYS = frozenset(key for learner in LEARNERS.values() for key in learner_settings(learner, 1))
-"""The keys of every learner's ``learner_settings``."""
-
-
 def setting_keys_of(names) -> frozenset:
     """The keys of the ``learner_settings`` of the learners ``names``: ``--fast-set`` refuses them in a table of those
-    learners (another table may set them: ``fast_stack24``'s previous action for ``fast_lstm``), and a run's other
+    learners (another table may set them: ``fast_stack24``'s previous action for ``fast_mlp``), and a run's other
     settings are its table's."""
     return frozenset(key for name in names for key in learner_settings(LEARNERS[name], 1))
+
+
+LEARNER_SETTING_KEYS = setting_keys_of(LEARNERS)
+"""The keys of every learner's ``learner_settings``."""
 
 
 def suite_config(algo: str, folder: Path) -> Path:
@@ -385,7 +385,7 @@ MERGE_SHARED_KEYS = ("seeds", "rounds", "actions", "fast_settings")
 """What tables must share for their scores to stand in one table (every suite deals its rounds from seed 0)."""
 
 
-def _probe_order(probe: str) -> tuple[int, int]:
+def probe_order(probe: str) -> tuple[int, int]:
     """Probes in ``PROBES``' order, a family's levels after its default, easiest first."""
     base, _, level = probe.partition(LEVEL_MARK)
     return list(PROBES).index(base), int(level or 0)
@@ -410,7 +410,7 @@ def merge_reports(sources: list[tuple[str, dict]]) -> dict:
             if report["capability_lines"][probe] != first["capability_lines"][probe]:
                 raise ValueError(f"--merge: {folder} and {first_folder} draw other capability lines on {probe}")
     learners = [name for name in LEARNERS if any(name in report["learners"] for _, report in sources)]
-    probes = sorted({probe for _, report in sources for probe in report["capability_lines"]}, key=_probe_order)
+    probes = sorted({probe for _, report in sources for probe in report["capability_lines"]}, key=probe_order)
     merged = {
         **{key: first.get(key) for key in MERGE_SHARED_KEYS},
         "budgets": {},
@@ -609,6 +609,20 @@ def _resumed_from(run_dir: Path) -> int | None:
     return json.loads(card.read_text()).get("resumed_from_timesteps") if card.is_file() else None
 
 
+def below_the_oracle(stretch: dict, oracle_cost: float) -> float:
+    """How far a ``last_stretch`` entry's last eighth of training return lies below the oracle's, per round."""
+    return -oracle_cost - stretch["last"]["value"]
+
+
+def curve_verdict(stretch: dict, oracle_cost: float) -> str:
+    """``flat``, ``still rising`` or ``at the oracle``: a ``last_stretch`` entry whose rise's interval lies above 0
+    still rises unless its last eighth is within the probes' least gap of the oracle."""
+    rise = stretch["rise"]
+    if rise["low"] is None or rise["low"] <= 0:
+        return "flat"
+    return "still rising" if below_the_oracle(stretch, oracle_cost) > MIN_GAP else "at the oracle"
+
+
 def render_last_stretch(stretches: dict, probes, capability: dict[str, dict]) -> str:
     names = sorted({name for per_probe in stretches.values() for name in per_probe}, key=list(LEARNERS).index)
     lines = [
@@ -622,9 +636,9 @@ def render_last_stretch(stretches: dict, probes, capability: dict[str, dict]) ->
             if stretch is None or stretch["last"]["value"] is None:
                 cells.append("")
                 continue
-            rise, below = stretch["rise"], -capability[probe]["oracle_cost"] - stretch["last"]["value"]
-            rising = rise["low"] is not None and rise["low"] > 0
-            label = (" (still rising)" if below > MIN_GAP else " (at the oracle)") if rising else ""
+            rise, below = stretch["rise"], below_the_oracle(stretch, capability[probe]["oracle_cost"])
+            verdict = curve_verdict(stretch, capability[probe]["oracle_cost"])
+            label = f" ({verdict})" if verdict != "flat" else ""
             if stretch.get("resumed_late"):
                 label = f" (resumed late: seeds {', '.join(map(str, stretch['resumed_late']))})"
             cells.append(f"{fmt(rise, 3)}{label}; {below:.2f}")

@@ -14,9 +14,10 @@ from test_probes import FS, IDLE, finite_horizon_cost
 
 import war_env  # noqa: F401  (registers the probes)
 from war_env.agents.lead import lead_cost
+from war_env.agents.oracle import timing_state
 from war_env.core.best_response import Inferring, pool_policy, problem_with
 from war_env.core.bots import make_bot
-from war_env.core.observation import INDEX
+from war_env.core.observation import INDEX, OBSERVATION_SIZE
 from war_env.core.optimum import OURS, THEIRS, State, evaluate, evaluate_policy, solve, solve_pool
 from war_env.core.probes import MIN_GAP, PROBES, probe_named
 from war_env.evaluation.probe_gaps import clairvoyant_records, exact_gaps
@@ -24,8 +25,11 @@ from war_env.evaluation.probe_levels import (
     WINDOWS,
     all_levels,
     counting_depth,
+    least_after_waits,
     least_over_chance,
     level_figures,
+    played_with_actions_line,
+    pressing_after_waits,
     pressing_up_to,
     single_problem,
     window_line,
@@ -285,10 +289,82 @@ def test_the_presses_in_flight_show_no_more_actions_than_the_latency():
         pressing_up_to(problem, 2, 0.0, sees_actions=7)
 
 
+@pytest.mark.parametrize("level", range(1, len(PROBES["memory"].levels) + 1))
+def test_a_24_frame_stack_that_sees_its_actions_can_play_the_oracle_at_every_memory_level(level):
+    """From the latency on its actions show its presses in flight, so it plays the solver's policy where it tells the
+    tick, and past its reach one that reads only its presses in flight. At levels 1-4 the oracle presses within its
+    reach; at level 5, 23 ticks in, on the first tick it no longer tells apart, which it knows by pressing there
+    whenever nothing is in flight: without its actions it loses at least the minimum gap there."""
+    probe = PROBES["memory"].at_level(level)
+    gaps = exact_gaps(probe)
+    oracle = gaps.per_round("oracle")
+    assert played_with_actions_line(probe, 24, gaps) - oracle == pytest.approx(0.0, abs=1e-9)
+    chance, _ = least_after_waits(single_problem(probe), window_reach(24))
+    if counting_depth(probe) > window_reach(24):
+        assert chance == 1.0 and window_line(probe, 24, gaps) - oracle >= MIN_GAP
+
+
+@pytest.mark.parametrize("level", [4, 5])
+def test_at_the_latency_the_played_line_lies_between_the_bound_and_the_longer_stacks_line(level):
+    """A stack of 6 frames (the latency) that sees its actions: the policy it plays waits where something is in
+    flight past its reach, where the bound tells it the tick, so it costs at least the bound; a 24-frame stack can
+    play it too, so the 24-frame stack's line costs at most as much."""
+    probe = PROBES["memory"].at_level(level)
+    gaps = exact_gaps(probe)
+    played = played_with_actions_line(probe, 6, gaps)
+    assert played >= window_line(probe, 6, gaps, sees_actions=True) - 1e-9
+    assert played_with_actions_line(probe, 24, gaps) <= played + 1e-9
+    assert played <= gaps.per_round("press_once") + 1e-9  # pressing never past its reach is press_once at worst
+
+
+def test_a_24_frame_stack_with_its_actions_plays_the_played_line_step_for_step():
+    """The played line's policy at memory level 5, read from a window of the last 24 frames of War-v0's fields and
+    previous actions only (zeros before the round's first), presses exactly where the policy does in the solver's state
+    (read from the latency observation of the same game), tick by tick, over a round each seat starts."""
+    probe = PROBES["memory"].at_level(5)
+    problem, reach = single_problem(probe), window_reach(24)
+    _, policy = least_after_waits(problem, reach)
+    config, latency, T = probe.config(), problem.max_delay, problem.turn_ticks
+    env = gym.make("WarLatency-v0", **probe.env_kwargs()).unwrapped
+
+    def stack_presses(frames: list[np.ndarray], actions: list[int]) -> bool:
+        newest = frames[-1]
+        in_flight = sum(actions[-1 - age] << age for age in range(latency))  # bit a: its action a + 1 ticks ago
+        taken = bool(newest[INDEX["opponent_taken_over"]] > 0.5)
+        if newest[INDEX["can_draw"]] > 0.5:
+            return policy.press(State(OURS, T - round(float(newest[INDEX["timer_left"]]) * T), taken, in_flight))
+        alike = next((n for n in range(1, 25) if not np.array_equal(frames[-1 - n], newest)), 24)
+        if alike < 24:  # its own turn's last frame, or the zeros before the round, mark the tick
+            return policy.press(State(THEIRS, alike - 1, taken, in_flight))
+        return in_flight == 0  # past its reach: presses with probability 1 where nothing is in flight
+
+    for starter in (0, 1):
+        observation, _ = env.reset(seed=3, options={"starter": starter})
+        frames, actions, done, steps = [np.zeros(OBSERVATION_SIZE)] * 25, [0] * 24, False, 0
+        while not done:
+            frames = frames[1:] + [observation[:OBSERVATION_SIZE]]
+            state = timing_state(observation, config, "test")
+            press = stack_presses(frames, actions)
+            assert press == policy.press(state), (starter, steps, state)
+            observation, _, terminated, truncated, _ = env.step(int(press))
+            actions, done, steps = actions[1:] + [int(press)], terminated or truncated, steps + 1
+        assert steps > 1000
+
+
+def test_the_played_line_needs_a_fixed_latency_and_a_stack_that_sees_its_presses_in_flight():
+    problem = single_problem(PROBES["memory"].at_level(1))
+    spread = dataclasses.replace(problem, latency=(0.0,) * 5 + (0.5, 0.5))
+    with pytest.raises(ValueError, match="fixed latency"):
+        pressing_after_waits(spread, 2, 1.0)
+    with pytest.raises(ValueError, match="does not see its presses of the last 6 ticks"):
+        played_with_actions_line(PROBES["memory"].at_level(1), 5)
+
+
 def test_the_figures_command_prints_every_level_of_the_probes_named(capsys):
     assert main(["--levels", "--probes", "memory", "anticipation"]) == []
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("| probe | level |")
+    assert lines[0].startswith("| probe | level |") and lines[0].endswith("| 24 frames and actions lose at most |")
+    assert all(line.endswith("| 0.000 |") for line in lines if line.startswith("| memory |"))
     assert len(lines) - 2 == len(PROBES["memory"].levels) + len(PROBES["anticipation"].levels)
     assert len(all_levels()) == len(LEVELS)
 

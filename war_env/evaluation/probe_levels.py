@@ -21,12 +21,20 @@ last ``latency`` ticks, so that bound is for ``k`` up to the latency. Both bound
 turn and its opening with nothing in flight, which a stack padded with zero frames may tell apart, are counted as
 the solver counts them (``PolicyCost``: they move a round's figure by less than one move's cost, 0.06).
 
+From the latency on, a stack that sees its actions sees its presses in flight (the latency is fixed), so it can play
+a policy of the solver's state where it tells the tick, and past its reach one that reads only its presses in flight:
+``played_with_actions_line(probe, k)`` is the exact cost of the best found of those (``pressing_after_waits``: past
+the reach, it presses with one probability where nothing is in flight, and waits where something is). It is what
+such a stack can reach, so it bounds its loss from above. With probability 1 it presses on the first tick its frames
+no longer tell apart and then waits while that press is in flight: at memory level 5 that is tick 23, the oracle's.
+
 ``counting_depth(probe)`` is the least tick into the opponent's turn up to which a policy must be able to press to
 reach the oracle's cost: how far the level makes a seat count.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -42,6 +50,8 @@ WINDOWS = (4, 24)
 """The frame stacks whose lines the memory levels give: the learners' 4-frame and 24-frame stacks."""
 WITH_ACTIONS = (4,)
 """The stacks whose bound seeing their actions too the memory levels give (up to the latency, 6 ticks)."""
+PLAYED_WITH_ACTIONS = (24,)
+"""The stacks seeing their actions too whose played line the memory levels give (from the latency on, 6 ticks)."""
 SAME_COST = 1e-12
 """Costs per move closer than this are the same (the solver's tolerance is 1e-10 of the values' size)."""
 
@@ -67,6 +77,19 @@ def pressing_up_to(problem: TimingProblem, last_tick: int, chance: float = 0.0, 
     return solve(problem, given=lambda elapsed: None if elapsed <= last_tick else given)
 
 
+def pressing_after_waits(problem: TimingProblem, last_tick: int, chance: float) -> TimingPolicy:
+    """The best policy that, in the opponent's turn, chooses only up to ``last_tick`` ticks in, and later presses
+    with probability ``chance`` where nothing is in flight and waits where something is, whatever the tick (exact).
+    With a fixed latency its presses in flight are its actions of the last ``latency`` ticks, so a stack of at least
+    as many frames that sees its actions plays it (the solver's other decisions read the ticks it tells apart, its own
+    turn's clock and those actions)."""
+    if problem.latency[problem.max_delay] != 1.0:
+        raise ValueError(f"the presses in flight are the last actions only with a fixed latency, got {problem.latency}")
+    sets = np.arange(1 << max(problem.max_delay, 1))
+    given = np.where(sets == 0, chance, 0.0)
+    return solve(problem, given=lambda elapsed: None if elapsed <= last_tick else given)
+
+
 GRID = 20
 """Steps of the grid of press probabilities ``window_line`` tries before its golden-section search."""
 SEARCH_STEPS = 20
@@ -75,18 +98,28 @@ SEARCH_STEPS = 20
 
 @lru_cache(maxsize=64)
 def least_over_chance(problem: TimingProblem, last_tick: int, sees_actions: int = 0) -> tuple[float, TimingPolicy]:
-    """The probability of least cost per move, and ``pressing_up_to`` at it: the best of a grid of ``GRID`` + 1
-    steps from 0 to 1, then a golden-section search between its neighbours (the cost is smooth in the probability)."""
+    """The probability of least cost per move, and ``pressing_up_to`` at it (``least_of``)."""
+    return least_of(lambda chance: pressing_up_to(problem, last_tick, chance, sees_actions))
+
+
+@lru_cache(maxsize=64)
+def least_after_waits(problem: TimingProblem, last_tick: int) -> tuple[float, TimingPolicy]:
+    """The probability of least cost per move, and ``pressing_after_waits`` at it (``least_of``)."""
+    return least_of(lambda chance: pressing_after_waits(problem, last_tick, chance))
+
+
+def least_of(policy_at: Callable[[float], TimingPolicy]) -> tuple[float, TimingPolicy]:
+    """The probability of least cost per move, and ``policy_at`` it: the best of a grid of ``GRID`` + 1 steps from 0
+    to 1, then a golden-section search between its neighbours (the cost is smooth in the probability)."""
     grid = [step / GRID for step in range(GRID + 1)]
-    policies = [pressing_up_to(problem, last_tick, chance, sees_actions) for chance in grid]
+    policies = [policy_at(chance) for chance in grid]
     best = min(range(len(grid)), key=lambda i: policies[i].cost_per_move)
     low, high = grid[max(best - 1, 0)], grid[min(best + 1, GRID)]
     ratio = (5**0.5 - 1) / 2
     found = grid[best], policies[best]
     for _ in range(SEARCH_STEPS):
         left, right = high - ratio * (high - low), low + ratio * (high - low)
-        at_left = pressing_up_to(problem, last_tick, left, sees_actions)
-        at_right = pressing_up_to(problem, last_tick, right, sees_actions)
+        at_left, at_right = policy_at(left), policy_at(right)
         if at_left.cost_per_move <= at_right.cost_per_move:
             high, candidate = right, (left, at_left)
         else:
@@ -110,6 +143,24 @@ def window_line(probe: Probe, frames: int, gaps: ProbeGaps | None = None, sees_a
     gaps = exact_gaps(probe) if gaps is None else gaps
     reach = window_reach(frames)
     _, policy = least_over_chance(single_problem(probe), reach, frames if sees_actions else 0)
+    return per_round(policy, gaps)
+
+
+def played_with_actions_line(probe: Probe, frames: int, gaps: ProbeGaps | None = None) -> float:
+    """The timing cost per round of the best policy found that a stack of ``frames`` observations of the memory
+    probe that sees its actions of as many ticks plays (``pressing_after_waits`` past its reach, least over the
+    probability): exact, and a bound from above on what such a stack loses (the module docstring). ``frames`` from
+    the latency on: a shorter stack does not see all its presses in flight."""
+    gaps = exact_gaps(probe) if gaps is None else gaps
+    problem = single_problem(probe)
+    if frames < problem.max_delay:
+        raise ValueError(f"a stack of {frames} frames does not see its presses of the last {problem.max_delay} ticks")
+    _, policy = least_after_waits(problem, window_reach(frames))
+    return per_round(policy, gaps)
+
+
+def per_round(policy: TimingPolicy, gaps: ProbeGaps) -> float:
+    """A solved policy's timing cost per round, as every yardstick's (``ProbeGaps.per_round``)."""
     cost = PolicyCost(policy.cost_per_move, policy.first_turn_excess, policy.opening_excess)
     return cost.per_round(gaps.moves, gaps.starts)
 
@@ -149,6 +200,9 @@ class LevelFigures:
     windows_with_actions: dict[int, float] = field(default_factory=dict)
     """Frames -> the least a policy seeing that many frames and its actions of as many ticks loses per round (frames
     up to the latency; a bound)."""
+    played_with_actions: dict[int, float] = field(default_factory=dict)
+    """Frames -> what the best policy found that a stack of that many frames seeing its actions plays loses per round
+    (frames from the latency on; exact, a bound from above)."""
     depth: int | None = None
     """How far into the opponent's turn a policy must press to reach the oracle (the memory probe)."""
 
@@ -161,11 +215,12 @@ def level_figures(probe: Probe, level: int) -> LevelFigures:
     at = probe.at_level(level)
     gaps = exact_gaps(at)
     oracle = gaps.per_round("oracle")
-    windows, with_actions, depth = {}, {}, None
+    windows, with_actions, played, depth = {}, {}, {}, None
     if probe.observation == "war":  # the clocks are hidden: how far a window of frames sees is the question
         windows = {frames: window_line(at, frames, gaps) - oracle for frames in WINDOWS}
         latency = at.config().max_delay
         with_actions = {k: window_line(at, k, gaps, True) - oracle for k in WITH_ACTIONS if k <= latency}
+        played = {k: played_with_actions_line(at, k, gaps) - oracle for k in PLAYED_WITH_ACTIONS if k >= latency}
         depth = counting_depth(at)
     return LevelFigures(
         probe.name,
@@ -179,6 +234,7 @@ def level_figures(probe: Probe, level: int) -> LevelFigures:
         gaps.best_simple,
         windows,
         with_actions,
+        played,
         depth,
     )
 
@@ -196,13 +252,17 @@ def levels_table(figures: list[LevelFigures]) -> str:
         + " | ".join(f"{k} frames lose at least" for k in WINDOWS)
         + " | "
         + " | ".join(f"{k} frames and actions lose at least" for k in WITH_ACTIONS)
+        + " | "
+        + " | ".join(f"{k} frames and actions lose at most" for k in PLAYED_WITH_ACTIONS)
         + " |",
-        "|---|---|---|---|---|---|---|" + "---|" * (len(WINDOWS) + len(WITH_ACTIONS)),
+        "|---|---|---|---|---|---|---|" + "---|" * (len(WINDOWS) + len(WITH_ACTIONS) + len(PLAYED_WITH_ACTIONS)),
     ]
     for f in figures:
         level = f"{f.level} (default)" if f.default else str(f.level)
         windows = [f"{f.windows[k]:.3f}" if k in f.windows else "" for k in WINDOWS]
         windows += [f"{f.windows_with_actions[k]:.3f}" if k in f.windows_with_actions else "" for k in WITH_ACTIONS]
+        played = f.played_with_actions
+        windows += [f"{played[k]:.3f}" if k in played else "" for k in PLAYED_WITH_ACTIONS]
         lead = f"{f.gaps['lead']:.3f}" if "lead" in PROBES[f.probe].simple else "(hidden clock)"
         lines.append(
             f"| {f.probe} | {level} | {f.what} | {f.oracle:.3f} | {f.gaps['press_once']:.3f} | {lead} "

@@ -5,8 +5,9 @@
 Per learner and probe level: how many of the five runs show the capability (the final model's regret per round, its
 95% paired interval on 200 suite rounds, wholly below the level's line), the mean regret, and whether the training
 curve still rose over the last eighth of the budget (``last_stretch``, as the table's own markdown says it). For the
-frame stacks on memory, the least a policy seeing only that many frames loses (``window_line``, exact): where it is
-not below the line, the stack cannot pass.
+frame stacks on memory, what their window allows, exact: the least a policy seeing only that many frames loses
+(``window_line``; where it is not below the line, the stack cannot pass), or, for a stack of at least the latency's
+frames that sees its actions, the most the best policy it can play loses (``played_with_actions_line``).
 """
 
 import json
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 from war_env.core.probes import probe_named
-from war_env.evaluation.probe_levels import window_line
+from war_env.evaluation.probe_levels import played_with_actions_line, single_problem, window_line
 from war_env.experiments.learners import LEARNERS, below_the_oracle, curve_verdict, probe_order
 
 WINDOWS = {"fast_stack4": (4, False), "fast_stack24": (24, True)}
@@ -52,15 +53,16 @@ def curve_label(stretch: dict, oracle_cost: float) -> str:
     return verdict
 
 
-def window_bound(name: str, probe: str, oracle_cost: float) -> float | None:
-    """The least a stack ``name`` loses per round on a memory level, or None where no bound applies (a 24-frame
-    stack that sees its actions: the bound is computed for stacks of at most the latency's frames)."""
+def window_bound(name: str, probe: str, oracle_cost: float) -> str:
+    """What a stack ``name``'s window allows on a memory level, per round: "at least" the least a policy seeing its
+    frames loses, or "at most" what the best policy a stack seeing its actions can play loses ("" for the others)."""
     if name not in WINDOWS or not probe.startswith("memory"):
-        return None
+        return ""
     frames, sees_actions = WINDOWS[name]
-    if sees_actions and frames > 6:
-        return None  # a bound without its actions would be no bound: seeing them can only lose less
-    return window_line(probe_named(probe), frames, sees_actions=sees_actions) - oracle_cost
+    level = probe_named(probe)
+    if sees_actions and frames >= single_problem(level).max_delay:  # it sees every press in flight: a policy it plays
+        return f"at most {played_with_actions_line(level, frames) - oracle_cost:.3f}"
+    return f"at least {window_line(level, frames, sees_actions=sees_actions) - oracle_cost:.3f}"
 
 
 def main(out: Path) -> None:
@@ -81,7 +83,7 @@ def main(out: Path) -> None:
         "Per cell: runs showing the capability of all; mean final regret per round; the training curve's last eighth."
     )
     print()
-    print("| learner | probe | steps | regrets per seed | window bound | table |")
+    print("| learner | probe | steps | regrets per seed | its window allows | table |")
     print("|---|---|---|---|---|---|")
     for name in names:
         for probe in probes:
@@ -90,8 +92,7 @@ def main(out: Path) -> None:
                 continue
             bound = window_bound(name, probe, lines[probe]["oracle_cost"])
             each = ", ".join(f"{regret:.3f}" for regret in cell["regrets"])
-            shown = "" if bound is None else f"{bound:.3f}"
-            print(f"| {name} | {probe} | {cell['steps']:,} | {each} | {shown} | {cell['table']} |")
+            print(f"| {name} | {probe} | {cell['steps']:,} | {each} | {bound} | {cell['table']} |")
 
 
 if __name__ == "__main__":

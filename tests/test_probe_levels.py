@@ -20,11 +20,15 @@ from war_env.core.bots import make_bot
 from war_env.core.observation import INDEX, OBSERVATION_SIZE
 from war_env.core.optimum import OURS, THEIRS, State, evaluate, evaluate_policy, solve, solve_pool
 from war_env.core.probes import MIN_GAP, PROBES, probe_named
+from war_env.evaluation.paired_rounds import play_rounds_batched
 from war_env.evaluation.probe_gaps import clairvoyant_records, exact_gaps
 from war_env.evaluation.probe_levels import (
+    NO_REACTION,
     WINDOWS,
     all_levels,
     counting_depth,
+    last_reaction_line,
+    last_reaction_policies,
     least_after_waits,
     least_over_chance,
     level_figures,
@@ -394,3 +398,86 @@ def test_a_probe_name_with_a_level_is_refused_in_one_line_when_unknown_or_out_of
     for name, message in (("mem@1", "unknown probe 'mem'"), ("memory@x", "whole number"), ("memory@9", "levels 1 to")):
         with pytest.raises(ValueError, match=message):
             probe_named(name)
+
+
+# --- inference: what the last reaction alone tells ----------------------------------------------------------------
+INFERENCE_LEVELS = range(1, len(PROBES["inference"].levels) + 1)
+
+
+@pytest.mark.parametrize("level", INFERENCE_LEVELS)
+def test_reading_only_the_last_reaction_loses_between_the_oracle_and_blind(level):
+    """A draw that names the member lets the next move play that member's optimum; one in a shared tick leaves the
+    belief at the prior and the next move is played blind. So where every draw names the member (level 1) the line is
+    the oracle's cost, and elsewhere it loses about blind's loss times the share of draws that name nobody."""
+    probe = PROBES["inference"].at_level(level)
+    gaps = exact_gaps(probe)
+    loses = last_reaction_line(probe, gaps) - gaps.per_round("oracle")
+    named = pool_policy(probe.config(), make_bot(probe.opponent)).identifying[0]
+    assert 0 <= loses <= gaps.gap("blind")
+    assert loses == pytest.approx((1 - named) * gaps.gap("blind"), abs=0.005)
+    if level == 1:
+        assert loses == pytest.approx(0, abs=1e-9)
+    else:
+        assert loses >= 0.1 and gaps.gap("blind") - loses >= 0.05
+
+
+def test_at_the_hardest_inference_level_reading_the_last_reaction_beats_blind_by_less_than_the_minimum_gap():
+    probe = PROBES["inference"].at_level(len(PROBES["inference"].levels))
+    gaps = exact_gaps(probe)
+    loses = last_reaction_line(probe, gaps) - gaps.per_round("oracle")
+    assert gaps.gap("blind") - loses < MIN_GAP
+
+
+def test_after_a_draw_in_a_shared_tick_the_reader_plays_blind_and_after_one_that_names_the_member_its_optimum():
+    probe = PROBES["inference"].at_level(4)  # windows 4-7 and 5-8
+    shares, policies = last_reaction_policies(probe)
+    members = pool_policy(probe.config(), make_bot(probe.opponent)).members
+    assert shares == {NO_REACTION: 0.0, 4: 0.125, 5: 0.25, 6: 0.25, 7: 0.25, 8: 0.125}
+    for tick, alike in ((4, members[0]), (5, policies[NO_REACTION]), (7, policies[NO_REACTION]), (8, members[1])):
+        assert np.array_equal(policies[tick].table(), alike.table()), tick
+
+
+def test_a_last_reaction_is_refused_where_moves_do_not_add_up_or_the_bot_is_no_pool():
+    with pytest.raises(ValueError, match="pool drawn per round"):
+        last_reaction_policies(PROBES["memory"])
+    late = dataclasses.replace(PROBES["inference"], latency="fixed:ticks=6")  # a press sent in its turn meets a draw
+    with pytest.raises(ValueError, match="can meet it"):
+        last_reaction_policies(late)
+
+
+class LastReactionReader:
+    """Plays ``last_reaction_policies`` from the current observation only: the solver's state and the opponent's
+    last reaction (the inference observation's last field), nothing remembered."""
+
+    def __init__(self, probe):
+        self.config = probe.config()
+        self.policies = last_reaction_policies(probe)[1]
+
+    def press(self, observation: np.ndarray) -> bool:
+        state = timing_state(observation, self.config, "last reaction")
+        if state is None:
+            return False
+        tick = round(float(observation[-1]) * self.config.turn_ticks) - 1  # NO_REACTION before the first draw
+        return self.policies[tick].press(state)
+
+    def batch_policy(self):
+        return lambda observations: np.array([self.press(row) for row in observations], dtype=np.int64)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", [3, 4])
+def test_on_paired_rounds_a_reader_of_the_last_reaction_loses_what_the_line_says(level):
+    probe = PROBES["inference"].at_level(level)
+    seeds = range(300)
+    oracle, _ = records_of(probe, "oracle", seeds)
+    reader = play_rounds_batched(
+        LastReactionReader(probe),
+        make_bot(probe.opponent),
+        probe.config(),
+        seeds,
+        agent_spec="last-reaction",
+        env_id=probe.env_id,
+    )
+    regret = bootstrap_mean([o.episode_return - r.episode_return for o, r in zip(oracle, reader)])
+    gaps = exact_gaps(probe)
+    assert regret["low"] <= last_reaction_line(probe, gaps) - gaps.per_round("oracle") <= regret["high"], regret

@@ -1,5 +1,5 @@
 """Each probe's difficulty scale (``Probe.levels``), with its exact figures, and the lines of a seat that sees only
-the last few frames.
+the last few frames or, in the inference probe, only the opponent's last reaction.
 
 ``level_figures(probe, n)`` gives the figures of level ``n``: the oracle's timing cost per round and what the
 simple baselines and the yardstick of lacking the capability lose to it per round, from ``probe_gaps.exact_gaps``
@@ -28,6 +28,21 @@ the reach, it presses with one probability where nothing is in flight, and waits
 such a stack can reach, so it bounds its loss from above. With probability 1 it presses on the first tick its frames
 no longer tell apart and then waits while that press is in flight: at memory level 5 that is tick 23, the oracle's.
 
+In the inference probe the seat sees the opponent's last reaction (``opponent_reaction``), which stays as it was from
+the opponent's draw through the seat's own turn and the opponent's next turn until its next draw, and is 0 before its
+first draw of the round. ``last_reaction_line(probe)`` is the cost per round of the best policy that reads only that
+reaction, the clocks and its presses in flight: after a draw on tick ``t`` it believes the member of the pool with
+``P(member | t)``, so it plays the solver's optimum against the pool's reactions mixed by that belief
+(``last_reaction_policies``), and before the first draw blind's. Each move (the opponent's turn and the seat's next)
+costs what that policy pays per move, since every such optimum plays the seat's own turn alike and none keeps a press
+in flight as the opponent's turn opens, so no move hands the next anything but its reaction (checked: refused
+otherwise). So the figure is exact: the cost of a policy a memoryless reader plays, and the least of those whose
+presses do not depend on presses sent before the opponent's turn opened. It bounds a memoryless reader's loss from
+above, not below: one that kept a press in flight into the opponent's turn could read it there as a note of an earlier
+reaction, each note a sure false start (it lands before the opponent can draw), and that is not solved. Where a draw
+names the member (level 1) it is the oracle's cost; after a draw in a shared tick the belief is the prior, and the
+next move is played blind.
+
 ``counting_depth(probe)`` is the least tick into the opponent's turn up to which a policy must be able to press to
 reach the oracle's cost: how far the level makes a seat count.
 """
@@ -41,9 +56,10 @@ from functools import lru_cache
 import numpy as np
 
 from war_env.core.best_response import problem_with
-from war_env.core.bots import make_bot
-from war_env.core.optimum import PolicyCost, TimingPolicy, TimingProblem, solve
+from war_env.core.bots import VARIES_BY_ROUND, make_bot
+from war_env.core.optimum import OURS, PolicyCost, TimingPolicy, TimingProblem, nothing_carries_over, solve
 from war_env.core.probes import PROBES, Probe
+from war_env.core.rules import WarConfig
 from war_env.evaluation.probe_gaps import ProbeGaps, exact_gaps
 
 WINDOWS = (4, 24)
@@ -162,6 +178,70 @@ def played_with_actions_line(probe: Probe, frames: int, gaps: ProbeGaps | None =
 def per_round(policy: TimingPolicy, gaps: ProbeGaps) -> float:
     """A solved policy's timing cost per round, as every yardstick's (``ProbeGaps.per_round``)."""
     cost = PolicyCost(policy.cost_per_move, policy.first_turn_excess, policy.opening_excess)
+    return cost.per_round(gaps.moves, gaps.starts)
+
+
+NO_REACTION = -1
+"""The key of ``last_reaction_policies`` before the opponent's first draw of the round (``opponent_reaction`` 0)."""
+
+
+def last_reaction_policies(probe: Probe) -> tuple[dict[int, float], dict[int, TimingPolicy]]:
+    """For each tick ``t`` the pool bot of the inference probe draws on, the share of its draws on ``t``, and the
+    solver's optimum against its reactions as the belief ``P(member | a draw on t)`` mixes them; ``NO_REACTION``:
+    blind's optimum, the prior's mixture, with the share 0. Refused where the moves' costs do not add up
+    (``last_reaction_line``): a press in flight that the opponent could meet, own turns played apart, a press kept in
+    flight into the opponent's turn."""
+    return reaction_policies(probe.config(), probe.opponent)
+
+
+@lru_cache(maxsize=16)
+def reaction_policies(config: WarConfig, opponent: str) -> tuple[dict[int, float], dict[int, TimingPolicy]]:
+    """``last_reaction_policies`` of the probe of ``config`` against the bot ``opponent``."""
+    bot = make_bot(opponent)
+    if bot.varies_by != VARIES_BY_ROUND:
+        raise ValueError(f"a last reaction tells the member of a pool drawn per round, got {opponent!r}")
+    prior = np.asarray(bot.prior)
+    reactions = np.array([window.reaction_probabilities(config) for window in bot.windows()])
+    drawn = prior @ reactions
+    shares, policies = {NO_REACTION: 0.0}, {NO_REACTION: solve(problem_with(config, tuple(drawn)))}
+    for tick in np.flatnonzero(drawn > 0).tolist():
+        belief = prior * reactions[:, tick] / drawn[tick]
+        shares[tick] = float(drawn[tick])
+        policies[tick] = solve(problem_with(config, tuple(belief @ reactions)))
+    check_moves_add_up(policies)
+    return shares, policies
+
+
+def check_moves_add_up(policies: dict[int, TimingPolicy]) -> None:
+    """Each move's cost is its policy's cost per move, whatever reaction the move before read, only if nothing a
+    move does reaches into the next: presses in flight as the opponent's turn opens land before it can draw
+    (``nothing_carries_over``), no policy keeps one in flight there (``opening_excess`` 0: its long run opens the
+    opponent's turns with nothing in flight, as the round does) and all play the seat's own turn alike (it follows a
+    new reaction but belongs to the move of the one before)."""
+    own_turns = [policy.table()[OURS] for policy in policies.values()]
+    for tick, policy in policies.items():
+        if not nothing_carries_over(policy.problem):
+            raise ValueError(f"after a draw on tick {tick}, a press in flight as the opponent's turn opens can meet it")
+        if abs(policy.opening_excess) > SAME_COST:
+            raise ValueError(f"after a draw on tick {tick}, a press is kept in flight into the opponent's turn")
+    if any(not np.array_equal(own_turns[0], table) for table in own_turns):
+        raise ValueError("the policies after different reactions play the seat's own turn differently")
+
+
+def last_reaction_line(probe: Probe, gaps: ProbeGaps | None = None) -> float:
+    """The timing cost per round of the best policy that reads only the opponent's last reaction (and the clocks
+    and presses in flight) in the inference probe (the module docstring), as every yardstick's
+    (``ProbeGaps.per_round``): exact; a bound from above on what such a reader loses.
+
+    A round's first move reads no reaction and plays blind's policy; every later move reads the reaction before it,
+    a draw on ``t`` with the pool's marginal share of ``t``. So a round costs the mean per move over those shares for
+    every move, plus, once, blind's cost per move less that mean; its first turn and opening are blind's."""
+    gaps = exact_gaps(probe) if gaps is None else gaps
+    shares, policies = last_reaction_policies(probe)
+    blind = policies[NO_REACTION]
+    per_move = sum(share * policies[tick].cost_per_move for tick, share in shares.items())
+    first_move = blind.cost_per_move - per_move
+    cost = PolicyCost(per_move, blind.first_turn_excess + first_move, first_move)  # every opening_excess is 0
     return cost.per_round(gaps.moves, gaps.starts)
 
 

@@ -7,7 +7,8 @@ Per learner and probe level: how many of the five runs show the capability (the 
 curve still rose over the last eighth of the budget (``last_stretch``, as the table's own markdown says it). For the
 frame stacks on memory, what their window allows, exact: the least a policy seeing only that many frames loses
 (``window_line``; where it is not below the line, the stack cannot pass), or, for a stack of at least the latency's
-frames that sees its actions, the most the best policy it can play loses (``played_with_actions_line``).
+frames that sees its actions, the most the best policy it can play loses (``played_with_actions_line``). For the MLP
+on inference, the most the best reader of the last reaction alone loses (``last_reaction_line``).
 """
 
 import json
@@ -15,7 +16,12 @@ import sys
 from pathlib import Path
 
 from war_env.core.probes import probe_named
-from war_env.evaluation.probe_levels import played_with_actions_line, single_problem, window_line
+from war_env.evaluation.probe_levels import (
+    last_reaction_line,
+    played_with_actions_line,
+    single_problem,
+    window_line,
+)
 from war_env.experiments.learners import LEARNERS, below_the_oracle, curve_verdict, probe_order
 
 WINDOWS = {"fast_stack4": (4, False), "fast_stack24": (24, True)}
@@ -53,13 +59,16 @@ def curve_label(stretch: dict, oracle_cost: float) -> str:
     return verdict
 
 
-def window_bound(name: str, probe: str, oracle_cost: float) -> str:
-    """What a stack ``name``'s window allows on a memory level, per round: "at least" the least a policy seeing its
-    frames loses, or "at most" what the best policy a stack seeing its actions can play loses ("" for the others)."""
+def what_it_sees_allows(name: str, probe: str, oracle_cost: float) -> str:
+    """What learner ``name``'s view allows on a probe level, per round: on memory, "at least" the least a policy
+    seeing a stack's frames loses, or "at most" what the best policy a stack seeing its actions can play loses; on
+    inference, "at most" what the best reader of the last reaction alone (the MLP's view) loses; "" elsewhere."""
+    level = probe_named(probe)
+    if name == "fast_mlp" and probe.startswith("inference"):
+        return f"at most {last_reaction_line(level) - oracle_cost:.3f}"
     if name not in WINDOWS or not probe.startswith("memory"):
         return ""
     frames, sees_actions = WINDOWS[name]
-    level = probe_named(probe)
     if sees_actions and frames >= single_problem(level).max_delay:  # it sees every press in flight: a policy it plays
         return f"at most {played_with_actions_line(level, frames) - oracle_cost:.3f}"
     return f"at least {window_line(level, frames, sees_actions=sees_actions) - oracle_cost:.3f}"
@@ -83,14 +92,14 @@ def main(out: Path) -> None:
         "Per cell: runs showing the capability of all; mean final regret per round; the training curve's last eighth."
     )
     print()
-    print("| learner | probe | steps | regrets per seed | its window allows | table |")
+    print("| learner | probe | steps | regrets per seed | what it sees allows | table |")
     print("|---|---|---|---|---|---|")
     for name in names:
         for probe in probes:
             cell = found.get((name, probe))
             if cell is None:
                 continue
-            bound = window_bound(name, probe, lines[probe]["oracle_cost"])
+            bound = what_it_sees_allows(name, probe, lines[probe]["oracle_cost"])
             each = ", ".join(f"{regret:.3f}" for regret in cell["regrets"])
             print(f"| {name} | {probe} | {cell['steps']:,} | {each} | {bound} | {cell['table']} |")
 

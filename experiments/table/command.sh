@@ -50,5 +50,16 @@ case "${1:-}" in
   # `f` after it)
   e) table memory5a 4194304 --learners fast_stack24 --probes memory@5 ;;
   f) table memory5b 4194304 --learners fast_lstm --probes memory@5 ;;
-  *) echo "usage: command.sh memory|a|b|c|d|e|f|others" >&2; exit 2 ;;
+  # A second session (README.md, "The second session"), from a frozen copy of e2bad27 on a new machine: reading at
+  # three levels with its positive control's learner, and inference with a learner that remembers reactions. Reading
+  # keeps off level 2, where the sweep chose the 4-frame stack's settings
+  g) table reading 6291456 --learners fast_stack4 --probes reading@1 reading@3 reading@4 ;;
+  h) table inference_lstm 6291456 --learners fast_lstm --probes inference@1 inference@3 inference@4 ;;
+  # beside `g` and `h` from 14:26 UTC (a third run on two cores: the queues were paced to end by about 15:50): the
+  # MLP's inference@4, none of whose runs passed while its curve still rose at 6,291,456 steps, trained afresh to
+  # twice the budget (the first session's checkpoints stayed on its machine; anticipation@3, also rising, did not
+  # fit). After `g`: the 24-frame stack's memory@3, still rising at 4,194,304
+  i) table mlp_12m 12582912 --learners fast_mlp --probes inference@4 ;;
+  j) table memory3a_8m 8388608 --learners fast_stack24 --probes memory@3 ;;
+  *) echo "usage: command.sh memory|a|b|c|d|e|f|g|h|i|j|others" >&2; exit 2 ;;
 esac

@@ -560,6 +560,11 @@ class TimingPolicy:
         opponent starting (``PolicyCost.opening_excess``): the policy evaluated while the opponent plays."""
         return _settled_cost(self.problem, self.shape, self._classes, None, 1e-10, MAX_ITERATIONS).opening_excess
 
+    @property
+    def policy_cost(self) -> PolicyCost:
+        """Its cost per move with what a round's opening and the seat's first turn cost beyond it."""
+        return PolicyCost(self.cost_per_move, self.first_turn_excess, self.opening_excess)
+
     def presses_exactly_when_its_turn_is_open(self) -> bool:
         """Whether, with nothing in flight, it presses on every tick of its turn and never in the opponent's:
         ``prompt``'s policy (without latency nothing is ever in flight)."""

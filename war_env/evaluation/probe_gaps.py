@@ -151,8 +151,7 @@ def exact_gaps(probe: Probe) -> ProbeGaps:
         return PolicyCost.weighted([costs(problem) for problem in parts], weights, first)
 
     def solved(problem):
-        policy = solve(problem)
-        return PolicyCost(policy.cost_per_move, policy.first_turn_excess, policy.opening_excess)
+        return solve(problem).policy_cost
 
     def leading(ticks):
         return lambda problem: lead_policy_cost(problem, ticks)

@@ -177,8 +177,7 @@ def played_with_actions_line(probe: Probe, frames: int, gaps: ProbeGaps | None =
 
 def per_round(policy: TimingPolicy, gaps: ProbeGaps) -> float:
     """A solved policy's timing cost per round, as every yardstick's (``ProbeGaps.per_round``)."""
-    cost = PolicyCost(policy.cost_per_move, policy.first_turn_excess, policy.opening_excess)
-    return cost.per_round(gaps.moves, gaps.starts)
+    return policy.policy_cost.per_round(gaps.moves, gaps.starts)
 
 
 NO_REACTION = -1
